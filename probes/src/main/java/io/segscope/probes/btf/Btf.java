@@ -1,0 +1,152 @@
+package io.segscope.probes.btf;
+
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A parsed BTF blob (BPF Type Format, include/uapi/linux/btf.h), such as the running kernel's
+ * {@code /sys/kernel/btf/vmlinux}, answering the questions segscope needs at run time: member
+ * offsets by dotted path, enumerator values, struct sizes and whether a function exists.
+ *
+ * <p>All 19 kinds (INT … ENUM64) are parsed; the byte order follows the magic. Parsing validates the
+ * whole blob up front (header, section bounds, every type record, every name offset and type id
+ * reference), so malformed input fails with a {@link BtfException} naming the byte, never with another
+ * exception. Name indexes are built lazily on first lookup. Instances are immutable and thread-safe.
+ *
+ * <p>Paths: the first segment names a struct or union (or a typedef of one); each further segment
+ * names a member, found also inside anonymous struct/union members; typedefs and const/volatile/
+ * restrict/type-tag qualifiers are looked through, pointers are not followed; offsets accumulate.
+ * When a name occurs more than once in the BTF, the lowest type id wins.
+ */
+public final class Btf {
+    /** Where the running kernel exposes its BTF. */
+    public static final Path KERNEL_BTF = Path.of("/sys/kernel/btf/vmlinux");
+
+    private final TypeTable types;
+    private final NameIndex names;
+    private final FieldResolver resolver;
+
+    private Btf(TypeTable types) {
+        this.types = types;
+        this.names = new NameIndex(types);
+        this.resolver = new FieldResolver(types, names);
+    }
+
+    /** Parses the running kernel's BTF, {@link #KERNEL_BTF}. */
+    public static Btf loadKernel() throws BtfException {
+        return load(KERNEL_BTF);
+    }
+
+    /** Reads and parses a raw BTF file (not an ELF object: extract its .BTF section first). */
+    public static Btf load(Path file) throws BtfException {
+        Objects.requireNonNull(file, "file");
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new BtfException("read BTF " + file + ": " + e, e);
+        }
+        return new Btf(TypeTable.parse(file.toString(), bytes));
+    }
+
+    /** Parses a raw BTF blob; messages call its source {@code <bytes>}. The array is copied. */
+    public static Btf parse(byte[] bytes) throws BtfException {
+        Objects.requireNonNull(bytes, "bytes");
+        return new Btf(TypeTable.parse("<bytes>", bytes.clone()));
+    }
+
+    /**
+     * Resolves a dotted path such as {@code "sk_buff.len"}, {@code "net_device.nd_net.net"} or
+     * {@code "sk_buff.ip_summed"} (a bitfield).
+     *
+     * @throws BtfException {@code "resolve <path>: ..."} naming the missing struct or member (and the
+     *                      struct it was looked up in), a segment that is not a struct/union, a
+     *                      malformed path, or a reference cycle in corrupt BTF
+     */
+    public FieldOffset field(String path) throws BtfException {
+        Objects.requireNonNull(path, "path");
+        return resolver.resolve(path);
+    }
+
+    /**
+     * Like {@link #field} but empty when the path does not resolve in this BTF (a struct or member
+     * that this kernel version does not have, or any other resolve failure).
+     *
+     * @throws IllegalArgumentException when the path is not well formed (at least two C identifiers
+     *                                  separated by dots): that is a programming error, not an absence
+     */
+    public Optional<FieldOffset> findField(String path) {
+        Objects.requireNonNull(path, "path");
+        String error = FieldResolver.syntaxError(path);
+        if (error != null) {
+            throw new IllegalArgumentException("resolve " + path + ": " + error);
+        }
+        try {
+            return Optional.of(resolver.resolve(path));
+        } catch (BtfException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Value of an enumerator of any ENUM or ENUM64, e.g. {@code "NETIF_F_TSO_BIT"}. ENUM values are
+     * sign-extended when the enum is marked signed (kind_flag), else zero-extended; an unsigned
+     * ENUM64 value above {@link Long#MAX_VALUE} comes back negative (same 64 bits).
+     */
+    public long enumValue(String enumeratorName) throws BtfException {
+        Objects.requireNonNull(enumeratorName, "enumeratorName");
+        Long value = names.enumerator(enumeratorName);
+        if (value == null) {
+            throw BtfException.resolve(enumeratorName, "no enumerator named '" + enumeratorName + "'");
+        }
+        return value;
+    }
+
+    /** Like {@link #enumValue} but empty when no enumerator has that name. */
+    public OptionalLong findEnumValue(String enumeratorName) {
+        Objects.requireNonNull(enumeratorName, "enumeratorName");
+        Long value = names.enumerator(enumeratorName);
+        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+
+    /** True when a BTF FUNC of that name exists (a function the kernel was built with, even if inlined elsewhere). */
+    public boolean hasFunction(String name) {
+        Objects.requireNonNull(name, "name");
+        return names.function(name);
+    }
+
+    /** Size in bytes of the struct or union of that name (or typedef of one); empty when absent or only declared. */
+    public OptionalLong structSize(String name) {
+        Objects.requireNonNull(name, "name");
+        try {
+            return OptionalLong.of(types.size(resolver.composite(name, name)));
+        } catch (BtfException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /** Number of types in the blob, i.e. the last type id (id 0, void, is implicit). */
+    public int typeCount() {
+        return types.count();
+    }
+
+    /** Where the blob came from: the file path, or {@code <bytes>}. */
+    public String source() {
+        return types.source();
+    }
+
+    /** Byte order of the blob, as told by its magic. */
+    public ByteOrder byteOrder() {
+        return types.order();
+    }
+
+    @Override
+    public String toString() {
+        return "Btf[" + types.source() + ", " + types.count() + " types, " + types.order() + "]";
+    }
+}
