@@ -1,0 +1,127 @@
+package io.segscope.probes;
+
+import io.segscope.probes.btf.Btf;
+import io.segscope.probes.btf.BtfException;
+import io.segscope.probes.btf.FieldOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The kernel struct layout the BPF programs need, taken from the running kernel's BTF and handed to
+ * them as {@code -D} compile-time constants. Kernel headers found by BCC are never trusted for layout:
+ * on the development machines they belong to an older kernel.
+ *
+ * <p>Each required field is checked for the size the programs read; a missing or differently sized
+ * field fails with a message naming it, instead of producing wrong numbers.
+ */
+public final class KernelLayout {
+
+  private final Map<String, Long> defines;
+
+  private KernelLayout(Map<String, Long> defines) {
+    this.defines = Map.copyOf(defines);
+  }
+
+  /** Resolves every offset the programs use. */
+  public static KernelLayout fromBtf(Btf btf) throws BtfException {
+    Map<String, Long> d = new LinkedHashMap<>();
+    // sk_buff
+    d.put("OFF_SKB_DEV", offset(btf, "sk_buff.dev", 8));
+    d.put("OFF_SKB_HEAD", offset(btf, "sk_buff.head", 8));
+    FieldOffset end = btf.field("sk_buff.end");
+    if (end.byteSize() != 4 && end.byteSize() != 8) {
+      throw new BtfException("resolve sk_buff.end: unexpected size " + end.byteSize());
+    }
+    d.put("OFF_SKB_END", end.byteOffset());
+    d.put("SKB_END_IS_OFFSET", end.byteSize() == 4 ? 1L : 0L);
+    d.put("OFF_SKB_LEN", offset(btf, "sk_buff.len", 4));
+    d.put("OFF_SKB_DATA_LEN", offset(btf, "sk_buff.data_len", 4));
+    d.put("OFF_SKB_DATA", offset(btf, "sk_buff.data", 8));
+    d.put("OFF_SKB_MAC_HEADER", offset(btf, "sk_buff.mac_header", 2));
+    d.put("OFF_SKB_PROTOCOL", offset(btf, "sk_buff.protocol", 2));
+    bitfield(btf, d, "sk_buff.ip_summed", "SKB_IP_SUMMED", "OFF_SKB_IP_SUMMED_BYTE");
+    bitfield(btf, d, "sk_buff.encapsulation", "SKB_ENCAP", "OFF_SKB_ENCAP_BYTE");
+    bitfield(btf, d, "sk_buff.cloned", "SKB_CLONED", "OFF_SKB_CLONED_BYTE");
+    // skb_shared_info
+    d.put("OFF_SHINFO_GSO_SIZE", offset(btf, "skb_shared_info.gso_size", 2));
+    d.put("OFF_SHINFO_GSO_SEGS", offset(btf, "skb_shared_info.gso_segs", 2));
+    d.put("OFF_SHINFO_GSO_TYPE", offset(btf, "skb_shared_info.gso_type", 4));
+    d.put("OFF_SHINFO_DATAREF", offset(btf, "skb_shared_info.dataref", 4));
+    // net_device
+    d.put("OFF_DEV_IFINDEX", offset(btf, "net_device.ifindex", 4));
+    d.put("OFF_DEV_NAME", offset(btf, "net_device.name", 16));
+    d.put("OFF_DEV_ND_NET", offset(btf, "net_device.nd_net.net", 8));
+    d.put("OFF_DEV_FEATURES", offset(btf, "net_device.features", 8));
+    d.put("OFF_DEV_HW_ENC_FEATURES", offset(btf, "net_device.hw_enc_features", 8));
+    d.put("OFF_DEV_GSO_MAX_SIZE", offset(btf, "net_device.gso_max_size", 4));
+    d.put("OFF_DEV_GSO_MAX_SEGS", offset(btf, "net_device.gso_max_segs", 2));
+    Optional<FieldOffset> ipv4 = btf.findField("net_device.gso_ipv4_max_size");
+    if (ipv4.isPresent()) {
+      checkSize(ipv4.get(), 4);
+      d.put("OFF_DEV_GSO_IPV4_MAX_SIZE", ipv4.get().byteOffset());
+    }
+    d.put("OFF_DEV_XDP_PROG", offset(btf, "net_device.xdp_prog", 8));
+    if (btf.findField("sk_buff.redirected").isPresent()) {
+      bitfield(btf, d, "sk_buff.redirected", "SKB_REDIRECTED", "OFF_SKB_REDIRECTED_BYTE");
+    }
+    // 6.9 moved generic XDP to a page_pool copy and measures headroom after pushing the MAC header;
+    // skb_cow_data_for_xdp came with that change (kernel-facts.md §2)
+    d.put("XDP_HEADROOM_AFTER_MAC_PUSH", btf.hasFunction("skb_cow_data_for_xdp") ? 1L : 0L);
+    // struct net: the namespace inode, the key shared with the device inventory
+    d.put("OFF_NET_INUM", offset(btf, "net.ns.inum", 4));
+    // netdev feature bits: never hard-coded, they move between kernels
+    d.put("NETIF_F_GSO_SHIFT", btf.enumValue("NETIF_F_GSO_SHIFT"));
+    d.put("NETIF_F_GSO_LAST", btf.enumValue("NETIF_F_GSO_LAST"));
+    return new KernelLayout(d);
+  }
+
+  private static long offset(Btf btf, String path, long expectedSize) throws BtfException {
+    FieldOffset f = btf.field(path);
+    checkSize(f, expectedSize);
+    if (f.isBitfield()) {
+      throw new BtfException("resolve " + path + ": is a bitfield, expected a whole field");
+    }
+    return f.byteOffset();
+  }
+
+  private static void checkSize(FieldOffset f, long expectedSize) throws BtfException {
+    if (f.byteSize() != expectedSize) {
+      throw new BtfException(
+          "resolve " + f.path() + ": size " + f.byteSize() + " bytes, the programs read "
+              + expectedSize + " (this kernel's layout is not supported)");
+    }
+  }
+
+  private static void bitfield(Btf btf, Map<String, Long> d, String path, String prefix, String byteMacro)
+      throws BtfException {
+    FieldOffset f = btf.field(path);
+    long bits = f.isBitfield() ? f.bitfieldSize() : f.byteSize() * 8;
+    long shift = f.bitOffset() % 8;
+    if (shift + bits > 8) {
+      throw new BtfException("resolve " + path + ": bitfield crosses a byte boundary (bit "
+          + f.bitOffset() + ", " + bits + " bits)");
+    }
+    d.put(byteMacro, f.bitOffset() / 8);
+    d.put(prefix + "_SHIFT", shift);
+    d.put(prefix + "_MASK", (1L << bits) - 1);
+  }
+
+  /** The constants by macro name. */
+  public Map<String, Long> defines() {
+    return defines;
+  }
+
+  public boolean has(String macro) {
+    return defines.containsKey(macro);
+  }
+
+  /** {@code -DNAME=value} flags for libbcc. */
+  public List<String> cflags() {
+    List<String> flags = new ArrayList<>();
+    defines.forEach((k, v) -> flags.add("-D" + k + "=" + v));
+    return flags;
+  }
+}

@@ -1,0 +1,150 @@
+/*
+ * segscope, tracepoint mode: TX software segmentation, for kernels without kprobes/fentry.
+ *
+ * Per skb A leaving device D, in the kernel's own order (kernel-facts.md §4):
+ *   net:net_dev_queue(A)           A is a GSO super-packet (gso_size > 0): remember it (time, device)
+ *   [qdisc:qdisc_dequeue(A)]       the device queues: segmentation starts after the dequeue
+ *   skb:consume_skb(A, location in validate_xmit_skb*)   segmented in software: count, time, cause
+ *   net:net_dev_start_xmit(A, gso_size > 0)              handed intact to the driver: offloaded
+ * Everything is aggregated here; nothing per packet goes to user space.
+ *
+ * Compile-time inputs (-D): the BTF offsets of common.h, plus VXS_START0/VXS_END0 (and optionally
+ * VXS_START1/VXS_END1): the address ranges of validate_xmit_skb and its renamed clones from kallsyms.
+ */
+
+struct inflight {
+    u64 ts;          /* net_dev_queue or qdisc_dequeue time, ns */
+    void *dev;       /* egress net_device */
+    u32 cpu;         /* CPU of that event: only same-CPU intervals are timed */
+    u32 len;
+    u16 gso_size;
+    u16 gso_segs;
+    u32 gso_type;
+    u16 protocol;
+    u8 ip_summed;
+    u8 encapsulation;
+};
+
+/* GSO skbs between net_dev_queue and their fate; LRU so skbs dropped on the way cannot leak entries. */
+BPF_TABLE("lru_hash", u64, struct inflight, gso_inflight, 65536);
+
+static __always_inline int in_validate_xmit_skb(u64 loc)
+{
+    if (loc >= VXS_START0 && loc < VXS_END0)
+        return 1;
+#ifdef VXS_START1
+    if (loc >= VXS_START1 && loc < VXS_END1)
+        return 1;
+#endif
+    return 0;
+}
+
+TRACEPOINT_PROBE(net, net_dev_queue)
+{
+    void *skb = args->skbaddr;
+    void *shinfo = skb_shinfo_of(skb);
+    if (!shinfo)
+        return 0;
+    u16 gso_size = 0;
+    bpf_probe_read_kernel(&gso_size, sizeof gso_size, (char *)shinfo + OFF_SHINFO_GSO_SIZE);
+    if (gso_size == 0)
+        return 0; /* not a super-packet */
+
+    struct inflight f = {};
+    f.ts = bpf_ktime_get_ns();
+    f.cpu = bpf_get_smp_processor_id();
+    f.len = args->len;
+    f.gso_size = gso_size;
+    bpf_probe_read_kernel(&f.gso_segs, sizeof f.gso_segs, (char *)shinfo + OFF_SHINFO_GSO_SEGS);
+    bpf_probe_read_kernel(&f.gso_type, sizeof f.gso_type, (char *)shinfo + OFF_SHINFO_GSO_TYPE);
+    bpf_probe_read_kernel(&f.dev, sizeof f.dev, (char *)skb + OFF_SKB_DEV);
+    bpf_probe_read_kernel(&f.protocol, sizeof f.protocol, (char *)skb + OFF_SKB_PROTOCOL);
+    f.ip_summed = skb_bits(skb, OFF_SKB_IP_SUMMED_BYTE, SKB_IP_SUMMED_SHIFT, SKB_IP_SUMMED_MASK);
+    f.encapsulation = skb_bits(skb, OFF_SKB_ENCAP_BYTE, SKB_ENCAP_SHIFT, SKB_ENCAP_MASK);
+    if (!f.dev)
+        return 0;
+    u64 a = (u64)skb;
+    gso_inflight.update(&a, &f);
+    return 0;
+}
+
+TRACEPOINT_PROBE(qdisc, qdisc_dequeue)
+{
+    u64 a = (u64)args->skbaddr;
+    if (!a)
+        return 0;
+    struct inflight *f = gso_inflight.lookup(&a);
+    if (f) {
+        f->ts = bpf_ktime_get_ns();
+        f->cpu = bpf_get_smp_processor_id();
+    }
+    return 0;
+}
+
+TRACEPOINT_PROBE(skb, consume_skb)
+{
+    if (!in_validate_xmit_skb((u64)args->location))
+        return 0;
+    u64 now = bpf_ktime_get_ns();
+    u32 cpu = bpf_get_smp_processor_id();
+    u64 a = (u64)args->skbaddr;
+    struct inflight *fp = gso_inflight.lookup(&a);
+    if (!fp) {
+        diag_inc(DIAG_SEGMENTED_UNTRACKED);
+        return 0;
+    }
+    struct inflight f = *fp;
+    gso_inflight.delete(&a);
+
+    struct dev_key key = {};
+    if (dev_key_of(f.dev, &key))
+        return 0;
+    struct dev_stats *st = stats_for(f.dev, &key);
+    if (!st)
+        return 0;
+
+    u32 segs = f.gso_segs;
+    if (segs == 0 && f.gso_size) /* DODGY skbs may carry 0: estimate from the length */
+        segs = (f.len + f.gso_size - 1) / f.gso_size;
+    st->sw_skbs++;
+    st->sw_segs += segs;
+    st->sw_bytes += f.len;
+    u32 s = log2_slot(segs, SEG_SLOTS);
+    st->seg[s]++;
+    if (f.cpu == cpu && now >= f.ts) {
+        u64 d = now - f.ts;
+        st->sw_timed++;
+        st->sw_ns += d;
+        u32 ds = log2_slot(d, DUR_SLOTS);
+        st->dur[ds]++;
+    } else {
+        diag_inc(DIAG_SEGMENTED_OTHER_CPU);
+    }
+    u32 c = gso_cause(f.dev, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol);
+    if (c < CAUSES)
+        st->cause[c]++;
+    return 0;
+}
+
+TRACEPOINT_PROBE(net, net_dev_start_xmit)
+{
+    if (args->gso_size == 0)
+        return 0;
+    u64 a = (u64)args->skbaddr;
+    struct inflight *fp = gso_inflight.lookup(&a);
+    if (!fp)
+        return 0;
+    void *dev = fp->dev;
+    u32 len = fp->len;
+    gso_inflight.delete(&a);
+
+    struct dev_key key = {};
+    if (dev_key_of(dev, &key))
+        return 0;
+    struct dev_stats *st = stats_for(dev, &key);
+    if (!st)
+        return 0;
+    st->off_skbs++;
+    st->off_bytes += len;
+    return 0;
+}
