@@ -1,7 +1,15 @@
 package io.segscope.agent;
 
+import io.segscope.agent.cli.SegscopeCommand;
+import picocli.CommandLine;
+
+/** Entry point of the {@code segscope} jar. */
 public final class Main {
+  private Main() {}
+
   public static void main(String[] args) {
-    System.out.println("segscope");
+    Logging.configure();
+    int code = SegscopeCommand.commandLine().execute(args);
+    System.exit(code);
   }
 }

@@ -1,0 +1,48 @@
+package io.segscope.agent.cli;
+
+import io.segscope.agent.AgentRuntime;
+import io.segscope.agent.Privileges;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code segscope run}: the agent. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Attach the probes and serve /metrics (Prometheus text, OpenMetrics or protobuf by content "
+          + "negotiation), /healthz and /readyz until SIGINT or SIGTERM."
+    })
+public final class RunCommand implements Callable<Integer> {
+
+  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9810",
+      converter = ListenAddress.Converter.class,
+      description = "Where the HTTP server listens (default: ${DEFAULT-VALUE}).")
+  ListenAddress listen;
+
+  @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "How often the BPF maps are read, e.g. 1s, 500ms (default: ${DEFAULT-VALUE}).")
+  Duration interval;
+
+  @Option(names = "--no-bpf-stats", negatable = false,
+      description = "Do not turn on the kernel's bpf_stats (the agent's in-kernel run time metrics stay 0).")
+  boolean noBpfStats;
+
+  @Override
+  public Integer call() throws Exception {
+    List<String> missing = Privileges.missing();
+    if (!missing.isEmpty()) {
+      System.err.println("segscope run: missing privileges: " + String.join(", ", missing)
+          + " (run as root, or grant these capabilities)");
+      return 1;
+    }
+    try (AgentRuntime agent = AgentRuntime.start(listen.host(), listen.port(), interval, !noBpfStats)) {
+      agent.awaitStopSignal();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,122 @@
+package io.segscope.agent.http;
+
+import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.exporters.MetricsRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
+
+/**
+ * The HTTP face of the agent and the clock that drives map reads. Blocking work (map reads, scrape
+ * serialization) runs on named worker pools, never on the event loop.
+ */
+public final class AgentVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(AgentVerticle.class.getName());
+
+  private final String host;
+  private final int port;
+  private final Duration interval;
+  private final TelemetryService telemetry;
+  private final MetricsRegistry metrics;
+  private final BooleanSupplier probesAttached;
+  private WorkerExecutor readers;
+  private WorkerExecutor scrapers;
+  private HttpServer server;
+  private long timer = -1;
+
+  public AgentVerticle(String host, int port, Duration interval, TelemetryService telemetry,
+      MetricsRegistry metrics, BooleanSupplier probesAttached) {
+    this.host = host;
+    this.port = port;
+    this.interval = interval;
+    this.telemetry = telemetry;
+    this.metrics = metrics;
+    this.probesAttached = probesAttached;
+  }
+
+  @Override
+  public Future<?> start() {
+    Router router = Router.router(vertx);
+    router.get("/metrics").handler(this::metrics);
+    router.get("/healthz").handler(this::healthz);
+    router.get("/readyz").handler(this::readyz);
+    router.route().handler(ctx -> ctx.response().setStatusCode(404)
+        .putHeader("content-type", "text/plain; charset=utf-8")
+        .end("not found: " + ctx.request().path() + " (try /metrics, /healthz, /readyz)\n"));
+
+    readers = vertx.createSharedWorkerExecutor("segscope-map-reader", 1);
+    scrapers = vertx.createSharedWorkerExecutor("segscope-scrape", 2);
+    // first read right away, then on the interval; never two reads at once
+    readOnce();
+    timer = vertx.setPeriodic(interval.toMillis(), id -> readOnce());
+    return vertx.createHttpServer()
+        .requestHandler(router)
+        .listen(port, host)
+        .onSuccess(s -> {
+          server = s;
+          LOG.info("serving /metrics, /healthz, /readyz on " + host + ":" + s.actualPort());
+        });
+  }
+
+  /** The port actually bound (useful with port 0). */
+  public int actualPort() {
+    return server == null ? -1 : server.actualPort();
+  }
+
+  private boolean reading;
+
+  private void readOnce() {
+    if (reading) {
+      return; // the previous read is still running: skip this tick rather than queue
+    }
+    reading = true;
+    readers.executeBlocking(() -> {
+      telemetry.refresh();
+      return null;
+    }, true).onComplete(ar -> reading = false);
+  }
+
+  private void metrics(RoutingContext ctx) {
+    String accept = ctx.request().getHeader("Accept");
+    scrapers.executeBlocking(() -> metrics.scrape(accept), false).onComplete(ar -> {
+      if (ar.succeeded()) {
+        ctx.response().putHeader("content-type", ar.result().contentType()).end(
+            io.vertx.core.buffer.Buffer.buffer(ar.result().body()));
+      } else {
+        LOG.warning("scrape: " + ar.cause());
+        ctx.response().setStatusCode(500).putHeader("content-type", "text/plain; charset=utf-8")
+            .end("scrape failed: " + ar.cause().getMessage() + "\n");
+      }
+    });
+  }
+
+  private void healthz(RoutingContext ctx) {
+    ctx.response().putHeader("content-type", "text/plain; charset=utf-8").end("ok\n");
+  }
+
+  private void readyz(RoutingContext ctx) {
+    boolean attached = probesAttached.getAsBoolean();
+    boolean read = telemetry.firstReadDone();
+    if (attached && read) {
+      ctx.response().putHeader("content-type", "text/plain; charset=utf-8").end("ready\n");
+    } else {
+      ctx.response().setStatusCode(503).putHeader("content-type", "text/plain; charset=utf-8")
+          .end("not ready: " + (attached ? "" : "probes not attached; ") + (read ? "" : "first map read pending")
+              + "\n");
+    }
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (timer >= 0) {
+      vertx.cancelTimer(timer);
+    }
+    return Future.succeededFuture();
+  }
+}

@@ -1,0 +1,76 @@
+package io.segscope.agent.telemetry;
+
+import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.DeviceRef;
+import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.ProbeStatus;
+import io.segscope.exporters.model.ProgramStats;
+import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.exporters.model.XdpDeviceStats;
+import io.segscope.probes.ProbeAttachment;
+import io.segscope.probes.ProbeReading;
+import io.segscope.probes.gso.DeviceCounters;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Translates what the probes read (raw per-device kernel counters) into the exporters' snapshot
+ * model, naming each device. Pure: no kernel access.
+ */
+public final class SnapshotAssembler {
+
+  /** Names a device from (netns inode, ifindex); the kernel's name is the fallback. */
+  public interface DeviceNamer {
+    DeviceRef name(long netns, int ifindex, String kernelName);
+  }
+
+  private final String mode;
+  private final BuildInfo build;
+
+  public SnapshotAssembler(String mode, BuildInfo build) {
+    this.mode = mode;
+    this.build = build;
+  }
+
+  public TelemetrySnapshot assemble(Instant at, ProbeReading reading, List<ProbeAttachment> attachments,
+      List<io.segscope.probes.bcc.ProgramStats> programs, DeviceNamer namer) {
+    TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).build(build);
+    for (DeviceCounters c : reading.devices()) {
+      DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
+      if (c.swSkbs() > 0 || c.offloadedSkbs() > 0) {
+        b.addGso(gso(ref, c));
+      }
+      if (c.xdpCopied() > 0 || c.xdpPassed() > 0) {
+        b.addXdp(new XdpDeviceStats(ref, mode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
+            new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos())));
+      }
+    }
+    for (ProbeAttachment a : attachments) {
+      b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attached()));
+    }
+    for (io.segscope.probes.bcc.ProgramStats p : programs) {
+      b.addProgram(new ProgramStats(p.function(), p.runTimeNanos(), p.runCount()));
+    }
+    return b.build();
+  }
+
+  private GsoDeviceStats gso(DeviceRef ref, DeviceCounters c) {
+    Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
+    for (DeviceCounters.Cause k : DeviceCounters.Cause.values()) {
+      causes.put(GsoCause.valueOf(k.name()), c.cause(k));
+    }
+    return new GsoDeviceStats(ref, mode, c.swSkbs(), c.swSegments(), c.swBytes(),
+        new Log2Histogram(c.durationSlots(), c.swNanos()),
+        new Log2Histogram(c.segmentSlots(), segmentSum(c)),
+        c.offloadedSkbs(), causes);
+  }
+
+  /** Segments of the skbs in the segments histogram: every software-segmented skb is in it. */
+  private static double segmentSum(DeviceCounters c) {
+    return c.swSegments();
+  }
+}

@@ -1,0 +1,139 @@
+package io.segscope.agent.e2e;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The real agent jar running as a child process, for end-to-end tests. */
+final class AgentProcess implements AutoCloseable {
+  private final Process process;
+  private final Path log;
+  private final int port;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private AgentProcess(Process process, Path log, int port) {
+    this.process = process;
+    this.log = log;
+    this.port = port;
+  }
+
+  static Path jar() {
+    String p = System.getProperty("segscope.jar");
+    if (p == null || !Files.isRegularFile(Path.of(p))) {
+      throw new IllegalStateException("the agent jar is missing (system property segscope.jar=" + p
+          + "): run the tests with 'mvn verify'");
+    }
+    return Path.of(p);
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Runs {@code java -jar segscope.jar ARGS...} with output to a log file. */
+  static ProcessResult runToExit(Duration timeout, String... args) throws Exception {
+    Path out = Files.createTempFile("segscope-cli", ".log");
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", jar().toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("segscope " + String.join(" ", args) + " did not exit within " + timeout);
+    }
+    String text = Files.readString(out);
+    Files.deleteIfExists(out);
+    return new ProcessResult(p.exitValue(), text);
+  }
+
+  record ProcessResult(int exitCode, String output) {}
+
+  static AgentProcess start(String... extraArgs) throws Exception {
+    int port = freePort();
+    Path log = Files.createTempFile("segscope-agent", ".log");
+    List<String> cmd = new ArrayList<>(List.of("java", "-jar", jar().toString(), "run",
+        "--listen", "127.0.0.1:" + port));
+    cmd.addAll(List.of(extraArgs));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    return new AgentProcess(p, log, port);
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  int port() {
+    return port;
+  }
+
+  /** Waits for /readyz to answer 200; fails with the agent's log otherwise. */
+  void awaitReady(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new AssertionError("the agent exited with " + process.exitValue() + ":\n" + log());
+      }
+      try {
+        if (get("/readyz").statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the agent was not ready within " + timeout + ":\n" + log());
+  }
+
+  HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10));
+    for (int i = 0; i < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  PromText scrape() throws IOException, InterruptedException {
+    HttpResponse<String> r = get("/metrics");
+    if (r.statusCode() != 200) {
+      throw new AssertionError("/metrics answered " + r.statusCode() + ": " + r.body());
+    }
+    return PromText.parse(r.body());
+  }
+
+  String log() throws IOException {
+    return Files.readString(log);
+  }
+
+  /** SIGTERM, then the exit code. */
+  int stop() throws Exception {
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("the agent did not exit within 30 s of SIGTERM:\n" + log());
+    }
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    }
+    Files.deleteIfExists(log);
+  }
+}

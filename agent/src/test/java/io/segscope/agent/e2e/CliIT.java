@@ -1,0 +1,44 @@
+package io.segscope.agent.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/** The jar as a user runs it: exit codes and messages. */
+class CliIT {
+
+  @Test
+  void helpExitsZeroAndListsCommands() throws Exception {
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), "--help");
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.output()).contains("Usage: segscope").contains("run");
+  }
+
+  @Test
+  void badFlagExitsTwoWithoutStackTrace() throws Exception {
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen", "nowhere");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.output()).contains("HOST:PORT").doesNotContain("Exception").doesNotContain("\tat ");
+  }
+
+  @Test
+  void withoutCapabilitiesItNamesWhatIsMissingAndExitsOne() throws Exception {
+    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv (util-linux) is needed");
+    Path out = Files.createTempFile("segscope-nocaps", ".log");
+    Process p = new ProcessBuilder(List.of("setpriv", "--inh-caps=-all", "--bounding-set=-all",
+        "java", "-jar", AgentProcess.jar().toString(), "run", "--listen", "127.0.0.1:0"))
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String text = Files.readString(out);
+    Files.delete(out);
+    assertThat(p.exitValue()).as(text).isEqualTo(1);
+    assertThat(text.strip().lines().count()).as("one line: " + text).isEqualTo(1);
+    assertThat(text).contains("missing privileges").contains("CAP_BPF").doesNotContain("\tat ");
+  }
+}
