@@ -184,15 +184,20 @@ public final class Lab implements AutoCloseable {
         ip("-n", ns.name(), "addr", "add", cidr, "dev", dev);
     }
 
-    /** {@code ip link set dev <dev> <args>} in {@code ns}, e.g. {@code "gso_max_size", "16384"}; never {@code netns}. */
+    /**
+     * {@code ip link set dev <dev> <args>} in {@code ns}, e.g. {@code "gso_max_size", "16384"}. Refuses
+     * {@code netns} (devices never leave the lab), {@code alias} (it marks lab devices) and {@code xdp*}
+     * (use {@link #xdp}, which detaches on close).
+     */
     public synchronized void set(Netns ns, String dev, String... ipLinkSetArgs) {
         checkOpen();
         own(ns);
         ownDevice(ns, dev);
         for (String arg : ipLinkSetArgs) {
-            if (arg.equals("netns") || arg.startsWith("xdp")) {
+            if (arg.equals("netns") || arg.equals("alias") || arg.startsWith("xdp")) {
                 throw new IllegalArgumentException("set " + dev + " in " + ns.name() + ": `" + arg
-                        + "` not allowed here (devices stay in lab namespaces; attach XDP with xdp())");
+                        + "` not allowed here (devices stay in lab namespaces, keep the lab alias;"
+                        + " attach XDP with xdp())");
             }
         }
         List<String> argv = new ArrayList<>(List.of("-n", ns.name(), "link", "set", "dev", dev));

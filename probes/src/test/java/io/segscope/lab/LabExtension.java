@@ -13,12 +13,13 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 /**
  * JUnit 5 extension behind {@link LabTest}.
  * <ul>
- *   <li>Before each test: requires root, {@code ip}, {@code ethtool} and {@code iperf3}; if one is missing
+ *   <li>Before each test: requires root, {@code ip}, {@code ss}, {@code ethtool} and {@code iperf3}; if one is missing
  *       the test is skipped with the reason, or fails when env {@code CI=true}. The first time in a JVM it
  *       also runs {@link Lab#sweepStale()} to clear namespaces of crashed earlier runs.</li>
  *   <li>Resolves a {@link Lab} parameter of a test or {@code @BeforeEach}/{@code @AfterEach} method: one lab
  *       per test, the same instance for all of that test's methods.</li>
- *   <li>After each test, passed or failed, closes the lab; a teardown failure fails the test.</li>
+ *   <li>After each test, passed or failed, closes the lab and checks {@link Lab#leftovers()}; a teardown
+ *       failure or anything left fails the test.</li>
  * </ul>
  */
 public final class LabExtension implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
@@ -56,6 +57,10 @@ public final class LabExtension implements BeforeEachCallback, AfterEachCallback
         Lab lab = context.getStore(STORE).remove(Lab.class, Lab.class);
         if (lab != null) {
             lab.close();
+            List<String> left = lab.leftovers();
+            if (!left.isEmpty()) {
+                throw new LabException("tear down lab " + lab.prefix() + ": still present after close: " + left);
+            }
         }
     }
 }

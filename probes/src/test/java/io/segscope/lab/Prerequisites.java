@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Assumptions;
  * with the stated reason, except when the environment variable {@code CI} is {@code true}, where it fails.
  */
 public final class Prerequisites {
-    /** The tools every lab needs. */
-    public static final List<String> LAB_TOOLS = List.of("ip", "ethtool", "iperf3");
+    /** The tools every lab needs ({@code ss}, from iproute2 like {@code ip}, tells when iperf3 listens). */
+    public static final List<String> LAB_TOOLS = List.of("ip", "ethtool", "iperf3", "ss");
 
     private Prerequisites() {
     }

@@ -1,5 +1,7 @@
 package io.segscope.lab;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -12,7 +14,7 @@ import java.util.Map;
  */
 public record Topology(String name, Netns sender, Netns receiver, String receiverAddr, Map<String, DeviceAt> devices) {
     public Topology {
-        devices = Map.copyOf(devices);
+        devices = Collections.unmodifiableMap(new LinkedHashMap<>(devices)); // keeps the builder's order
     }
 
     /** The device playing {@code role}; throws naming the role and the scenario when there is none. */
