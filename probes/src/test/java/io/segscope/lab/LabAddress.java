@@ -1,0 +1,54 @@
+package io.segscope.lab;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Guards the lab's address rule: every address lies in 198.18.0.0/15 (RFC 2544 benchmarking space),
+ * with a prefix no shorter than /15 so that no route the kernel derives from it leaves that block.
+ */
+public final class LabAddress {
+    private static final Pattern CIDR = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})/(\\d{1,2})");
+    private static final long BLOCK = (198L << 24) | (18L << 16);
+    private static final int BLOCK_BITS = 15;
+
+    private LabAddress() {
+    }
+
+    /**
+     * Returns {@code cidr} unchanged if it is an IPv4 host address with prefix inside 198.18.0.0/15.
+     *
+     * @throws IllegalArgumentException naming the address and the rule it breaks
+     */
+    public static String requireLab(String cidr) {
+        Matcher m = CIDR.matcher(cidr == null ? "" : cidr);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("check lab address " + cidr
+                    + ": not an IPv4 address with prefix length (a.b.c.d/len)");
+        }
+        long ip = 0;
+        for (int i = 1; i <= 4; i++) {
+            int octet = Integer.parseInt(m.group(i));
+            if (octet > 255) {
+                throw new IllegalArgumentException("check lab address " + cidr + ": octet " + octet + " above 255");
+            }
+            ip = (ip << 8) | octet;
+        }
+        int len = Integer.parseInt(m.group(5));
+        if (len < BLOCK_BITS || len > 32) {
+            throw new IllegalArgumentException("check lab address " + cidr + ": prefix /" + len
+                    + " reaches outside 198.18.0.0/15 (use /15 to /32)");
+        }
+        if ((ip >>> (32 - BLOCK_BITS)) != (BLOCK >>> (32 - BLOCK_BITS))) {
+            throw new IllegalArgumentException("check lab address " + cidr
+                    + ": outside 198.18.0.0/15, the only block the lab may use");
+        }
+        return cidr;
+    }
+
+    /** The address part of {@code cidr} (without the prefix length). */
+    public static String host(String cidr) {
+        int slash = cidr.indexOf('/');
+        return slash < 0 ? cidr : cidr.substring(0, slash);
+    }
+}
