@@ -4,6 +4,7 @@ import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.segscope.exporters.model.Log2Histogram;
+import java.math.BigDecimal;
 
 /**
  * Converts bcc log2 histograms to Prometheus classic histograms, exactly.
@@ -19,23 +20,30 @@ import io.segscope.exporters.model.Log2Histogram;
 final class Log2Buckets {
   private Log2Buckets() {}
 
-  /** The unit the probes measured in, as a divisor to the exported base unit. */
+  /** The unit the probes measured in, and how it converts to the exported base unit. */
   enum SourceUnit {
     /** Nanoseconds, exported as seconds. */
-    NANOSECONDS(1e9),
+    NANOSECONDS(9),
     /** Plain counts (segments), exported as they are. */
-    ONE(1.0);
+    ONE(0);
 
     private final double perBaseUnit;
+    private final double[] upperBounds = new double[Log2Histogram.MAX_SLOTS];
 
-    SourceUnit(double perBaseUnit) {
-      this.perBaseUnit = perBaseUnit;
+    /** @param decimalShift the base unit is 10^decimalShift source units */
+    SourceUnit(int decimalShift) {
+      this.perBaseUnit = Math.pow(10, decimalShift);
+      for (int slot = 0; slot < upperBounds.length; slot++) {
+        // Exact decimal arithmetic, then one rounding: each bound is the double nearest to
+        // (2^slot - 1) / 10^shift, so 1023 ns renders as 1.023E-6 and slots above 53 (where
+        // 2^slot - 1 itself is not a double) are not rounded twice.
+        upperBounds[slot] =
+            new BigDecimal(Log2Histogram.slotUpperBound(slot)).movePointLeft(decimalShift)
+                .doubleValue();
+      }
     }
 
-    /**
-     * Converts a value to the base unit. Division by an exactly representable power of ten is
-     * correctly rounded, so 1023 ns renders as {@code 1.023E-6}, not {@code 1.0230000000000001E-6}.
-     */
+    /** Converts a value (a sum) to the base unit; one correctly rounded division. */
     double toBase(double value) {
       return value / perBaseUnit;
     }
@@ -43,7 +51,8 @@ final class Log2Buckets {
 
   /** The {@code le} bound of slot {@code slot} in the base unit. */
   static double upperBound(int slot, SourceUnit unit) {
-    return unit.toBase((double) Log2Histogram.slotUpperBound(slot));
+    Log2Histogram.slotUpperBound(slot); // validates the slot
+    return unit.upperBounds[slot];
   }
 
   /** Classic buckets for a histogram: one per slot up to the last non-empty one, then +Inf. */
