@@ -3,14 +3,7 @@ package io.segscope.exporters;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.config.EscapingScheme;
@@ -27,8 +20,8 @@ import java.util.function.Supplier;
 
 /**
  * The agent's one metrics registry: the {@code segscope_*} families translated from telemetry
- * snapshots, and Micrometer meters (JVM memory, GC, threads, class loading, process CPU, uptime,
- * open files, and whatever the agent registers on {@link #meters()}) in the same
+ * snapshots, and Micrometer meters (JVM memory, GC, threads, class loading, JVM info, process CPU,
+ * uptime, open files, and whatever the agent registers on {@link #meters()}) in the same
  * {@link PrometheusRegistry}, so one scrape returns everything.
  *
  * <p>Records the collector has to skip are counted in {@code segscope_exporter_errors_total{kind}}
@@ -40,7 +33,7 @@ public final class MetricsRegistry implements AutoCloseable {
 
   private final PrometheusRegistry prometheus = new PrometheusRegistry();
   private final PrometheusMeterRegistry meters;
-  private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+  private final JvmGcMetrics gcMetrics;
   private final Map<String, Counter> errorCounters = new HashMap<>();
   private final ExpositionFormats formats = ExpositionFormats.init();
   private boolean closed;
@@ -53,6 +46,7 @@ public final class MetricsRegistry implements AutoCloseable {
     Objects.requireNonNull(source, "source");
     prometheus.register(new SegscopeCollector(source, this::countError));
     meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, prometheus, Clock.SYSTEM);
+    gcMetrics = StandardMeters.bind(meters);
     for (String kind : TranslationErrorListener.KINDS) {
       errorCounters.put(
           kind,
@@ -63,14 +57,6 @@ public final class MetricsRegistry implements AutoCloseable {
               .tag("kind", kind)
               .register(meters));
     }
-    new JvmMemoryMetrics().bindTo(meters);
-    gcMetrics.bindTo(meters);
-    new JvmThreadMetrics().bindTo(meters);
-    new ClassLoaderMetrics().bindTo(meters);
-    new JvmInfoMetrics().bindTo(meters);
-    new ProcessorMetrics().bindTo(meters);
-    new UptimeMetrics().bindTo(meters);
-    new FileDescriptorMetrics().bindTo(meters);
   }
 
   /** Where the agent registers its own meters (they appear in the same scrape). */
