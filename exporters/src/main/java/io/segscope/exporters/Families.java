@@ -1,0 +1,118 @@
+package io.segscope.exporters;
+
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.List;
+
+/**
+ * Every family {@link SegscopeCollector} emits. Names and labels are the contract of DESIGN.md §6;
+ * {@code docs/metrics.md} documents each one.
+ */
+final class Families {
+  private Families() {}
+
+  static final String NETNS = "netns";
+  static final String DEVICE = "device";
+  static final String MODE = "mode";
+
+  static final Family GSO_SW_SKBS =
+      Family.counter(
+          "segscope_gso_sw_skbs",
+          "GSO super-packets segmented in software (by the CPU) on their way out of the device.",
+          null, NETNS, DEVICE, MODE);
+  static final Family GSO_SW_SEGMENTS =
+      Family.counter(
+          "segscope_gso_sw_segments",
+          "Segments produced by software GSO on the device.",
+          null, NETNS, DEVICE, MODE);
+  static final Family GSO_SW_BYTES =
+      Family.counter(
+          "segscope_gso_sw_bytes",
+          "Bytes of the GSO super-packets segmented in software on the device.",
+          Unit.BYTES, NETNS, DEVICE, MODE);
+  static final Family GSO_SW_DURATION =
+      Family.histogram(
+          "segscope_gso_sw_duration_seconds",
+          "Time to segment one GSO super-packet in software on the device.",
+          Unit.SECONDS, NETNS, DEVICE, MODE);
+  static final Family GSO_SW_SEGMENTS_PER_SKB =
+      Family.histogram(
+          "segscope_gso_sw_segments_per_skb",
+          "Segments per GSO super-packet segmented in software on the device.",
+          null, NETNS, DEVICE, MODE);
+  static final Family GSO_SW_CAUSE_SKBS =
+      Family.counter(
+          "segscope_gso_sw_cause_skbs",
+          "GSO super-packets segmented in software on the device, by the reason the device could"
+              + " not take them whole.",
+          null, NETNS, DEVICE, "cause");
+  static final Family GSO_OFFLOADED_SKBS =
+      Family.counter(
+          "segscope_gso_offloaded_skbs",
+          "GSO super-packets handed intact to the device's driver (segmented by the NIC or not at"
+              + " all).",
+          null, NETNS, DEVICE, MODE);
+  static final Family XDP_GENERIC_SKBS =
+      Family.counter(
+          "segscope_xdp_generic_skbs",
+          "Received skbs that ran through a generic (skb-mode) XDP program on the device;"
+              + " outcome=copied if the kernel had to copy or linearize them first.",
+          null, NETNS, DEVICE, MODE, "outcome");
+  static final Family XDP_GENERIC_COPIED_BYTES =
+      Family.counter(
+          "segscope_xdp_generic_copied_bytes",
+          "Bytes copied or linearized so a generic XDP program could run on the device.",
+          Unit.BYTES, NETNS, DEVICE, MODE);
+  static final Family XDP_GENERIC_COPY_DURATION =
+      Family.histogram(
+          "segscope_xdp_generic_copy_duration_seconds",
+          "Time of one generic-XDP copy or linearization on the device (only in probe modes that"
+              + " can time it).",
+          Unit.SECONDS, NETNS, DEVICE, MODE);
+  static final Family PROBE_ATTACHED =
+      Family.gauge(
+          "segscope_probe_attached",
+          "1 if the probe program for this kernel path is attached in this mode, 0 if it is not.",
+          null, "path", "program", MODE);
+  static final Family PROBE_RUN_SECONDS =
+      Family.counter(
+          "segscope_probe_run_seconds",
+          "CPU time the kernel spent running this segscope BPF program (bpf_stats; needs"
+              + " kernel.bpf_stats_enabled=1).",
+          Unit.SECONDS, "program");
+  static final Family PROBE_RUNS =
+      Family.counter(
+          "segscope_probe_runs",
+          "Times the kernel ran this segscope BPF program (bpf_stats; needs"
+              + " kernel.bpf_stats_enabled=1).",
+          null, "program");
+  static final Family BUILD_INFO =
+      Family.info(
+          "segscope_build",
+          "The segscope version, the libbcc version it runs with and the running kernel.",
+          "version", "libbcc", "kernel");
+  static final Family SNAPSHOT_TIMESTAMP =
+      Family.gauge(
+          "segscope_snapshot_timestamp_seconds",
+          "Unix time at which the exported telemetry was read from the kernel (0 before the first"
+              + " read).",
+          Unit.SECONDS);
+
+  /** In the order they are translated. */
+  static final List<Family> ALL =
+      List.of(
+          GSO_SW_SKBS,
+          GSO_SW_SEGMENTS,
+          GSO_SW_BYTES,
+          GSO_SW_DURATION,
+          GSO_SW_SEGMENTS_PER_SKB,
+          GSO_SW_CAUSE_SKBS,
+          GSO_OFFLOADED_SKBS,
+          XDP_GENERIC_SKBS,
+          XDP_GENERIC_COPIED_BYTES,
+          XDP_GENERIC_COPY_DURATION,
+          PROBE_ATTACHED,
+          PROBE_RUN_SECONDS,
+          PROBE_RUNS,
+          BUILD_INFO,
+          SNAPSHOT_TIMESTAMP);
+}

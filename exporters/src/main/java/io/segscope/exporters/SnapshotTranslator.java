@@ -1,0 +1,169 @@
+package io.segscope.exporters;
+
+import static io.segscope.exporters.Families.BUILD_INFO;
+import static io.segscope.exporters.Families.GSO_OFFLOADED_SKBS;
+import static io.segscope.exporters.Families.GSO_SW_BYTES;
+import static io.segscope.exporters.Families.GSO_SW_CAUSE_SKBS;
+import static io.segscope.exporters.Families.GSO_SW_DURATION;
+import static io.segscope.exporters.Families.GSO_SW_SEGMENTS;
+import static io.segscope.exporters.Families.GSO_SW_SEGMENTS_PER_SKB;
+import static io.segscope.exporters.Families.GSO_SW_SKBS;
+import static io.segscope.exporters.Families.PROBE_ATTACHED;
+import static io.segscope.exporters.Families.PROBE_RUNS;
+import static io.segscope.exporters.Families.PROBE_RUN_SECONDS;
+import static io.segscope.exporters.Families.SNAPSHOT_TIMESTAMP;
+import static io.segscope.exporters.Families.XDP_GENERIC_COPIED_BYTES;
+import static io.segscope.exporters.Families.XDP_GENERIC_COPY_DURATION;
+import static io.segscope.exporters.Families.XDP_GENERIC_SKBS;
+
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot.InfoDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.segscope.exporters.Log2Buckets.SourceUnit;
+import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.ProbeStatus;
+import io.segscope.exporters.model.ProgramStats;
+import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.exporters.model.XdpDeviceStats;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/** Pure translation of one {@link TelemetrySnapshot} into metric families. Stateless. */
+final class SnapshotTranslator {
+  private SnapshotTranslator() {}
+
+  static MetricSnapshots translate(TelemetrySnapshot snapshot, TranslationErrorListener errors) {
+    SeriesSet series = new SeriesSet(Families.ALL);
+    addAll(series, snapshot.gso(), TranslationErrorListener.GSO, SnapshotTranslator::gso, errors);
+    addAll(series, snapshot.xdp(), TranslationErrorListener.XDP, SnapshotTranslator::xdp, errors);
+    addAll(
+        series, snapshot.probes(), TranslationErrorListener.PROBE, SnapshotTranslator::probe, errors);
+    addAll(
+        series,
+        snapshot.programs(),
+        TranslationErrorListener.PROGRAM,
+        SnapshotTranslator::program,
+        errors);
+    addAll(
+        series,
+        List.of(snapshot.build()),
+        TranslationErrorListener.BUILD,
+        SnapshotTranslator::build,
+        errors);
+    series.addRecord(
+        List.of(
+            new Sample(
+                SNAPSHOT_TIMESTAMP,
+                GaugeDataPointSnapshot.builder()
+                    .labels(Labels.EMPTY)
+                    .value(snapshot.takenAt().toEpochMilli() / 1000.0)
+                    .build())));
+    return series.toSnapshots();
+  }
+
+  private static <R> void addAll(
+      SeriesSet series,
+      List<R> records,
+      String kind,
+      Function<R, List<Sample>> translate,
+      TranslationErrorListener errors) {
+    for (R record : records) {
+      try {
+        series.addRecord(translate.apply(record));
+      } catch (RuntimeException e) {
+        errors.translationFailed(kind, record, e);
+      }
+    }
+  }
+
+  static List<Sample> gso(GsoDeviceStats r) {
+    String netns = r.device().netnsLabel();
+    String device = r.device().device();
+    List<Sample> samples = new ArrayList<>();
+    samples.add(counter(GSO_SW_SKBS, r.swSkbs(), netns, device, r.mode()));
+    samples.add(counter(GSO_SW_SEGMENTS, r.swSegments(), netns, device, r.mode()));
+    samples.add(counter(GSO_SW_BYTES, r.swBytes(), netns, device, r.mode()));
+    samples.add(
+        new Sample(
+            GSO_SW_DURATION,
+            Log2Buckets.dataPoint(
+                r.durationNanos(),
+                SourceUnit.NANOSECONDS,
+                GSO_SW_DURATION.labels(netns, device, r.mode()))));
+    samples.add(
+        new Sample(
+            GSO_SW_SEGMENTS_PER_SKB,
+            Log2Buckets.dataPoint(
+                r.segmentsPerSkb(),
+                SourceUnit.ONE,
+                GSO_SW_SEGMENTS_PER_SKB.labels(netns, device, r.mode()))));
+    for (GsoCause cause : GsoCause.values()) {
+      samples.add(counter(GSO_SW_CAUSE_SKBS, r.cause(cause), netns, device, cause.label()));
+    }
+    samples.add(counter(GSO_OFFLOADED_SKBS, r.offloadedSkbs(), netns, device, r.mode()));
+    return samples;
+  }
+
+  static List<Sample> xdp(XdpDeviceStats r) {
+    String netns = r.device().netnsLabel();
+    String device = r.device().device();
+    List<Sample> samples = new ArrayList<>();
+    samples.add(counter(XDP_GENERIC_SKBS, r.copiedSkbs(), netns, device, r.mode(), "copied"));
+    samples.add(counter(XDP_GENERIC_SKBS, r.passedSkbs(), netns, device, r.mode(), "passed"));
+    samples.add(counter(XDP_GENERIC_COPIED_BYTES, r.copiedBytes(), netns, device, r.mode()));
+    if (!r.copyDurationNanos().isEmpty()) {
+      samples.add(
+          new Sample(
+              XDP_GENERIC_COPY_DURATION,
+              Log2Buckets.dataPoint(
+                  r.copyDurationNanos(),
+                  SourceUnit.NANOSECONDS,
+                  XDP_GENERIC_COPY_DURATION.labels(netns, device, r.mode()))));
+    }
+    return samples;
+  }
+
+  static List<Sample> probe(ProbeStatus r) {
+    return List.of(
+        new Sample(
+            PROBE_ATTACHED,
+            GaugeDataPointSnapshot.builder()
+                .labels(PROBE_ATTACHED.labels(r.path(), r.program(), r.mode()))
+                .value(r.attached() ? 1 : 0)
+                .build()));
+  }
+
+  static List<Sample> program(ProgramStats r) {
+    return List.of(
+        new Sample(
+            PROBE_RUN_SECONDS,
+            CounterDataPointSnapshot.builder()
+                .labels(PROBE_RUN_SECONDS.labels(r.program()))
+                .value(SourceUnit.NANOSECONDS.toBase(r.runTimeNanos()))
+                .build()),
+        counter(PROBE_RUNS, r.runCount(), r.program()));
+  }
+
+  static List<Sample> build(BuildInfo r) {
+    return List.of(
+        new Sample(
+            BUILD_INFO,
+            InfoDataPointSnapshot.builder()
+                .labels(BUILD_INFO.labels(r.version(), r.libbcc(), r.kernel()))
+                .build()));
+  }
+
+  private static Sample counter(Family family, long value, String... labelValues) {
+    return new Sample(
+        family,
+        CounterDataPointSnapshot.builder()
+            .labels(family.labels(labelValues))
+            .value(value)
+            .build());
+  }
+}

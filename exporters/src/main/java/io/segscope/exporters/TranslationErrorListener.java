@@ -1,0 +1,29 @@
+package io.segscope.exporters;
+
+/**
+ * Told about every record {@link SegscopeCollector} could not translate and skipped, so the rest
+ * of the scrape survives. {@link MetricsRegistry} counts these in
+ * {@code segscope_exporter_errors_total{kind}} and logs them.
+ */
+@FunctionalInterface
+public interface TranslationErrorListener {
+  /** The kinds of input a failure can concern: the {@code kind} label of the error counter. */
+  String SNAPSHOT = "snapshot";
+  String GSO = "gso";
+  String XDP = "xdp";
+  String PROBE = "probe";
+  String PROGRAM = "program";
+  String BUILD = "build";
+
+  /** Every kind, for pre-registering counters at 0. */
+  java.util.List<String> KINDS = java.util.List.of(SNAPSHOT, GSO, XDP, PROBE, PROGRAM, BUILD);
+
+  /**
+   * Called once per skipped record (or once per scrape if the snapshot source itself failed).
+   *
+   * @param kind one of {@link #KINDS}
+   * @param record the record that was skipped, or null when the snapshot could not be obtained
+   * @param cause why
+   */
+  void translationFailed(String kind, Object record, RuntimeException cause);
+}

@@ -1,0 +1,42 @@
+package io.segscope.exporters.model;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/** Validation helpers for the snapshot records: every message names the record, the field and the rule. */
+final class Checks {
+  private Checks() {}
+
+  static <T> T notNull(T value, String what) {
+    if (value == null) {
+      throw new IllegalArgumentException(what + " must not be null");
+    }
+    return value;
+  }
+
+  static String notBlank(String value, String what) {
+    notNull(value, what);
+    if (value.isBlank()) {
+      throw new IllegalArgumentException(what + " must not be blank");
+    }
+    return value;
+  }
+
+  static long notNegative(long value, String what) {
+    if (value < 0) {
+      throw new IllegalArgumentException(what + " must not be negative, got " + value);
+    }
+    return value;
+  }
+
+  /** An unmodifiable copy of {@code list}, rejecting a null list or a null element with a message. */
+  static <T> List<T> immutableList(List<T> list, String what) {
+    notNull(list, what);
+    List<T> copy = new ArrayList<>(list.size());
+    for (int i = 0; i < list.size(); i++) {
+      copy.add(notNull(list.get(i), what + "[" + i + "]"));
+    }
+    return Collections.unmodifiableList(copy);
+  }
+}

@@ -1,0 +1,89 @@
+package io.segscope.exporters.model;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything the agent measured at one instant: the input of the exporters. Immutable; lists are
+ * unmodifiable copies without null elements.
+ *
+ * @param takenAt when the values were read ({@link Instant#EPOCH} for {@link #empty()})
+ * @param gso software GSO per device and probe mode
+ * @param xdp generic XDP per device and probe mode
+ * @param probes every probe the agent planned, attached or not
+ * @param programs bpf_stats per loaded program
+ * @param build what the agent is and runs on
+ */
+public record TelemetrySnapshot(
+    Instant takenAt,
+    List<GsoDeviceStats> gso,
+    List<XdpDeviceStats> xdp,
+    List<ProbeStatus> probes,
+    List<ProgramStats> programs,
+    BuildInfo build) {
+  public TelemetrySnapshot {
+    Checks.notNull(takenAt, "TelemetrySnapshot.takenAt");
+    gso = Checks.immutableList(gso, "TelemetrySnapshot.gso");
+    xdp = Checks.immutableList(xdp, "TelemetrySnapshot.xdp");
+    probes = Checks.immutableList(probes, "TelemetrySnapshot.probes");
+    programs = Checks.immutableList(programs, "TelemetrySnapshot.programs");
+    Checks.notNull(build, "TelemetrySnapshot.build");
+  }
+
+  /** Nothing measured yet: taken at {@link Instant#EPOCH}, no records, {@link BuildInfo#unknown()}. */
+  public static TelemetrySnapshot empty() {
+    return builder().build();
+  }
+
+  /** A builder starting from {@link #empty()}'s values. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Collects records, then {@link #build()}s an immutable snapshot. Not thread-safe. */
+  public static final class Builder {
+    private Instant takenAt = Instant.EPOCH;
+    private final List<GsoDeviceStats> gso = new ArrayList<>();
+    private final List<XdpDeviceStats> xdp = new ArrayList<>();
+    private final List<ProbeStatus> probes = new ArrayList<>();
+    private final List<ProgramStats> programs = new ArrayList<>();
+    private BuildInfo build = BuildInfo.unknown();
+
+    private Builder() {}
+
+    public Builder takenAt(Instant takenAt) {
+      this.takenAt = Checks.notNull(takenAt, "TelemetrySnapshot.Builder.takenAt");
+      return this;
+    }
+
+    public Builder addGso(GsoDeviceStats stats) {
+      gso.add(Checks.notNull(stats, "TelemetrySnapshot.Builder.addGso argument"));
+      return this;
+    }
+
+    public Builder addXdp(XdpDeviceStats stats) {
+      xdp.add(Checks.notNull(stats, "TelemetrySnapshot.Builder.addXdp argument"));
+      return this;
+    }
+
+    public Builder addProbe(ProbeStatus probe) {
+      probes.add(Checks.notNull(probe, "TelemetrySnapshot.Builder.addProbe argument"));
+      return this;
+    }
+
+    public Builder addProgram(ProgramStats program) {
+      programs.add(Checks.notNull(program, "TelemetrySnapshot.Builder.addProgram argument"));
+      return this;
+    }
+
+    public Builder buildInfo(BuildInfo build) {
+      this.build = Checks.notNull(build, "TelemetrySnapshot.Builder.buildInfo");
+      return this;
+    }
+
+    public TelemetrySnapshot build() {
+      return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build);
+    }
+  }
+}

@@ -1,0 +1,183 @@
+package io.segscope.exporters.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ModelValidationTest {
+  private static final DeviceRef DEV = new DeviceRef(4026531840L, "", 2, "eth0");
+  private static final Log2Histogram EMPTY = Log2Histogram.empty();
+
+  @Test
+  void deviceRefRejectsBadFields() {
+    assertThatThrownBy(() -> new DeviceRef(-1, "", 1, "eth0"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("DeviceRef.netns (namespace inode) must not be negative, got -1");
+    assertThatThrownBy(() -> new DeviceRef(1, null, 1, "eth0"))
+        .hasMessageStartingWith("DeviceRef.netnsName (use \"\" for an unnamed namespace) must not be null");
+    assertThatThrownBy(() -> new DeviceRef(1, "", 0, "eth0"))
+        .hasMessage("DeviceRef.ifindex must be positive, got 0");
+    assertThatThrownBy(() -> new DeviceRef(1, "", 1, " "))
+        .hasMessage("DeviceRef.device must not be blank");
+    assertThat(new DeviceRef(4026531840L, "", 1, "lo").netnsLabel()).isEqualTo("4026531840");
+  }
+
+  @Test
+  void gsoStatsRejectNegativeCounters() {
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", -1, 0, 0, EMPTY, EMPTY, 0, Map.of()))
+        .hasMessage("GsoDeviceStats.swSkbs must not be negative, got -1");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, -5, 0, EMPTY, EMPTY, 0, Map.of()))
+        .hasMessage("GsoDeviceStats.swSegments must not be negative, got -5");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, -1, EMPTY, EMPTY, 0, Map.of()))
+        .hasMessage("GsoDeviceStats.swBytes must not be negative, got -1");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, -3, Map.of()))
+        .hasMessage("GsoDeviceStats.offloadedSkbs must not be negative, got -3");
+    assertThatThrownBy(
+            () -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0,
+                Map.of(GsoCause.CHECKSUM, -1L)))
+        .hasMessage("GsoDeviceStats.causes[checksum] must not be negative, got -1");
+  }
+
+  @Test
+  void gsoStatsRejectMissingParts() {
+    assertThatThrownBy(() -> new GsoDeviceStats(null, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, Map.of()))
+        .hasMessage("GsoDeviceStats.device must not be null");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "", 0, 0, 0, EMPTY, EMPTY, 0, Map.of()))
+        .hasMessage("GsoDeviceStats.mode must not be blank");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, null, EMPTY, 0, Map.of()))
+        .hasMessage("GsoDeviceStats.durationNanos must not be null");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, null, 0, Map.of()))
+        .hasMessage("GsoDeviceStats.segmentsPerSkb must not be null");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, null))
+        .hasMessage("GsoDeviceStats.causes must not be null");
+    Map<GsoCause, Long> nullValue = new HashMap<>();
+    nullValue.put(GsoCause.OTHER, null);
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, nullValue))
+        .hasMessage("GsoDeviceStats.causes[other] must not be null");
+  }
+
+  @Test
+  void gsoCausesAreAnImmutableCopyWithZeroForMissing() {
+    Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
+    causes.put(GsoCause.GSO_MAX_SIZE, 4L);
+    GsoDeviceStats stats = new GsoDeviceStats(DEV, "kprobe", 4, 8, 100, EMPTY, EMPTY, 0, causes);
+    causes.put(GsoCause.OTHER, 9L);
+    assertThat(stats.causes()).containsOnlyKeys(GsoCause.GSO_MAX_SIZE);
+    assertThat(stats.cause(GsoCause.GSO_MAX_SIZE)).isEqualTo(4);
+    assertThat(stats.cause(GsoCause.CHECKSUM)).isZero();
+    assertThatThrownBy(() -> stats.causes().put(GsoCause.OTHER, 1L))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void gsoCauseLabelsAreTheContractValues() {
+    assertThat(Arrays.stream(GsoCause.values()).map(GsoCause::label))
+        .containsExactly("feature_missing", "gso_max_size", "gso_max_segs", "checksum", "other");
+  }
+
+  @Test
+  void xdpStatsRejectBadFields() {
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", -1, 0, 0, EMPTY))
+        .hasMessage("XdpDeviceStats.copiedSkbs must not be negative, got -1");
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, -1, 0, EMPTY))
+        .hasMessage("XdpDeviceStats.passedSkbs must not be negative, got -1");
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, 0, -1, EMPTY))
+        .hasMessage("XdpDeviceStats.copiedBytes must not be negative, got -1");
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, 0, 0, null))
+        .hasMessage("XdpDeviceStats.copyDurationNanos must not be null");
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, null, 0, 0, 0, EMPTY))
+        .hasMessage("XdpDeviceStats.mode must not be null");
+  }
+
+  @Test
+  void probeProgramAndBuildRejectBadFields() {
+    assertThatThrownBy(() -> new ProbeStatus("", "p", "kprobe", true))
+        .hasMessage("ProbeStatus.path must not be blank");
+    assertThatThrownBy(() -> new ProbeStatus("gso", null, "kprobe", true))
+        .hasMessage("ProbeStatus.program must not be null");
+    assertThatThrownBy(() -> new ProbeStatus("gso", "p", " ", true))
+        .hasMessage("ProbeStatus.mode must not be blank");
+    assertThatThrownBy(() -> new ProgramStats("p", -1, 0))
+        .hasMessage("ProgramStats.runTimeNanos must not be negative, got -1");
+    assertThatThrownBy(() -> new ProgramStats("p", 0, -1))
+        .hasMessage("ProgramStats.runCount must not be negative, got -1");
+    assertThatThrownBy(() -> new ProgramStats("", 0, 0))
+        .hasMessage("ProgramStats.program must not be blank");
+    assertThatThrownBy(() -> new BuildInfo("1", "", "6.18"))
+        .hasMessage("BuildInfo.libbcc must not be blank");
+    assertThat(BuildInfo.unknown()).isEqualTo(new BuildInfo("unknown", "unknown", "unknown"));
+  }
+
+  @Test
+  void snapshotRejectsNullElementsNamingTheIndex() {
+    List<ProbeStatus> probes = new ArrayList<>();
+    probes.add(new ProbeStatus("gso", "p", "kprobe", true));
+    probes.add(null);
+    assertThatThrownBy(
+            () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), probes, List.of(),
+                BuildInfo.unknown()))
+        .hasMessage("TelemetrySnapshot.probes[1] must not be null");
+    assertThatThrownBy(
+            () -> new TelemetrySnapshot(null, List.of(), List.of(), List.of(), List.of(),
+                BuildInfo.unknown()))
+        .hasMessage("TelemetrySnapshot.takenAt must not be null");
+    assertThatThrownBy(
+            () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), List.of(),
+                null))
+        .hasMessage("TelemetrySnapshot.build must not be null");
+    assertThatThrownBy(() -> TelemetrySnapshot.builder().addGso(null))
+        .hasMessage("TelemetrySnapshot.Builder.addGso argument must not be null");
+  }
+
+  @Test
+  void snapshotListsAreImmutableCopies() {
+    List<ProgramStats> programs = new ArrayList<>(List.of(new ProgramStats("p", 1, 1)));
+    TelemetrySnapshot s =
+        new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), programs,
+            BuildInfo.unknown());
+    programs.clear();
+    assertThat(s.programs()).hasSize(1);
+    assertThatThrownBy(() -> s.programs().clear()).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void builderCollectsRecordsInOrder() {
+    Instant at = Instant.parse("2026-01-01T00:00:00Z");
+    GsoDeviceStats gso = new GsoDeviceStats(DEV, "kprobe", 1, 2, 3, EMPTY, EMPTY, 4, Map.of());
+    XdpDeviceStats xdp = new XdpDeviceStats(DEV, "kprobe", 1, 2, 3, EMPTY);
+    TelemetrySnapshot s =
+        TelemetrySnapshot.builder()
+            .takenAt(at)
+            .addGso(gso)
+            .addXdp(xdp)
+            .addProbe(new ProbeStatus("gso", "a", "kprobe", true))
+            .addProbe(new ProbeStatus("gso", "b", "kprobe", false))
+            .addProgram(new ProgramStats("a", 1, 1))
+            .buildInfo(new BuildInfo("1", "2", "3"))
+            .build();
+    assertThat(s.takenAt()).isEqualTo(at);
+    assertThat(s.gso()).containsExactly(gso);
+    assertThat(s.xdp()).containsExactly(xdp);
+    assertThat(s.probes()).extracting(ProbeStatus::program).containsExactly("a", "b");
+    assertThat(s.build()).isEqualTo(new BuildInfo("1", "2", "3"));
+  }
+
+  @Test
+  void emptySnapshotHasNoRecordsAndUnknownBuild() {
+    TelemetrySnapshot empty = TelemetrySnapshot.empty();
+    assertThat(empty.takenAt()).isEqualTo(Instant.EPOCH);
+    assertThat(empty.gso()).isEmpty();
+    assertThat(empty.xdp()).isEmpty();
+    assertThat(empty.probes()).isEmpty();
+    assertThat(empty.programs()).isEmpty();
+    assertThat(empty.build()).isEqualTo(BuildInfo.unknown());
+  }
+}
