@@ -164,21 +164,28 @@ public final class BpfModule implements AutoCloseable {
       }
       log.setByte(logBytes - 1L, (byte) 0);
       String verifierLog = log.getString(0);
+      // libbcc also prints the log to stderr: keep it once, in verifierLog()
+      String printed = verifierLog.isBlank() ? result.stderr()
+          : result.stderr().replace(verifierLog.strip(), "");
       throw new BccException("bcc_func_load", function, loaded.errno(),
-          "as " + type + verdict(verifierLog), verifierLog, result.stderr());
+          "program type " + type + verdict(verifierLog), verifierLog, printed);
     }
   }
 
-  /** "; verifier: <last line>" — the line that says why — or "" when there is no log. */
-  private static String verdict(String verifierLog) {
-    String[] lines = verifierLog.strip().split("\n");
-    for (int i = lines.length - 1; i >= 0; i--) {
-      String line = lines[i].strip();
+  /**
+   * "; verifier: <last two lines>" — where the verifier says why (e.g. the refused instruction and
+   * "invalid access to map value ...") — or "" when there is no log.
+   */
+  static String verdict(String verifierLog) {
+    List<String> lines = new ArrayList<>();
+    String[] all = verifierLog.strip().split("\n");
+    for (int i = all.length - 1; i >= 0 && lines.size() < 2; i--) {
+      String line = all[i].strip();
       if (!line.isEmpty() && !line.startsWith("processed ")) {
-        return "; verifier: " + line;
+        lines.add(0, line);
       }
     }
-    return "";
+    return lines.isEmpty() ? "" : "; verifier: " + String.join(" / ", lines);
   }
 
   /**

@@ -64,4 +64,15 @@ class NamingTest {
     assertThat(ProgramType.RAW_TRACEPOINT.id()).isEqualTo(17);
     assertThat(ProgramType.TRACING.id()).isEqualTo(26);
   }
+
+  @Test
+  void verifierVerdictIsTheLastTwoMeaningfulLines() {
+    String log = "0: R1=ctx() R10=fp0\n8: (79) r6 = *(u64 *)(r0 +32)\n"
+        + "invalid access to map value, value_size=8 off=32 size=8\n"
+        + "processed 8 insns (limit 1000000) max_states_per_insn 0\n\n";
+    assertThat(BpfModule.verdict(log)).isEqualTo("; verifier: 8: (79) r6 = *(u64 *)(r0 +32)"
+        + " / invalid access to map value, value_size=8 off=32 size=8");
+    assertThat(BpfModule.verdict("")).isEmpty();
+    assertThat(BpfModule.verdict("only line")).isEqualTo("; verifier: only line");
+  }
 }
