@@ -58,12 +58,20 @@ public final class Bcc {
    */
   public static void requireCompatible() throws BccException {
     library();
-    String version = libraryVersion();
-    if (!isCompatibleVersion(version)) {
-      throw new BccException("check", "libbcc version", "found " + version + ", need "
-          + SUPPORTED_SERIES + ".x (install the Debian package " + DEBIAN_PACKAGE + " "
-          + SUPPORTED_SERIES + ", or a libbcc.so.0." + SUPPORTED_SERIES + ".x)");
+    Optional<String> problem = incompatibility(libraryVersion());
+    if (problem.isPresent()) {
+      throw new BccException("check", "libbcc version", problem.get());
     }
+  }
+
+  /** Why {@code version} will not do, or empty when it is a 0.26.x release. */
+  static Optional<String> incompatibility(String version) {
+    if (isCompatibleVersion(version)) {
+      return Optional.empty();
+    }
+    return Optional.of("found " + version + ", need " + SUPPORTED_SERIES + ".x (install the Debian package "
+        + DEBIAN_PACKAGE + " " + SUPPORTED_SERIES + ", or put libbcc.so." + SUPPORTED_SERIES
+        + ".x on the library path)");
   }
 
   /**

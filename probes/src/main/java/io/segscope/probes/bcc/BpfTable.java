@@ -30,6 +30,7 @@ public final class BpfTable {
   static final int ARRAY = 2;
   static final int PERCPU_HASH = 5;
   static final int PERCPU_ARRAY = 6;
+  static final int STACK_TRACE = 7;
   static final int LRU_PERCPU_HASH = 10;
   static final int PERCPU_CGROUP_STORAGE = 21;
 

@@ -58,4 +58,14 @@ class BccTest {
     assertThat(Bcc.isCompatibleVersion("0.2")).isFalse();
     assertThat(Bcc.isCompatibleVersion("unknown")).isFalse();
   }
+
+  @Test
+  void incompatibleVersionsAreExplainedWithTheDebianPackage() {
+    assertThat(Bcc.incompatibility("0.26.0")).isEmpty();
+    assertThat(Bcc.incompatibility("0.29.1")).hasValue(
+        "found 0.29.1, need 0.26.x (install the Debian package libbpfcc 0.26, or put libbcc.so.0.26.x"
+            + " on the library path)");
+    assertThat(Bcc.incompatibility("unknown")).hasValueSatisfying(
+        why -> assertThat(why).startsWith("found unknown,").contains("libbpfcc"));
+  }
 }

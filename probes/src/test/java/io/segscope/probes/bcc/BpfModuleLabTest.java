@@ -30,6 +30,7 @@ class BpfModuleLabTest {
       BPF_PERCPU_HASH(calls_percpu, u32, u64);
       BPF_PERCPU_ARRAY(calls_array, u64, 1);
       BPF_HISTOGRAM(write_sizes, int);
+      BPF_STACK_TRACE(stacks, 16);
 
       TRACEPOINT_PROBE(syscalls, sys_enter_getppid) {
         u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -43,6 +44,7 @@ class BpfModuleLabTest {
           (*mine)++;
         int zero = 0;
         calls_array.increment(zero);
+        stacks.get_stackid(args, 0);
         return 0;
       }
 
@@ -150,6 +152,16 @@ class BpfModuleLabTest {
     // bpf_log2l: slot i holds [2^(i-1), 2^i - 1]; 100 → slot 7 (64..127), 1000 → slot 10 (512..1023)
     assertThat(nonZero).containsExactly(Map.entry(7, 5L), Map.entry(10, 3L));
     assertThat(histogram.entriesByKeyWalk()).hasSameSizeAs(slots);
+
+    // The kernel has no batch lookup for stack maps (ENOTSUPP): entries() walks the keys instead.
+    BpfTable stacks = module.table("stacks");
+    assertThat(stacks.type()).isEqualTo(BpfTable.STACK_TRACE);
+    assertThat(stacks.entries()).isNotEmpty().allSatisfy(entry -> {
+      assertThat(entry.key()).hasSize(4);
+      assertThat(entry.value()).hasSize(stacks.valueSize());
+      assertThat(u64(entry.value(), 0)).as("innermost kernel return address").isNegative();
+    });
+    assertThat(BpfTable.batchSupport(BpfTable.STACK_TRACE)).contains(false);
   }
 
   @Test
@@ -185,7 +197,7 @@ class BpfModuleLabTest {
   void unknownTableIsNamed() throws Exception {
     BpfModule module = counters();
     assertThat(module.tableNames()).containsExactlyInAnyOrder("calls", "calls_percpu", "calls_array",
-        "write_sizes");
+        "write_sizes", "stacks");
     BccException e = catchThrowableOfType(BccException.class, () -> module.table("no_such_map"));
     assertThat(e.object()).isEqualTo("no_such_map");
     assertThat(e).hasMessageContaining("no such table in module counters").hasMessageContaining("calls");
