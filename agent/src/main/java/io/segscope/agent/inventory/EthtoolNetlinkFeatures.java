@@ -87,15 +87,27 @@ public final class EthtoolNetlinkFeatures implements FeatureReader {
   /** Every feature name of this kernel, in bit order. */
   public List<String> knownFeatures() {
     if (known == null) {
-      MessageBuilder req = GenericNetlink.request(familyId, MSG_STRSET_GET, VERSION, Netlink.NLM_F_REQUEST)
-          .beginNested(A_STRSET_HEADER).endNested()
-          .beginNested(A_STRSET_STRINGSETS)
-          .beginNested(A_STRINGSETS_STRINGSET).u32(A_STRINGSET_ID, ETH_SS_FEATURES).endNested()
-          .endNested();
-      List<NetlinkMessage> replies = genl.request(req, "read ethtool feature names (ETHTOOL_MSG_STRSET_GET)");
-      known = decodeFeatureNames(replies, warnings);
+      known = decodeFeatureNames(requestFeatureNames(), warnings);
     }
     return known;
+  }
+
+  /** The raw ETHTOOL_MSG_STRSET_GET reply for ETH_SS_FEATURES. */
+  List<NetlinkMessage> requestFeatureNames() {
+    MessageBuilder req = GenericNetlink.request(familyId, MSG_STRSET_GET, VERSION, Netlink.NLM_F_REQUEST)
+        .beginNested(A_STRSET_HEADER).endNested()
+        .beginNested(A_STRSET_STRINGSETS)
+        .beginNested(A_STRINGSETS_STRINGSET).u32(A_STRINGSET_ID, ETH_SS_FEATURES).endNested()
+        .endNested();
+    return genl.request(req, "read ethtool feature names (ETHTOOL_MSG_STRSET_GET)");
+  }
+
+  /** The raw ETHTOOL_MSG_FEATURES_GET dump of every device of the namespace. */
+  List<NetlinkMessage> dumpFeatures() {
+    MessageBuilder req = GenericNetlink.request(familyId, MSG_FEATURES_GET, VERSION,
+        Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP)
+        .beginNested(A_FEATURES_HEADER).endNested();
+    return genl.dump(req, "dump features (ETHTOOL_MSG_FEATURES_GET)");
   }
 
   @Override
@@ -116,12 +128,26 @@ public final class EthtoolNetlinkFeatures implements FeatureReader {
 
   @Override
   public Map<Integer, Features> readAll(Map<Integer, String> namesByIndex) {
-    MessageBuilder req = GenericNetlink.request(familyId, MSG_FEATURES_GET, VERSION,
-        Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP)
-        .beginNested(A_FEATURES_HEADER).endNested();
+    Map<Integer, Features> out = decodeFeatureDump(dumpFeatures(), knownFeatures(), warnings);
+    // Devices created after the dump started, or missing from it: read them one by one.
+    namesByIndex.forEach((index, name) -> out.computeIfAbsent(index, i -> read(i, name)));
+    out.keySet().retainAll(namesByIndex.keySet());
+    return out;
+  }
+
+  @Override
+  public void close() {
+    genl.close();
+  }
+
+  /**
+   * Decodes a FEATURES_GET dump into features by ifindex; a reply that cannot be decoded is
+   * skipped with a counted warning.
+   */
+  static Map<Integer, Features> decodeFeatureDump(List<NetlinkMessage> replies, List<String> names,
+      DecodeWarnings warnings) {
     Map<Integer, Features> out = new HashMap<>();
-    List<String> names = knownFeatures();
-    for (NetlinkMessage m : genl.dump(req, "dump features (ETHTOOL_MSG_FEATURES_GET)")) {
+    for (NetlinkMessage m : replies) {
       try {
         OptionalLong index = replyHeader(m, warnings).u32(A_HEADER_DEV_INDEX);
         if (index.isEmpty()) {
@@ -133,15 +159,7 @@ public final class EthtoolNetlinkFeatures implements FeatureReader {
         warnings.warn("dump features: skipped an undecodable reply: " + e.getMessage());
       }
     }
-    // Devices created after the dump started, or missing from it: read them one by one.
-    namesByIndex.forEach((index, name) -> out.computeIfAbsent(index, i -> read(i, name)));
-    out.keySet().retainAll(namesByIndex.keySet());
     return out;
-  }
-
-  @Override
-  public void close() {
-    genl.close();
   }
 
   private static AttributeSet replyHeader(NetlinkMessage m, DecodeWarnings warnings) {
@@ -182,11 +200,13 @@ public final class EthtoolNetlinkFeatures implements FeatureReader {
         if (name.isEmpty() && index.isPresent() && index.getAsLong() < known.size()) {
           name = Optional.of(known.get((int) index.getAsLong()));
         }
-        if (name.isEmpty() || name.get().isEmpty()) {
-          warnings.warn("decode feature bitset " + type + ": a set bit without a name was skipped");
+        if (name.isEmpty()) {
+          warnings.warn("decode feature bitset " + type + ": a set bit without name or known index was skipped");
           continue;
         }
-        set.add(name.get());
+        if (!name.get().isEmpty()) {
+          set.add(name.get()); // the kernel leaves a few internal bits unnamed; they cannot be reported
+        }
       }
       return set;
     }
@@ -198,8 +218,10 @@ public final class EthtoolNetlinkFeatures implements FeatureReader {
       for (int i = 0; i < n; i++) {
         int word = words.getInt((i / 32) * 4);
         if ((word & (1 << (i % 32))) != 0) {
-          if (i < known.size() && !known.get(i).isEmpty()) {
-            set.add(known.get(i));
+          if (i < known.size()) {
+            if (!known.get(i).isEmpty()) {
+              set.add(known.get(i));
+            }
           } else {
             warnings.warn("decode feature bitset " + type + ": bit " + i + " has no known name; skipped");
           }

@@ -26,6 +26,15 @@ public record NetlinkMessage(int type, int flags, int seq, int portId, ByteBuffe
     return payload.duplicate().order(ByteOrder.nativeOrder());
   }
 
+  /** The message as it was on the wire (header and payload, padded to 4 bytes), e.g. to record it. */
+  public byte[] toBytes() {
+    int len = Netlink.HEADER_LENGTH + payload.remaining();
+    ByteBuffer out = ByteBuffer.allocate(Netlink.align(len)).order(ByteOrder.nativeOrder());
+    out.putInt(len).putShort((short) type).putShort((short) flags).putInt(seq).putInt(portId);
+    out.put(payloadView());
+    return out.array();
+  }
+
   /**
    * The attributes following a fixed family header of {@code headerLength} bytes (e.g. 16 for
    * ifinfomsg, 4 for genlmsghdr).
