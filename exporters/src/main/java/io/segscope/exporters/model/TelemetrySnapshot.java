@@ -42,6 +42,12 @@ public record TelemetrySnapshot(
     return builder().build();
   }
 
+  /** This snapshot with the inventory's devices and the open recommendations replaced. */
+  public TelemetrySnapshot withDevicesAndRecommendations(List<DeviceInfo> devices,
+      List<RecommendationInfo> recommendations) {
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations);
+  }
+
   /** A builder starting from {@link #empty()}'s values. */
   public static Builder builder() {
     return new Builder();
