@@ -38,7 +38,7 @@ public final class SnapshotAssembler {
 
   public TelemetrySnapshot assemble(Instant at, ProbeReading reading, List<ProbeAttachment> attachments,
       List<io.segscope.probes.bcc.ProgramStats> programs, DeviceNamer namer) {
-    TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).build(build);
+    TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceCounters c : reading.devices()) {
       DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
       if (c.swSkbs() > 0 || c.offloadedSkbs() > 0) {

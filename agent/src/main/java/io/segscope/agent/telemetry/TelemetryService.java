@@ -37,7 +37,7 @@ public final class TelemetryService {
     this.probes = probes;
     this.clock = clock;
     this.assembler = new SnapshotAssembler("tracepoint", build);
-    this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).build(build).build());
+    this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
     this.readTimer = Timer.builder("segscope.map.read")
         .description("Time to read and decode the BPF maps once")
         .register(meters);

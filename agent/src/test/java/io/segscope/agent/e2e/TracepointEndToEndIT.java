@@ -15,6 +15,7 @@ import io.segscope.lab.Topology;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /**
  * The walking skeleton end to end: the real agent jar, the real kernel (tracepoint mode), real
@@ -24,6 +25,7 @@ class TracepointEndToEndIT {
 
   private static final Duration TRAFFIC = Duration.ofSeconds(3);
 
+  @Test
   @LabTest
   void s1IsSegmentedInSoftwareOnTheUplinkOnlyAndS0NotAtAll(Lab s1lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(s1lab, false);
@@ -41,6 +43,10 @@ class TracepointEndToEndIT {
       double skbs = delta(before, after, "segscope_gso_sw_skbs_total", up);
       double segs = delta(before, after, "segscope_gso_sw_segments_total", up);
       double bytes = delta(before, after, "segscope_gso_sw_bytes_total", up);
+      System.out.printf("S1 uplink: %.0f super-packets, %.0f segments, %.0f bytes; iperf3 sent %d bytes"
+          + " (ratio %.3f); segments/skb %.2f vs len/mss %.2f; %.2f Gbit/s%n", skbs, segs, bytes,
+          sent.sentBytes(), bytes / sent.sentBytes(), segs / skbs, (bytes / skbs) / mss(sent),
+          sent.bitsPerSecond() / 1e9);
       assertThat(skbs).as("super-packets segmented in software on the uplink").isGreaterThan(100);
       assertThat(bytes / sent.sentBytes())
           .as("bytes segmented on the uplink / bytes iperf3 sent (%d)", sent.sentBytes())

@@ -1,0 +1,59 @@
+package io.segscope.probes.bcc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class BccExceptionTest {
+
+  @Test
+  void errnoMessageReadsCallObjectTextAndNumber() {
+    BccException e = new BccException("bcc_func_load", "tracepoint__net__x", 13);
+    assertThat(e).hasMessage("bcc_func_load tracepoint__net__x: Permission denied (errno 13)");
+    assertThat(e.call()).isEqualTo("bcc_func_load");
+    assertThat(e.object()).isEqualTo("tracepoint__net__x");
+    assertThat(e.errno()).isEqualTo(13);
+    assertThat(e.verifierLog()).isEmpty();
+    assertThat(e.diagnostics()).isEmpty();
+  }
+
+  @Test
+  void reasonFollowsErrnoAndDiagnosticsFollowOnNewLines() {
+    BccException e = new BccException("bpf_attach_kprobe", "vfs_read", 2, "program kprobe__vfs_read",
+        "", "  open(/sys/kernel/tracing/kprobe_events): No such file or directory\n");
+    assertThat(e).hasMessage("bpf_attach_kprobe vfs_read: No such file or directory (errno 2); "
+        + "program kprobe__vfs_read\nopen(/sys/kernel/tracing/kprobe_events): No such file or directory");
+    assertThat(e.diagnostics()).startsWith("open(");
+  }
+
+  @Test
+  void withoutErrnoTheReasonIsTheCause() {
+    BccException e = new BccException("bpf_module_create_c_from_string", "demo", "compile failed");
+    assertThat(e).hasMessage("bpf_module_create_c_from_string demo: compile failed");
+    assertThat(e.errno()).isZero();
+    assertThat(new BccException("x", "y", 0, "", null, null)).hasMessage("x y: failed");
+  }
+
+  @Test
+  void carriesTheVerifierLog() {
+    BccException e = new BccException("bcc_func_load", "f", 13, "", "0: R1=ctx\nR0 invalid mem access", "");
+    assertThat(e.verifierLog()).endsWith("R0 invalid mem access");
+    assertThat(e.getMessage()).doesNotContain("R1=ctx");
+  }
+
+  @Test
+  void describesErrnoNumbersLikeTheCLibrary() {
+    assertThat(Errno.describe(1)).isEqualTo("Operation not permitted");
+    assertThat(Errno.describe(2)).isEqualTo("No such file or directory");
+    assertThat(Errno.describe(524)).contains("not supported");
+  }
+
+  @Test
+  void readsErrnoOnlyFromFailuresAndFallsBackToNegativeReturns() {
+    assertThat(Errno.ofFailure(-1, 13)).isEqualTo(13);
+    assertThat(Errno.ofFailure(-1, 0)).isZero();
+    assertThat(Errno.ofFailure(-22, 0)).isEqualTo(22);
+    assertThat(Errno.ofFailure(-22, 1)).isEqualTo(1);
+    assertThat(Errno.ofFailure(-100000, 0)).isZero();
+  }
+}

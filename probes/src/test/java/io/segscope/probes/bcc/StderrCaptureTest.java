@@ -1,0 +1,41 @@
+package io.segscope.probes.bcc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.segscope.probes.bcc.StderrCapture.Captured;
+import io.segscope.probes.bcc.StderrCapture.IntResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class StderrCaptureTest {
+
+  @Test
+  void capturesWhatANativeCallWritesToFd2AndRestoresIt() throws Exception {
+    byte[] text = "clang: error: something\n".getBytes(StandardCharsets.UTF_8);
+    String fd2Before = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+
+    Captured<Long> captured = StderrCapture.around(() -> TestLibc.INSTANCE.write(2, text, text.length));
+
+    assertThat(captured.captured()).isTrue();
+    assertThat(captured.value()).isEqualTo(text.length);
+    assertThat(captured.stderr()).isEqualTo("clang: error: something\n");
+    assertThat(Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString()).isEqualTo(fd2Before);
+  }
+
+  @Test
+  void readsErrnoOfAFailedCallBeforeTheRedirectIsUndone() {
+    Captured<IntResult> captured = StderrCapture.around(() -> IntResult.of(TestLibc.INSTANCE.close(-1)));
+    assertThat(captured.value().failed()).isTrue();
+    assertThat(captured.value().errno()).isEqualTo(9); // EBADF
+    assertThat(captured.stderr()).isEmpty();
+  }
+
+  @Test
+  void successfulCallsCarryNoErrno() {
+    Captured<IntResult> captured = StderrCapture.around(() -> IntResult.of(TestLibc.INSTANCE.getppid()));
+    assertThat(captured.value().failed()).isFalse();
+    assertThat(captured.value().errno()).isZero();
+  }
+}
