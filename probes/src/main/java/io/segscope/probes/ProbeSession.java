@@ -48,6 +48,7 @@ public final class ProbeSession implements AutoCloseable {
   };
 
   private final BpfModule module;
+  private final KernelLayout layout;
   private final List<ProbeAttachment> attachments;
   private final DeviceStatsDecoder decoder;
   private final BpfTable stats;
@@ -55,8 +56,10 @@ public final class ProbeSession implements AutoCloseable {
   private final int cpus;
   private volatile boolean closed;
 
-  private ProbeSession(BpfModule module, List<ProbeAttachment> attachments) throws BccException {
+  private ProbeSession(BpfModule module, KernelLayout layout, List<ProbeAttachment> attachments)
+      throws BccException {
     this.module = module;
+    this.layout = layout;
     this.attachments = List.copyOf(attachments);
     this.cpus = Bcc.possibleCpus();
     this.stats = module.table("dev_stats");
@@ -102,7 +105,7 @@ public final class ProbeSession implements AutoCloseable {
       module.attachTracepoint("tracepoint__net__netif_receive_skb", "net", "netif_receive_skb");
       attached.add(new ProbeAttachment(PATH_XDP_GENERIC, "tracepoint__net__netif_receive_skb", "tracepoint",
           "tracepoint:net:netif_receive_skb", true, ""));
-      return new ProbeSession(module, attached);
+      return new ProbeSession(module, layout, attached);
     } catch (BccException e) {
       module.close();
       throw new ProbeException("attach " + PATH_GSO_TX + " programs: " + e.getMessage(), e);
@@ -195,6 +198,17 @@ public final class ProbeSession implements AutoCloseable {
     return closed ? attachments.stream()
         .map(a -> new ProbeAttachment(a.path(), a.program(), a.mode(), a.target(), false, "closed")).toList()
         : attachments;
+  }
+
+  /** The running kernel's layout, as the programs were compiled against it. */
+  public KernelLayout layout() {
+    return layout;
+  }
+
+  /** The mode a path's programs run in ({@code tracepoint}, {@code kprobe}, {@code fentry}), "" if none run. */
+  public String mode(String path) {
+    return attachments.stream().filter(a -> a.path().equals(path) && a.attached()).map(ProbeAttachment::mode)
+        .findFirst().orElse("");
   }
 
   /** In-kernel run time and count per program (non-zero only while kernel.bpf_stats_enabled=1). */

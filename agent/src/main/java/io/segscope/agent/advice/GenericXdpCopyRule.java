@@ -17,7 +17,9 @@ import java.util.Set;
  * 600/1090/4900 ns p50/p90/p99 per packet against 40/59/90 without). Where the driver runs XDP
  * natively, attaching the same program in driver mode removes the copy.
  *
- * <p>Commands re-attach the running program by id with bpftool. Devices whose kind has no native XDP
+ * <p>Commands re-attach the running program by id with bpftool: pinned first (detaching the generic
+ * attachment drops what may be the program's last reference), moved to driver mode, unpinned. Devices
+ * whose kind has no native XDP
  * (bridge, macvlan, vxlan, ...) get no advice: the alternative there (a tc BPF program) is a rewrite,
  * not a command.
  */
@@ -51,8 +53,11 @@ public final class GenericXdpCopyRule implements Rule {
       return Optional.empty();
     }
     List<String> commands = new ArrayList<>();
-    commands.add(NetnsCommands.exec(ns.get(), "bpftool net detach xdpgeneric dev " + d.name()));
-    commands.add(NetnsCommands.exec(ns.get(), "bpftool net attach xdpdrv id " + prog.getAsInt() + " dev " + d.name()));
+    String pin = "/sys/fs/bpf/segscope-xdp-" + prog.getAsInt();
+    commands.add("bpftool prog pin id " + prog.getAsInt() + " " + pin);
+    commands.add(NetnsCommands.nsenter(ns.get(), "bpftool net detach xdpgeneric dev " + d.name()));
+    commands.add(NetnsCommands.nsenter(ns.get(), "bpftool net attach xdpdrv pinned " + pin + " dev " + d.name()));
+    commands.add("rm " + pin);
     Map<String, Object> ev = new LinkedHashMap<>();
     ev.put("copies_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedPerSec()));
     ev.put("passed_per_sec", GsoSizeMismatchRule.round(cost.xdpPassedPerSec()));
@@ -68,7 +73,8 @@ public final class GenericXdpCopyRule implements Rule {
         ? "; or load a frags-aware build of the program (SEC(\"xdp.frags\")): this kernel then copies into a "
             + "page_pool instead of linearizing (still a copy)"
         : "";
-    String risk = "the program is detached between the two commands: packets pass unfiltered for that moment"
+    String risk = "the program is detached between the detach and attach commands: packets pass unfiltered for "
+        + "that moment; bpffs must be mounted at /sys/fs/bpf for the pin"
         + (d.kind().equals("veth")
             ? "; native XDP on a veth turns off the software GSO features of its peer, so the peer's sender may "
                 + "segment in software instead (usually cheaper than copying every packet): measure after"

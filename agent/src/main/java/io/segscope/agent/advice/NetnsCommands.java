@@ -21,7 +21,15 @@ final class NetnsCommands {
     return "nsenter --net=" + ns.path() + " ip link set dev " + dev + " " + args;
   }
 
-  /** Any other command ({@code ethtool ...}, {@code bpftool ...}) in that namespace. */
+  /**
+   * A command in that namespace through {@code nsenter --net}, which, unlike {@code ip netns exec},
+   * leaves the mount namespace alone: /sys/fs/bpf (bpffs pins) stays visible.
+   */
+  static String nsenter(Netns ns, String command) {
+    return ns.root() ? command : "nsenter --net=" + ns.path() + " " + command;
+  }
+
+  /** Any other command ({@code ethtool ...}) in that namespace. */
   static String exec(Netns ns, String command) {
     if (ns.root()) {
       return command;

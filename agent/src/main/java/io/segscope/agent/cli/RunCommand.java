@@ -1,5 +1,6 @@
 package io.segscope.agent.cli;
 
+import io.segscope.agent.AgentOptions;
 import io.segscope.agent.AgentRuntime;
 import io.segscope.agent.Privileges;
 import java.time.Duration;
@@ -28,6 +29,22 @@ public final class RunCommand implements Callable<Integer> {
       description = "How often the BPF maps are read, e.g. 1s, 500ms (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
+  @Option(names = "--advice-window", paramLabel = "DURATION", defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "Window over which costs are measured for the recommendation rules (default: ${DEFAULT-VALUE}).")
+  Duration adviceWindow;
+
+  @Option(names = "--advice-open-after", paramLabel = "DURATION", defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "How long a problem must be seen without a break before it is recommended "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration adviceOpenAfter;
+
+  @Option(names = "--advice-close-after", paramLabel = "DURATION", defaultValue = "2m",
+      converter = DurationConverter.class,
+      description = "How long a recommendation must lack evidence before it closes (default: ${DEFAULT-VALUE}).")
+  Duration adviceCloseAfter;
+
   @Option(names = "--no-bpf-stats", negatable = false,
       description = "Do not turn on the kernel's bpf_stats (the agent's in-kernel run time metrics stay 0).")
   boolean noBpfStats;
@@ -40,7 +57,9 @@ public final class RunCommand implements Callable<Integer> {
           + " (run as root, or grant these capabilities)");
       return 1;
     }
-    try (AgentRuntime agent = AgentRuntime.start(listen.host(), listen.port(), interval, !noBpfStats)) {
+    AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval, !noBpfStats, adviceWindow,
+        adviceOpenAfter, adviceCloseAfter);
+    try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }
     return 0;

@@ -28,9 +28,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>On {@link #start} it reads everything once (synchronously) and then follows changes on one
  * platform thread, "segscope-inventory": each namespace has a socket subscribed to RTNLGRP_LINK,
- * so device creation, deletion and changes (including feature changes, which the kernel announces
- * as RTM_NEWLINK) are applied as they come; namespaces are rediscovered every
- * {@link InventoryConfig#rescanInterval()} and at once when a named-namespace directory changes.
+ * so device creation, deletion and the changes the kernel announces (MTU, state, master, features)
+ * are applied as they come; every {@link InventoryConfig#linkRefreshInterval()} the links are dumped
+ * again for the changes it does not announce (gso/gro limits, XDP through bpf_link); namespaces
+ * are rediscovered every {@link InventoryConfig#rescanInterval()} and at once when a
+ * named-namespace directory changes.
  * Devices and namespaces that vanish disappear from the next snapshot. If notifications overflow
  * (ENOBUFS) the namespace is read again in full.
  *
@@ -56,6 +58,7 @@ public final class DeviceInventory implements AutoCloseable {
   private volatile Inventory current = Inventory.empty();
   private volatile boolean closing;
   private long nextRescan;
+  private long nextRefresh;
   private long settleRescan = Long.MAX_VALUE;
 
   private DeviceInventory(InventoryConfig config, DecodeWarnings warnings) {
@@ -79,6 +82,7 @@ public final class DeviceInventory implements AutoCloseable {
       throw e;
     }
     inv.nextRescan = System.nanoTime() + config.rescanInterval().toNanos();
+    inv.nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
     inv.follower.start();
     return inv;
   }
@@ -143,6 +147,10 @@ public final class DeviceInventory implements AutoCloseable {
           changed |= rescan();
           nextRescan = now + config.rescanInterval().toNanos();
         }
+        if (now >= nextRefresh) {
+          changed |= refreshLinks();
+          nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
+        }
         if (changed) {
           publish();
         }
@@ -202,6 +210,23 @@ public final class DeviceInventory implements AutoCloseable {
       throw e;
     }
     return state.apply(events);
+  }
+
+  /** Re-dumps every namespace's links for the changes the kernel does not announce. */
+  private boolean refreshLinks() {
+    List<NamespaceState> list;
+    synchronized (states) {
+      list = new ArrayList<>(states.values());
+    }
+    boolean changed = false;
+    for (NamespaceState state : list) {
+      try {
+        changed |= state.refreshLinks();
+      } catch (NetlinkException e) {
+        warnings.warn("refresh links of namespace " + state.netns().inode() + ": " + e.getMessage());
+      }
+    }
+    return changed;
   }
 
   private boolean reload(NamespaceState state) {

@@ -49,6 +49,29 @@ final class NamespaceState implements AutoCloseable {
   }
 
   /**
+   * Dumps the links again and applies the differences: the kernel does not announce every change
+   * (do_setlink changes gso_max_size/segs and gro limits without a notification; XDP attached
+   * through a bpf_link is not announced either). Features are re-read for new or changed links.
+   * Returns whether anything changed.
+   */
+  boolean refreshLinks() {
+    List<Link> dumped = session.links();
+    boolean changed = false;
+    Set<Integer> seen = new HashSet<>();
+    for (Link l : dumped) {
+      seen.add(l.ifindex());
+      Link old = links.put(l.ifindex(), l);
+      if (!l.equals(old)) {
+        features.put(l.ifindex(), session.features(l));
+        changed = true;
+      }
+    }
+    changed |= links.keySet().retainAll(seen);
+    features.keySet().retainAll(seen);
+    return changed;
+  }
+
+  /**
    * Applies notifications: RTM_NEWLINK replaces the device (and re-reads its features, which
    * change with NETDEV_FEAT_CHANGE notifications), RTM_DELLINK removes it. Bridge-family (AF_BRIDGE)
    * port notifications are not device changes and are ignored. Returns whether anything changed.

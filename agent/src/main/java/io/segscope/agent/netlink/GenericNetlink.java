@@ -14,6 +14,8 @@ public final class GenericNetlink {
   public static final int CTRL_ATTR_FAMILY_ID = 1;
   public static final int CTRL_ATTR_FAMILY_NAME = 2;
   public static final int CTRL_ATTR_VERSION = 3;
+  /** Family names are at most 15 bytes plus NUL. */
+  public static final int GENL_NAMSIZ = 16;
 
   private GenericNetlink() {}
 
@@ -27,6 +29,10 @@ public final class GenericNetlink {
    * (ENOENT: e.g. "ethtool" before Linux 5.6 or with CONFIG_ETHTOOL_NETLINK=n).
    */
   public static OptionalInt resolveFamily(NetlinkSocket socket, String name, DecodeWarnings warnings) {
+    if (name.isEmpty() || name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length >= GENL_NAMSIZ) {
+      throw new IllegalArgumentException("resolve generic netlink family \"" + name
+          + "\": a family name has 1 to " + (GENL_NAMSIZ - 1) + " bytes");
+    }
     MessageBuilder req = request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, Netlink.NLM_F_REQUEST)
         .string(CTRL_ATTR_FAMILY_NAME, name);
     List<NetlinkMessage> replies;

@@ -28,24 +28,30 @@ public final class SnapshotAssembler {
     DeviceRef name(long netns, int ifindex, String kernelName);
   }
 
-  private final String mode;
   private final BuildInfo build;
 
-  public SnapshotAssembler(String mode, BuildInfo build) {
-    this.mode = mode;
+  public SnapshotAssembler(BuildInfo build) {
     this.build = build;
   }
 
+  /** From a live probe session: its attachments, program stats and per-path modes. */
+  public TelemetrySnapshot assemble(Instant at, ProbeReading reading, io.segscope.probes.ProbeSession probes,
+      DeviceNamer namer) {
+    return assemble(at, reading, probes.attachments(), probes.programStats(),
+        probes.mode(io.segscope.probes.ProbeSession.PATH_GSO_TX),
+        probes.mode(io.segscope.probes.ProbeSession.PATH_XDP_GENERIC), namer);
+  }
+
   public TelemetrySnapshot assemble(Instant at, ProbeReading reading, List<ProbeAttachment> attachments,
-      List<io.segscope.probes.bcc.ProgramStats> programs, DeviceNamer namer) {
+      List<io.segscope.probes.bcc.ProgramStats> programs, String gsoMode, String xdpMode, DeviceNamer namer) {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceCounters c : reading.devices()) {
       DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
       if (c.swSkbs() > 0 || c.offloadedSkbs() > 0) {
-        b.addGso(gso(ref, c));
+        b.addGso(gso(ref, c, gsoMode));
       }
       if (c.xdpCopied() > 0 || c.xdpPassed() > 0) {
-        b.addXdp(new XdpDeviceStats(ref, mode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
+        b.addXdp(new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
             new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos())));
       }
     }
@@ -58,7 +64,7 @@ public final class SnapshotAssembler {
     return b.build();
   }
 
-  private GsoDeviceStats gso(DeviceRef ref, DeviceCounters c) {
+  private GsoDeviceStats gso(DeviceRef ref, DeviceCounters c, String mode) {
     Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
     for (DeviceCounters.Cause k : DeviceCounters.Cause.values()) {
       causes.put(GsoCause.valueOf(k.name()), c.cause(k));

@@ -122,8 +122,10 @@ class RulesTest {
     List<Finding> f = advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("generic_xdp_copy");
-      assertThat(x.commands()).containsExactly("ip netns exec lab-rcv bpftool net detach xdpgeneric dev rcv0",
-          "ip netns exec lab-rcv bpftool net attach xdpdrv id 77 dev rcv0");
+      assertThat(x.commands()).containsExactly("bpftool prog pin id 77 /sys/fs/bpf/segscope-xdp-77",
+          "nsenter --net=/run/netns/lab-rcv bpftool net detach xdpgeneric dev rcv0",
+          "nsenter --net=/run/netns/lab-rcv bpftool net attach xdpdrv pinned /sys/fs/bpf/segscope-xdp-77 dev rcv0",
+          "rm /sys/fs/bpf/segscope-xdp-77");
       // tracepoint mode cannot time copies: 36000/s x 600 ns, stated as an estimate
       assertThat(x.cpuSavingCores()).isCloseTo(36000 * 600e-9, org.assertj.core.api.Assertions.within(1e-9));
       assertThat(x.evidence().get("cpu_basis").toString()).contains("cannot time");

@@ -111,6 +111,25 @@ final class Lab implements AutoCloseable {
     }
   }
 
+  /** Waits (up to 5 s) until iproute2 reports {@code state} as the device's operstate. */
+  void awaitOperstate(String netns, String dev, String state) {
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      last = json("ip", "-n", netns, "-j", "link", "show", "dev", dev).get(0).path("operstate").asText();
+      if (last.equals(state)) {
+        return;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    throw new IllegalStateException(netns + "/" + dev + " operstate stayed " + last + ", expected " + state);
+  }
+
   void pinned(Path pin) {
     pins.add(pin);
   }
