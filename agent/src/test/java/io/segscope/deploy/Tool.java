@@ -21,6 +21,8 @@ record Tool(Path executable, String installHint) {
   static final Tool PROMETHEUS = new Tool(Path.of("/usr/bin/prometheus"), "apt-get install prometheus");
   static final Tool SYSTEMD_ANALYZE = new Tool(Path.of("/usr/bin/systemd-analyze"), "apt-get install systemd");
   static final Tool BASH = new Tool(Path.of("/bin/bash"), "apt-get install bash");
+  static final Tool UNSHARE = new Tool(Path.of("/usr/bin/unshare"), "apt-get install util-linux");
+  static final Tool SETPRIV = new Tool(Path.of("/usr/bin/setpriv"), "apt-get install util-linux");
 
   /** Skips (or, under CI=true, fails) the calling test when the program is not installed. */
   Tool require() {
@@ -36,14 +38,23 @@ record Tool(Path executable, String installHint) {
   record Result(int exitCode, String output) {}
 
   Result run(Path workDir, String... args) {
+    return runWithInput(workDir, null, args);
+  }
+
+  /** Runs with standard input read from a file (null: no input). */
+  Result runWithInput(Path workDir, Path input, String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(executable.toString());
     cmd.addAll(List.of(args));
     try {
       Path out = Files.createTempFile("segscope-tool", ".out");
       try {
-        Process p = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
-            .redirectOutput(out.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+            .redirectOutput(out.toFile());
+        if (input != null) {
+          pb.redirectInput(input.toFile());
+        }
+        Process p = pb.start();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
           p.destroyForcibly();
           throw new AssertionError("run " + String.join(" ", cmd) + ": no exit within 120 s");
