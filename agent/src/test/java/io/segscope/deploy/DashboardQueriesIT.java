@@ -71,6 +71,7 @@ class DashboardQueriesIT {
           awaitLabSeries(prom, instance, uplink, xdpDevice);
           Thread.sleep(5000); // a few more scrapes, so every rate window holds several samples
           checkEveryDashboardQuery(prom, instance, uplink, xdpDevice);
+          checkVariablesOfferTheLabValues(prom, instance, uplink, xdpDevice);
           checkRulesEvaluate(prom, instance, uplink);
           checkExposition(agent);
         } finally {
@@ -166,6 +167,34 @@ class DashboardQueriesIT {
     excused.forEach(e -> System.out.println("  excused: " + e));
     assertThat(failures).as("dashboard queries without data or about other devices").isEmpty();
     assertThat(total).isGreaterThan(60);
+  }
+
+  /** Each template variable, asked the way Grafana asks (label values of its selector), offers the lab's value. */
+  private static void checkVariablesOfferTheLabValues(PrometheusServer prom, String instance, DeviceAt uplink,
+      DeviceAt xdp) throws Exception {
+    List<String> failures = new ArrayList<>();
+    for (JsonNode d : Dashboards.all()) {
+      Selection s = selection(d.path("uid").asText(), instance, uplink, xdp);
+      for (Dashboards.VariableQuery v : Dashboards.variableQueries(d)) {
+        String match = Dashboards.substitute(v.selector(), RATE_INTERVAL, RANGE, s.values());
+        JsonNode values = prom.api("/api/v1/label/" + v.label() + "/values?match[]="
+            + java.net.URLEncoder.encode(match, java.nio.charset.StandardCharsets.UTF_8));
+        Set<String> offered = new TreeSet<>();
+        values.forEach(n -> offered.add(n.asText()));
+        Set<String> expected = switch (v.name()) {
+          case "job" -> Set.of("segscope");
+          case "instance" -> Set.of(instance);
+          case "netns" -> s.netns();
+          case "device" -> s.devices();
+          default -> throw new AssertionError("unexpected variable " + v.name() + " in " + v.dashboard());
+        };
+        if (!offered.containsAll(expected)) {
+          failures.add(v.dashboard() + " variable " + v.name() + " offers " + offered + " for " + match
+              + ", missing " + expected);
+        }
+      }
+    }
+    assertThat(failures).as("template variables without the lab's values").isEmpty();
   }
 
   private static void checkRulesEvaluate(PrometheusServer prom, String instance, DeviceAt uplink) throws Exception {
