@@ -12,8 +12,8 @@ import org.assertj.core.api.SoftAssertions;
  * under their legacy ethtool(8) names (table off_flag_def in ethtool's source); group lines that
  * stand for several features have "fixed": null and are skipped.
  */
-final class EthtoolJson {
-  static final Map<String, String> LEGACY = Map.of(
+public final class EthtoolJson {
+  public static final Map<String, String> LEGACY = Map.of(
       "rx-checksumming", "rx-checksum",
       "generic-segmentation-offload", "tx-generic-segmentation",
       "generic-receive-offload", "rx-gro",
