@@ -10,6 +10,16 @@ import java.time.Duration;
  * @param adviceWindow the window over which costs are computed for the rules
  * @param adviceOpenAfter how long a finding must hold before it becomes a recommendation
  * @param adviceCloseAfter how long a recommendation must lack evidence before it closes
+ * @param netnsDirs directories of named namespace bind mounts besides /run/netns (e.g. /run/docker/netns)
  */
 public record AgentOptions(String host, int port, Duration interval, boolean bpfStats, Duration adviceWindow,
-    Duration adviceOpenAfter, Duration adviceCloseAfter) {}
+    Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs) {
+
+  /** The inventory's configuration: the defaults plus the extra namespace directories. */
+  public io.segscope.agent.inventory.InventoryConfig inventoryConfig() {
+    var c = io.segscope.agent.inventory.InventoryConfig.defaults();
+    java.util.List<java.nio.file.Path> dirs = new java.util.ArrayList<>(c.namedNetnsDirs());
+    netnsDirs.stream().filter(d -> !dirs.contains(d)).forEach(dirs::add);
+    return c.withNamedNetnsDirs(dirs);
+  }
+}

@@ -4,7 +4,6 @@ import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.cli.VersionProvider;
 import io.segscope.agent.inventory.DeviceInventory;
-import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.http.AgentVerticle;
 import io.segscope.agent.telemetry.TelemetryService;
@@ -80,7 +79,7 @@ public final class AgentRuntime implements AutoCloseable {
     DeviceInventory inventory;
     DecodeWarnings warnings = new DecodeWarnings();
     try {
-      inventory = DeviceInventory.start(InventoryConfig.defaults(), warnings);
+      inventory = DeviceInventory.start(options.inventoryConfig(), warnings);
     } catch (RuntimeException e) {
       probes.close();
       if (stats != null) {

@@ -45,6 +45,11 @@ public final class RunCommand implements Callable<Integer> {
       description = "How long a recommendation must lack evidence before it closes (default: ${DEFAULT-VALUE}).")
   Duration adviceCloseAfter;
 
+  @Option(names = "--netns-dir", paramLabel = "DIR",
+      description = "Also name network namespaces from the bind mounts in DIR, besides /run/netns; repeatable "
+          + "(e.g. /run/docker/netns on Docker hosts).")
+  java.util.List<java.nio.file.Path> netnsDirs = new java.util.ArrayList<>();
+
   @Option(names = "--no-bpf-stats", negatable = false,
       description = "Do not turn on the kernel's bpf_stats (the agent's in-kernel run time metrics stay 0).")
   boolean noBpfStats;
@@ -57,8 +62,14 @@ public final class RunCommand implements Callable<Integer> {
           + " (run as root, or grant these capabilities)");
       return 1;
     }
+    for (java.nio.file.Path d : netnsDirs) {
+      if (java.nio.file.Files.exists(d) && !java.nio.file.Files.isDirectory(d)) {
+        System.err.println("segscope run: --netns-dir " + d + " is not a directory");
+        return 2;
+      }
+    }
     AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval, !noBpfStats, adviceWindow,
-        adviceOpenAfter, adviceCloseAfter);
+        adviceOpenAfter, adviceCloseAfter, netnsDirs);
     try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }
