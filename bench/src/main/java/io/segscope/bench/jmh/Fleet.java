@@ -34,8 +34,9 @@ import java.util.Set;
  * A synthetic host of {@code n} veth devices (n/2 pairs between two namespaces), with the raw per-CPU
  * {@code dev_stats} map entries the programs would hold for them and the inventory the agent would read:
  * the input of the hot paths the JMH benchmarks time. Every device carries GSO traffic (offloaded); every
- * tenth also segments in software because its gso_max_size (16384) is below its peer's (cause
- * gso_max_size), so the recommender has findings to make.
+ * tenth b-side device also segments in software because its gso_max_size (16384) is below that of a
+ * macvlan stacked on it (the S2 shape; cause gso_max_size), so the recommender has findings to make. The
+ * inventory holds those n/20 macvlans besides the n veths.
  */
 final class Fleet {
   static final long ROOT = 4026531840L;
@@ -78,7 +79,11 @@ final class Fleet {
       values[i] = value(i, name(i), 1);
       int peer = 2 + i / 2;
       long gsoMax = software(i) ? 16384 : 65536;
-      inv.add(new Device(ns, ns == NS_A ? "fleeta" : "fleetb", link(ifindex, name(i), peer, gsoMax), features()));
+      inv.add(new Device(ns, ns == NS_A ? "fleeta" : "fleetb", link(ifindex, name(i), "veth", peer, 0, gsoMax),
+          features()));
+      if (software(i)) {
+        inv.add(new Device(ns, "fleetb", link(10000 + i, "mv" + i / 2, "macvlan", ifindex, -1, 65536), features()));
+      }
     }
     this.inventory = new Inventory(List.of(ns(ROOT, ""), ns(NS_A, "fleeta"), ns(NS_B, "fleetb")), inv,
         Map.of(NS_A, Map.of(0, NS_B), NS_B, Map.of(0, NS_A)), T0);
@@ -167,10 +172,12 @@ final class Fleet {
     return new Netns(inode, name, Path.of(name.isEmpty() ? "/proc/1/ns/net" : "/run/netns/" + name), inode == ROOT);
   }
 
-  private static Link link(int ifindex, String name, int peer, long gsoMaxSize) {
+  /** @param linkNetnsId the nsid of {@code lower}'s namespace, -1 for the device's own */
+  private static Link link(int ifindex, String name, String kind, int lower, int linkNetnsId, long gsoMaxSize) {
     XdpAttachment none = new XdpAttachment(XdpMode.NONE, OptionalInt.empty(), OptionalInt.empty(),
         OptionalInt.empty(), OptionalInt.empty());
-    return new Link(ifindex, name, "veth", "", 1500, OptionalInt.of(peer), OptionalInt.empty(), OptionalInt.of(0),
+    return new Link(ifindex, name, kind, "", 1500, OptionalInt.of(lower), OptionalInt.empty(),
+        linkNetnsId < 0 ? OptionalInt.empty() : OptionalInt.of(linkNetnsId),
         OptionalLong.of(gsoMaxSize), OptionalLong.of(65535), OptionalLong.of(524280), OptionalLong.of(65535),
         OptionalLong.of(65536), OptionalLong.of(gsoMaxSize), OptionalLong.of(65536), none, "UP",
         OptionalLong.of(68), OptionalLong.of(65535), OptionalLong.of(1000), Link.IFF_UP | 0x10000,

@@ -24,6 +24,7 @@ import java.util.logging.Logger;
 public final class OverheadPart {
   private static final Logger LOG = Logger.getLogger(OverheadPart.class.getName());
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration SETTLE = Duration.ofSeconds(2);
 
   private final BenchConfig config;
   private final Results results;
@@ -50,6 +51,7 @@ public final class OverheadPart {
             agent = AgentProcess.start(config.agentJar(), results.dir().resolve("agent-overhead-" + pair + ".log"));
             agent.awaitReady(Duration.ofSeconds(120));
             starts.add(agent.readySeconds());
+            Thread.sleep(SETTLE.toMillis()); // let the just-started JVM finish its start-up work
           }
           try {
             for (Topology t : scenarios) {
