@@ -67,7 +67,7 @@ public final class ScalePart {
         levels.add(level(lab, fleet, s1, samples));
       }
     }
-    ScaleResult result = new ScaleResult(levels, "5s (default)");
+    ScaleResult result = new ScaleResult(levels, "5s (default)", compileMemory());
     results.write("scale", result);
     results.csv("scale-requests", samples);
     return result;
@@ -113,8 +113,48 @@ public final class ScalePart {
       IperfResult loaded = load.get(60, TimeUnit.SECONDS);
       agent.stop();
       return new ScaleResult.Level(fleet.devices(), inventory, gso.size(), fleetGso, metrics.samples().size(),
-          agent.firstScrapeSeconds(), agent.readySeconds(), m, d, i1.rssBytes(), i1.coresSince(i0),
+          agent.firstScrapeSeconds(), agent.readySeconds(), attachSeconds(log), m, d, i1.rssBytes(), i1.coresSince(i0),
           l1.rssBytes(), l1.coresSince(l0), loaded.gbitsPerSecond());
+    }
+  }
+
+  /** "probes attached in N ms" from the agent's log, in seconds; -1 when absent. */
+  static double attachSeconds(Path log) throws IOException {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("probes attached in (\\d+) ms")
+        .matcher(Files.readString(log));
+    return m.find() ? Long.parseLong(m.group(1)) / 1000.0 : -1;
+  }
+
+  /** Runs {@link io.segscope.bench.agent.CompileMemory} in a JVM with the agent's flags; null if it fails. */
+  private ScaleResult.CompileMemory compileMemory() {
+    List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+    for (String o : System.getenv().getOrDefault("SEGSCOPE_JAVA_OPTS", AgentProcess.DEFAULT_JAVA_OPTS).split("\\s+")) {
+      if (!o.isEmpty()) {
+        cmd.add(o);
+      }
+    }
+    cmd.addAll(List.of("-cp", config.benchJar().toString(), io.segscope.bench.agent.CompileMemory.class.getName()));
+    Path out = results.dir().resolve("compile-memory.log");
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        LOG.warning("measure compile memory: `" + String.join(" ", cmd) + "` failed; see " + out);
+        return null;
+      }
+      for (String line : Files.readAllLines(out)) {
+        if (line.startsWith("before=")) {
+          return ScaleResult.CompileMemory.parse(line);
+        }
+      }
+      LOG.warning("measure compile memory: no result line in " + out);
+      return null;
+    } catch (IOException | RuntimeException e) {
+      LOG.warning("measure compile memory: " + e.getMessage());
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
     }
   }
 
@@ -170,13 +210,9 @@ public final class ScalePart {
       for (Netns ns : all) {
         awaitListening(lab, ns);
       }
-      List<CompletableFuture<String>> senders = new ArrayList<>();
-      for (int g = 0; g < GROUPS; g++) {
-        senders.add(send(lab, fleet.aNamespaces().get(g), fleet.addresses(g, 2), "a" + g));
-        senders.add(send(lab, fleet.bNamespaces().get(g), fleet.addresses(g, 1), "b" + g));
-      }
-      for (CompletableFuture<String> s : senders) {
-        LOG.fine(s.get(120, TimeUnit.SECONDS).strip());
+      for (int g = 0; g < GROUPS; g++) { // Lab.exec is serialised anyway: one sender at a time
+        LOG.fine(send(lab, fleet.aNamespaces().get(g), fleet.addresses(g, 2), "a" + g).strip());
+        LOG.fine(send(lab, fleet.bNamespaces().get(g), fleet.addresses(g, 1), "b" + g).strip());
       }
     } finally {
       for (Process p : sinks) {
@@ -189,11 +225,11 @@ public final class ScalePart {
     }
   }
 
-  private CompletableFuture<String> send(Lab lab, Netns ns, List<String> addresses, String tag) throws IOException {
+  private String send(Lab lab, Netns ns, List<String> addresses, String tag) throws IOException {
     Path file = lab.workDir().resolve("spray-" + tag + ".txt");
     Files.write(file, addresses);
     List<String> cmd = javaCommand("send", Integer.toString(SPRAY_PORT), Integer.toString(SPRAY_BYTES), file.toString());
-    return CompletableFuture.supplyAsync(() -> lab.exec(ns, cmd.toArray(String[]::new)));
+    return lab.exec(ns, cmd.toArray(String[]::new));
   }
 
   private List<String> command(Netns ns, String... args) {

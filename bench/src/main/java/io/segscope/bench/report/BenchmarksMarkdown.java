@@ -277,13 +277,14 @@ public final class BenchmarksMarkdown {
         .append("features. The inventory counts every device of the host (other engineers' namespaces included).")
         .append(" Agent read interval ").append(scale.interval()).append("; latency over sequential requests")
         .append(" after 5 warm-up requests; CPU from /proc/PID/stat (1.0 = one core).\n\n");
-    md.append("| fleet devices | inventory devices | GSO devices (fleet) | series | first scrape | ready | /metrics p50 / p99 | /metrics size")
+    md.append("| fleet devices | inventory devices | GSO devices (fleet) | series | first scrape (probes attach) | ready | /metrics p50 / p99 | /metrics size")
         .append(" | /api/v1/devices p50 / p99 | size | RSS idle / load | CPU idle / load |\n")
         .append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (ScaleResult.Level l : scale.levels()) {
       md.append("| ").append(l.fleetDevices()).append(" | ").append(l.inventoryDevices()).append(" | ")
           .append(l.gsoDevices()).append(" (").append(l.fleetGsoDevices()).append(") | ")
-          .append(Fmt.count(l.metricsSeries())).append(" | ").append(Fmt.num(l.firstScrapeSeconds(), 2)).append(" s | ")
+          .append(Fmt.count(l.metricsSeries())).append(" | ").append(Fmt.num(l.firstScrapeSeconds(), 2)).append(" s (")
+          .append(Fmt.num(l.probesAttachSeconds(), 2)).append(" s) | ")
           .append(Fmt.num(l.readySeconds(), 2)).append(" s | ")
           .append(Fmt.num(l.metrics().ms().p50(), 1)).append(" / ").append(Fmt.num(l.metrics().ms().p99(), 1))
           .append(" ms | ").append(Fmt.kib(l.metrics().payloadBytes())).append(" | ")
@@ -293,7 +294,18 @@ public final class BenchmarksMarkdown {
           .append(Fmt.num(l.idleCores(), 3)).append(" / ").append(Fmt.num(l.loadCores(), 3)).append(" |\n");
     }
     md.append("\nRequests: ").append(scale.levels().get(0).metrics().ms().n())
-        .append(" per endpoint and level; every sample in `scale-requests.csv`.\n\n");
+        .append(" per endpoint and level; every sample in `scale-requests.csv`. The agent's CPU is its process")
+        .append(" time only: the BPF programs run in the context of the packets' senders and receivers (part 1).")
+        .append(" \"probes attach\" is what the agent logs for compiling and attaching its programs with libbcc.\n\n");
+    ScaleResult.CompileMemory cm = scale.compileMemory();
+    if (cm != null) {
+      md.append("Where the RSS comes from (`io.segscope.bench.agent.CompileMemory`: a JVM with the agent's flags")
+          .append(" that only opens the agent's probe session): RSS ").append(Fmt.mib(cm.before()[0] * 1024.0))
+          .append(" before, ").append(Fmt.mib(cm.attached()[0] * 1024.0)).append(" after libbcc compiled and attached")
+          .append(" the programs (anonymous ").append(Fmt.mib(cm.attached()[1] * 1024.0)).append(", file-backed ")
+          .append(Fmt.mib(cm.attached()[2] * 1024.0)).append(": libLLVM/libclang code), ")
+          .append(Fmt.mib(cm.trimmed()[0] * 1024.0)).append(" after glibc `malloc_trim(0)`.\n\n");
+    }
   }
 
   private void jmhSection() {

@@ -45,9 +45,11 @@ class BenchmarksMarkdownTest {
         new OverheadResult.Spread(0.995, 0.9, 1.1), new OverheadResult.Spread(1, 1, 1), new OverheadResult.Spread(1, 1, 1),
         10, 10)), 3, List.of(4.0)));
     Stats.Summary ms = new Stats.Summary(100, 10, 25, 40, 50, 26);
-    r.write("scale", new ScaleResult(List.of(new ScaleResult.Level(1000, 1020, 1000, 1000, 80000, 6.5, 6.6,
+    r.write("scale", new ScaleResult(List.of(new ScaleResult.Level(1000, 1020, 1000, 1000, 80000, 6.5, 6.6, 3.7,
         new ScaleResult.Latency("/metrics", ms, 8_000_000), new ScaleResult.Latency("/api/v1/devices", ms, 1_000_000),
-        270L << 20, 0.01, 280L << 20, 0.01, 4.0)), "5s"));
+        270L << 20, 0.01, 280L << 20, 0.01, 4.0)), "5s",
+        new ScaleResult.CompileMemory(new long[] {38000, 17000, 21000}, new long[] {238000, 137000, 101000},
+            new long[] {209000, 108000, 101000})));
     Path md = dir.resolve("B.md");
     BenchmarksMarkdown.write(r, md);
     String text = Files.readString(md);
