@@ -61,7 +61,7 @@ final class Misses {
     }
     if (id.equals("cost.share.event")) {
       return "The costliest program against the mean time to segment one super-packet measured in the same"
-          + " window. " + perSegmented() + " Closing the per-event misses above closes this one.";
+          + " window." + perSegmented() + " Closing the per-event misses above closes this one.";
     }
     if (id.equals("cost.share.total")) {
       return "This counts every run of every segscope program on the host (every transmitted segment fires"
@@ -70,7 +70,7 @@ final class Misses {
           + share("net_dev_queue") + " net_dev_queue, " + share("consume_skb") + " consume_skb, "
           + share("net_dev_start_xmit") + " net_dev_start_xmit, " + share("netif_receive_skb")
           + " netif_receive_skb. To close: attach the generic-XDP check only where generic XDP exists (removes"
-          + " the last share), and the per-event savings above; the per-packet floor (" + num(floorNs(), 0)
+          + " the netif_receive_skb share), and the per-event savings above; the per-packet floor (" + num(floorNs(), 0)
           + " ns under bpf_stats) stays, part of it the accounting itself, which `--no-bpf-stats` turns off.";
     }
     if (id.startsWith("overhead.")) {
@@ -129,16 +129,21 @@ final class Misses {
 
   private String rssText() {
     ScaleResult.CompileMemory cm = scale.compileMemory();
-    String evidence = cm == null ? "" : " Measured in this run: a JVM with the agent's flags that only opens the"
-        + " agent's probe session goes from " + Fmt.mib(cm.before()[0] * 1024.0) + " to "
-        + Fmt.mib(cm.attached()[0] * 1024.0) + " RSS when libbcc compiles and attaches the programs ("
-        + Fmt.mib(cm.attached()[2] * 1024.0) + " of it file-backed libLLVM/libclang code, the rest malloc arenas"
-        + " the compile leaves behind); `malloc_trim(0)` afterwards gives back "
+    String evidence = cm == null ? "" : " Measured in this run with a JVM started with the agent's flags that only"
+        + " opens the agent's probe session (BTF read in Java, then libbcc compiles and loads the programs with its"
+        + " in-process LLVM): RSS goes from " + Fmt.mib(cm.before()[0] * 1024.0) + " to "
+        + Fmt.mib(cm.attached()[0] * 1024.0) + ", of which +" + Fmt.mib((cm.attached()[2] - cm.before()[2]) * 1024.0)
+        + " file-backed (libLLVM/libclang code pages: clean, shared, but counted) and +"
+        + Fmt.mib((cm.attached()[1] - cm.before()[1]) * 1024.0) + " anonymous (Java heap and the malloc arenas the"
+        + " compile leaves behind); glibc `malloc_trim(0)` afterwards gives back "
         + Fmt.mib((cm.attached()[0] - cm.trimmed()[0]) * 1024.0) + ".";
-    return "The JVM itself (heap committed within -Xmx192m, metaspace, code cache) is about half; the other half is"
-        + " libbcc's in-process LLVM." + evidence + " To close: call glibc `malloc_trim(0)` (one JNA call) once"
-        + " the programs are loaded; in the longer run, BPF objects compiled at build time (CO-RE with libbpf)"
-        + " keep LLVM out of the agent's process altogether.";
+    double worst = scale.levels().stream().mapToDouble(l -> Math.max(l.idleRssBytes(), l.loadRssBytes())).max()
+        .orElse(0);
+    String after = cm == null ? "" : " (this run's " + Fmt.mib(worst) + " would become about "
+        + Fmt.mib(worst - (cm.attached()[0] - cm.trimmed()[0]) * 1024.0) + ")";
+    return "RSS counts the JVM and, in the same process, libbcc's LLVM." + evidence + " To close: call"
+        + " `malloc_trim(0)` (one JNA call) once the programs are loaded" + after + "; in the longer run, BPF objects compiled at build time (CO-RE with libbpf) keep LLVM"
+        + " out of the agent's process altogether.";
   }
 
   private String floor() {
