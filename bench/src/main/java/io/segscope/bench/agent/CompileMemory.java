@@ -30,6 +30,7 @@ public final class CompileMemory {
       LibC.INSTANCE.malloc_trim(0);
       String trimmed = rss();
       System.out.println("before=" + before + " attached=" + attached + " trimmed=" + trimmed);
+      System.err.println(s.attachments().size() + " programs attached");
     }
   }
 

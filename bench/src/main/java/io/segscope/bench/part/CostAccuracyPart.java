@@ -58,6 +58,7 @@ public final class CostAccuracyPart {
           AgentProcess agent = AgentProcess.start(config.agentJar(), results.dir().resolve("agent-cost.log"),
               "--interval", "1s")) {
         agent.awaitReady(Duration.ofSeconds(120));
+        LOG.fine("kernel.bpf_stats_enabled was " + stats.previous() + "; 1 until the end of this part");
         try (BpftraceRun equivalent = BpftraceRun.start("equivalent", equivalentScript(), results.dir());
             BpftraceRun oracle = BpftraceRun.start("oracle", resource("oracle.bt"), results.dir())) {
           equivalent.awaitAttached(Duration.ofSeconds(60));
