@@ -116,8 +116,14 @@ public final class CostAccuracyPart {
     double skbs = delta(before, mid, "segscope_gso_sw_skbs_total");
     double timed = delta(before, mid, "segscope_gso_sw_duration_seconds_count");
     double segNanos = delta(before, mid, "segscope_gso_sw_duration_seconds_sum") * 1e9;
+    java.util.SortedSet<String> modes = new java.util.TreeSet<>();
+    for (PromText.Sample s : mid.samples("segscope_probe_attached")) {
+      if (s.value() == 1 && s.labels().containsKey("mode")) {
+        modes.add(s.labels().get("mode"));
+      }
+    }
     return new CostResult(rows, oursTotal, theirsTotal, skbs, timed, segNanos, traffic.gbitsPerSecond(), window,
-        foreign);
+        foreign, String.join(", ", modes));
   }
 
   private static double perEvent(long[] d) {

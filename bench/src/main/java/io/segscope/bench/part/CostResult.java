@@ -15,10 +15,11 @@ import java.util.List;
  * @param trafficGbps the S1 iperf3 throughput
  * @param windowSeconds length of the measured window
  * @param foreignPrograms other processes' programs attached to the same tracepoints during the run
+ * @param probeModes the modes of the agent's attached probes (segscope_probe_attached), e.g. "tracepoint"
  */
 public record CostResult(List<ProgramCost> programs, long segscopeRunNanos, long bpftraceRunNanos,
     double segmentedSkbs, double timedSegmentations, double segmentationNanos, double trafficGbps,
-    double windowSeconds, List<String> foreignPrograms) {
+    double windowSeconds, List<String> foreignPrograms, String probeModes) {
 
   /**
    * One tracepoint.

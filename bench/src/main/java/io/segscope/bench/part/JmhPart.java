@@ -5,6 +5,8 @@ import io.segscope.bench.jmh.HotPathBenchmarks;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
@@ -27,8 +29,10 @@ public final class JmhPart {
         .include(HotPathBenchmarks.class.getName() + "\\.")
         .resultFormat(ResultFormatType.JSON)
         .result(results.dir().resolve("jmh-raw.json").toString())
-        .output(results.dir().resolve("jmh.log").toString());
-    String settings = "1 fork (-Xmx192m -XX:+UseSerialGC, as the agent), 3 x 1 s warm-up, 5 x 1 s measurement";
+        .output(results.dir().resolve("jmh.log").toString())
+        .addProfiler(GCProfiler.class);
+    String settings = "1 fork (-Xmx192m -XX:+UseSerialGC, as the agent), 3 x 1 s warm-up, 5 x 1 s measurement,"
+        + " GC profiler";
     if (config.jmhQuick()) {
       b.warmupIterations(1).warmupTime(TimeValue.milliseconds(300)).measurementIterations(2)
           .measurementTime(TimeValue.milliseconds(300));
@@ -40,8 +44,9 @@ public final class JmhPart {
       var p = r.getPrimaryResult();
       String method = r.getParams().getBenchmark();
       method = method.substring(method.lastIndexOf('.') + 1);
+      Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
       scores.add(new JmhResult.Score(method, Integer.parseInt(r.getParams().getParam("devices")), p.getScore(),
-          p.getScoreError(), p.getScoreUnit()));
+          p.getScoreError(), p.getScoreUnit(), alloc == null ? Double.NaN : alloc.getScore()));
     }
     JmhResult result = new JmhResult(scores, settings);
     results.write("jmh", result);

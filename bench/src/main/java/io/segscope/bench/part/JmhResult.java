@@ -16,6 +16,9 @@ public record JmhResult(List<Score> scores, String settings) {
    * @param score average time per operation
    * @param error the 99.9% confidence half-interval JMH reports (NaN with too few iterations)
    * @param unit e.g. us/op
+   * @param allocatedBytesPerOp bytes allocated per operation (JMH's GC profiler, gc.alloc.rate.norm); NaN
+   *     when not measured
    */
-  public record Score(String benchmark, int devices, double score, double error, String unit) {}
+  public record Score(String benchmark, int devices, double score, double error, String unit,
+      double allocatedBytesPerOp) {}
 }

@@ -136,7 +136,9 @@ public final class BenchmarksMarkdown {
         + " GiB memory; shared with other engineers' tests during the run");
     row("load average (1/5/15 min)", load(run.loadBefore()) + " at start, " + load(run.loadAfter()) + " at end");
     row("kernel", m.kernel());
-    row("probe mode", run.probeMode() + " (no kprobes, fentry refused on this kernel)");
+    row("probe mode", cost != null && !cost.probeModes().isEmpty()
+        ? cost.probeModes() + " (the mode label of the agent's segscope_probe_attached series)"
+        : run.probeMode() + " (the only mode the agent has on this kernel)");
     row("JVM", m.java());
     row("suite duration", Fmt.num(run.seconds() / 60, 1) + " min");
     if (cost != null) {
@@ -317,11 +319,13 @@ public final class BenchmarksMarkdown {
     md.append("`bench/src/main/java/io/segscope/bench/jmh/HotPathBenchmarks.java`, synthetic host on 2 CPUs ")
         .append("(every device offloads GSO; every tenth b-side device also segments in software); ")
         .append(jmh.settings()).append(". One operation = all devices once.\n\n");
-    md.append("| benchmark | devices | time per operation | ± (99.9 %) | per device |\n| --- | ---: | ---: | ---: | ---: |\n");
+    md.append("| benchmark | devices | time per operation | ± (99.9 %) | per device | allocated per operation |\n")
+        .append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (JmhResult.Score s : jmh.scores()) {
       md.append("| ").append(s.benchmark()).append(" | ").append(s.devices()).append(" | ")
           .append(Fmt.num(s.score(), 1)).append(' ').append(s.unit()).append(" | ").append(Fmt.num(s.error(), 1))
-          .append(" | ").append(Fmt.num(s.score() * 1000 / s.devices(), 0)).append(" ns |\n");
+          .append(" | ").append(Fmt.num(s.score() * 1000 / s.devices(), 0)).append(" ns | ")
+          .append(Double.isNaN(s.allocatedBytesPerOp()) ? "n/a" : Fmt.kib(s.allocatedBytesPerOp())).append(" |\n");
     }
     md.append("\ndecode = DeviceStatsDecoder.decode of every per-CPU entry; assemble = SnapshotAssembler + ")
         .append("InventoryView (names, device infos); scrape = MetricsRegistry.scrape to Prometheus text; ")

@@ -30,7 +30,7 @@ class BenchmarksMarkdownTest {
         new CostResult.ProgramCost("qdisc_dequeue", "tracepoint__qdisc__qdisc_dequeue", 0, 0, Double.NaN, 0, 0, Double.NaN, false),
         new CostResult.ProgramCost("net_dev_start_xmit", "tracepoint__net__net_dev_start_xmit", 1000, 60_000, 60, 1000, 70_000, 70, false),
         new CostResult.ProgramCost("netif_receive_skb", "tracepoint__net__netif_receive_skb", 1000, 90_000, 90, 1000, 50_000, 50, true)),
-        300_000, 420_000, 100, 100, 1_000_000, 5.0, 5.0, List.of("pid 7 (java): net_dev_queue"));
+        300_000, 420_000, 100, 100, 1_000_000, 5.0, 5.0, List.of("pid 7 (java): net_dev_queue"), "tracepoint");
   }
 
   @Test
@@ -50,6 +50,9 @@ class BenchmarksMarkdownTest {
         270L << 20, 0.01, 280L << 20, 0.01, 4.0)), "5s",
         new ScaleResult.CompileMemory(new long[] {38000, 17000, 21000}, new long[] {238000, 137000, 101000},
             new long[] {209000, 108000, 101000})));
+    r.write("jmh", new io.segscope.bench.part.JmhResult(List.of(
+        new io.segscope.bench.part.JmhResult.Score("scrape", 1000, 113_768.5, 14_196.6, "us/op", 40.0 * (1 << 20))),
+        "test"));
     Path md = dir.resolve("B.md");
     BenchmarksMarkdown.write(r, md);
     String text = Files.readString(md);
@@ -67,6 +70,9 @@ class BenchmarksMarkdownTest {
     assertThat(text).contains("start to first successful scrape, slowest level | 6.50 s | ≤ 5.00 s | **missed**");
     assertThat(text).contains("## Misses, and what would close them");
     assertThat(text).contains("pid 7 (java): net_dev_queue");
-    assertThat(text).contains("## 5. Java hot paths (JMH)\n\nNot run.");
+    assertThat(text).contains("| probe mode | tracepoint (the mode label of the agent's segscope_probe_attached series) |");
+    assertThat(text).contains("| scrape | 1000 | 113,768.5 us/op | 14,196.6 | 113,769 ns | 40.0 MiB |");
+    assertThat(text).contains("one scrape of 1000 devices allocates 40.0 MiB (JMH, part 5)");
+    assertThat(text).contains("JMH (part 5) puts MetricsRegistry.scrape alone at 113.8 ms for 1000 devices");
   }
 }
