@@ -68,7 +68,8 @@ public final class BenchmarksMarkdown {
     scaleSection();
     jmhSection();
     missesSection(checks);
-    md.append("## How to reproduce\n\n`sudo scripts/bench` (about 10 minutes; see README, \"Benchmarks\"). ")
+    md.append("## How to reproduce\n\n`sudo scripts/bench` (this run: ").append(Fmt.num(run.seconds() / 60, 1))
+        .append(" min plus the build; see README, \"Benchmarks\"). ")
         .append("Raw results of this run: `").append(run.resultsDir()).append("/` (not committed).\n");
     return md.toString();
   }
@@ -224,7 +225,9 @@ public final class BenchmarksMarkdown {
           .append(spread(s.throughputRatio())).append(" | ").append(spread(s.senderCpuRatio())).append(" | ")
           .append(spread(s.receiverCpuRatio())).append(" |\n");
     }
-    md.append("\nEvery run: `overhead-runs.csv` in the raw results.\n\n");
+    md.append("\nEvery run: `overhead-runs.csv` in the raw results. The CPU ratios scatter widely: iperf3 samples")
+        .append(" its own process's CPU time, and on 2 shared cores the softirq work of a veth path lands on whichever")
+        .append(" process is running; read them as noise unless a run is repeated on a quiet machine.\n\n");
   }
 
   private static String spread(OverheadResult.Spread s) {

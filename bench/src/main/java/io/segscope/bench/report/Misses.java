@@ -77,21 +77,20 @@ final class Misses {
       String s = id.substring("overhead.".length());
       Optional<OverheadResult.Summary> sum = overhead.scenarios().stream().filter(x -> x.scenario().equals(s))
           .findFirst();
+      long lost = pairRatios(s).stream().filter(r -> r < 1).count();
       String range = sum.map(x -> "[" + num(x.throughputRatio().min(), 3) + " – " + num(x.throughputRatio().max(), 3)
           + "]").orElse("");
-      boolean noise = sum.isPresent() && sum.get().throughputRatio().min() < 1 && sum.get().throughputRatio().max() > 1;
-      return "Pair ratios ranged " + range + (noise
-          ? ": the range straddles 1, so this run cannot tell the agent's effect from the shared machine's noise"
-              + " (other engineers' tests ran at the same time, see the load average). More pairs or a quiet"
-              + " machine would narrow it."
-          : ": every pair lost throughput with the agent attached. The programs of part 1 run in the senders' and"
-              + " receivers' context on every packet (in S1 about 45 segments per super-packet, each firing"
-              + " net_dev_start_xmit and netif_receive_skb), and the kernel also builds each tracepoint's record for"
-              + " them (perf_trace_*, outside run_time_ns); the agent also turns bpf_stats on by default, which adds"
-              + " the run-time accounting to every BPF program on the host. To close: part 1's proposals (above all"
-              + " the generic-XDP check only where generic XDP exists), raw tracepoints where a program only needs"
-              + " the skb pointer (no record to build), and measuring with `--no-bpf-stats` to see what the"
-              + " accounting itself costs (not separated here).");
+      boolean straddles = sum.isPresent() && sum.get().throughputRatio().max() > 1;
+      return lost + " of " + pairRatios(s).size() + " pairs lost throughput with the agent attached (ratios " + range
+          + ")" + (straddles ? "; the range reaches above 1, so on this shared machine the size of the effect is"
+              + " uncertain (more pairs or a quiet machine would narrow it)." : ".")
+          + " The programs of part 1 run in the senders' and receivers' context on every packet (in S1 about 45"
+          + " segments per super-packet, each firing net_dev_start_xmit and netif_receive_skb), the kernel builds"
+          + " each tracepoint's record for them (perf_trace_*, not counted in run_time_ns), and the agent turns"
+          + " bpf_stats on by default, which adds run-time accounting to every BPF program on the host. To close:"
+          + " part 1's proposals (above all the generic-XDP check only where generic XDP exists), raw tracepoints"
+          + " where a program needs only the skb pointer (no record to build), and a run with `--no-bpf-stats` to"
+          + " see what the accounting itself costs (not separated here).";
     }
     if (id.startsWith("accuracy.")) {
       return "The agent counts a segmentation only when it saw the skb's net_dev_queue (its in-flight entry);"
@@ -157,6 +156,18 @@ final class Misses {
         + " the programs are loaded" + trim + "; the /metrics changes below (render once per read, no zero"
         + " histograms) cut the allocation per scrape, so the heap stays small; in the longer run, BPF objects"
         + " compiled at build time (CO-RE with libbpf) keep LLVM out of the agent's process altogether.";
+  }
+
+  /** Per-pair throughput ratios (with / without) of one scenario. */
+  private java.util.List<Double> pairRatios(String scenario) {
+    java.util.List<Double> out = new java.util.ArrayList<>();
+    for (OverheadResult.Run w : overhead.runs()) {
+      if (w.scenario().equals(scenario) && w.agent()) {
+        overhead.runs().stream().filter(o -> o.scenario().equals(scenario) && !o.agent() && o.pair() == w.pair())
+            .forEach(o -> out.add(w.gbps() / o.gbps()));
+      }
+    }
+    return out;
   }
 
   private Optional<Double> jmhAlloc(String benchmark, int devices) {
