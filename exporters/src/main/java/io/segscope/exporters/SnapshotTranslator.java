@@ -95,6 +95,12 @@ final class SnapshotTranslator {
     samples.add(counter(GSO_SW_SKBS, r.swSkbs(), netns, device, r.mode()));
     samples.add(counter(GSO_SW_SEGMENTS, r.swSegments(), netns, device, r.mode()));
     samples.add(counter(GSO_SW_BYTES, r.swBytes(), netns, device, r.mode()));
+    if (r.swSkbs() == 0) {
+      // a device that only hands super-packets to its driver: its histograms and causes would be all
+      // zero (docs/metrics.md); they appear, with every bucket, once it segments in software
+      samples.add(counter(GSO_OFFLOADED_SKBS, r.offloadedSkbs(), netns, device, r.mode()));
+      return samples;
+    }
     samples.add(
         new Sample(
             GSO_SW_DURATION,
