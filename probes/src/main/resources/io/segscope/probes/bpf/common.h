@@ -57,7 +57,9 @@ struct dev_stats {
 #define DIAG_SEGMENTED_UNTRACKED 0  /* segmented at validate_xmit_skb, but its net_dev_queue was not seen */
 #define DIAG_SEGMENTED_OTHER_CPU 1  /* segmented on another CPU than queued/dequeued: counted, not timed */
 #define DIAG_STATS_FULL 2           /* per-device map full: event dropped */
-#define DIAG_SLOTS 4
+#define DIAG_GSO_NULL 3             /* kprobe/fentry: __skb_gso_segment returned NULL (nothing segmented) */
+#define DIAG_GSO_ERROR 4            /* kprobe/fentry: __skb_gso_segment returned an ERR_PTR */
+#define DIAG_SLOTS 8
 
 BPF_PERCPU_ARRAY(stats_zero, struct dev_stats, 1);
 BPF_PERCPU_HASH(dev_stats, struct dev_key, struct dev_stats, 4096);
@@ -166,4 +168,50 @@ static __always_inline u32 gso_cause(void *dev, u32 len, u16 gso_segs, u32 gso_t
     if (ip_summed != SEG_CHECKSUM_PARTIAL && ip_summed != SEG_CHECKSUM_UNNECESSARY)
         return CAUSE_CHECKSUM;
     return CAUSE_OTHER;
+}
+
+/* ---- generic XDP: the kernel's copy predicate, shared by every mode (kernel-facts.md §2) ---- */
+#define SEG_XDP_PACKET_HEADROOM 256
+
+/* skb->redirected: the kernel passes such skbs through generic XDP without running the program. */
+static __always_inline int skb_redirected(void *skb)
+{
+#ifdef OFF_SKB_REDIRECTED_BYTE
+    return skb_bits(skb, OFF_SKB_REDIRECTED_BYTE, SKB_REDIRECTED_SHIFT, SKB_REDIRECTED_MASK);
+#else
+    return 0;
+#endif
+}
+
+/*
+ * Whether generic XDP will copy/linearize this skb, evaluated where skb->data is at the network
+ * header (net:netif_receive_skb, do_xdp_generic entry):
+ *     cloned-and-shared || nonlinear || headroom < XDP_PACKET_HEADROOM
+ * headroom = data - head before 6.9; from 6.9 the kernel measures it after pushing the MAC header,
+ * i.e. the MAC header offset (XDP_HEADROOM_AFTER_MAC_PUSH).
+ */
+static __always_inline int xdp_copy_needed(void *skb)
+{
+    u32 data_len = 0;
+    void *head = 0, *data = 0;
+    bpf_probe_read_kernel(&data_len, sizeof data_len, (char *)skb + OFF_SKB_DATA_LEN);
+    bpf_probe_read_kernel(&head, sizeof head, (char *)skb + OFF_SKB_HEAD);
+    bpf_probe_read_kernel(&data, sizeof data, (char *)skb + OFF_SKB_DATA);
+    u64 headroom = (u64)data - (u64)head;
+#if XDP_HEADROOM_AFTER_MAC_PUSH
+    u16 mac_header = 0;
+    bpf_probe_read_kernel(&mac_header, sizeof mac_header, (char *)skb + OFF_SKB_MAC_HEADER);
+    if (mac_header != 0xffff)
+        headroom = mac_header;
+#endif
+    if (data_len != 0 || headroom < SEG_XDP_PACKET_HEADROOM)
+        return 1;
+    if (skb_bits(skb, OFF_SKB_CLONED_BYTE, SKB_CLONED_SHIFT, SKB_CLONED_MASK)) {
+        void *shinfo = skb_shinfo_of(skb);
+        u32 dataref = 0;
+        if (shinfo)
+            bpf_probe_read_kernel(&dataref, sizeof dataref, (char *)shinfo + OFF_SHINFO_DATAREF);
+        return (dataref & 0xffff) != 1;
+    }
+    return 0;
 }

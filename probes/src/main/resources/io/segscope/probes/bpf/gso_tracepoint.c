@@ -10,7 +10,9 @@
  *
  * Compile-time inputs (-D): the BTF offsets of common.h, plus VXS_START0/VXS_END0 (and optionally
  * VXS_START1/VXS_END1): the address ranges of validate_xmit_skb and its renamed clones from kallsyms.
+ * Compiled in with -DGSO_MODE_TRACEPOINT.
  */
+#ifdef GSO_MODE_TRACEPOINT
 
 struct inflight {
     u64 ts;          /* net_dev_queue or qdisc_dequeue time, ns */
@@ -148,3 +150,5 @@ TRACEPOINT_PROBE(net, net_dev_start_xmit)
     st->off_bytes += len;
     return 0;
 }
+
+#endif /* GSO_MODE_TRACEPOINT */
