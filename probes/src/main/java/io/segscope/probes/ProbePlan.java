@@ -1,7 +1,9 @@
 package io.segscope.probes;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -185,11 +187,11 @@ public final class ProbePlan {
 
   /** The mode label of each measured path, by path label (what the metrics' {@code mode} label says). */
   public Map<String, String> modeLabels() {
-    Map<String, String> m = new java.util.LinkedHashMap<>();
+    Map<String, String> m = new LinkedHashMap<>();
     for (PathPlan p : paths.values()) {
       p.mode().ifPresent(mode -> m.put(p.path().label(), mode.label()));
     }
-    return Map.copyOf(m);
+    return Collections.unmodifiableMap(m);
   }
 
   /**

@@ -28,6 +28,10 @@ public final class RunCommand implements Callable<Integer> {
       description = "How often the BPF maps are read, e.g. 1s, 500ms (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
+  @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+      description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
+  ProbeModeOption probeMode;
+
   @Option(names = "--no-bpf-stats", negatable = false,
       description = "Do not turn on the kernel's bpf_stats (the agent's in-kernel run time metrics stay 0).")
   boolean noBpfStats;
@@ -40,7 +44,8 @@ public final class RunCommand implements Callable<Integer> {
           + " (run as root, or grant these capabilities)");
       return 1;
     }
-    try (AgentRuntime agent = AgentRuntime.start(listen.host(), listen.port(), interval, !noBpfStats)) {
+    try (AgentRuntime agent = AgentRuntime.start(listen.host(), listen.port(), interval, !noBpfStats,
+        probeMode.forced())) {
       agent.awaitStopSignal();
     }
     return 0;

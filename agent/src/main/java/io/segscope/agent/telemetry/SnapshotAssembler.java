@@ -11,6 +11,7 @@ import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
+import io.segscope.probes.ProbeSession;
 import io.segscope.probes.gso.DeviceCounters;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -19,7 +20,8 @@ import java.util.Map;
 
 /**
  * Translates what the probes read (raw per-device kernel counters) into the exporters' snapshot
- * model, naming each device. Pure: no kernel access.
+ * model, naming each device and labelling each path's metrics with the mode that path runs in.
+ * Pure: no kernel access.
  */
 public final class SnapshotAssembler {
 
@@ -28,11 +30,15 @@ public final class SnapshotAssembler {
     DeviceRef name(long netns, int ifindex, String kernelName);
   }
 
-  private final String mode;
+  private final Map<String, String> modeByPath;
   private final BuildInfo build;
 
-  public SnapshotAssembler(String mode, BuildInfo build) {
-    this.mode = mode;
+  /**
+   * @param modeByPath the mode label of each measured path ({@code gso_tx}, {@code xdp_generic}), as
+   *     {@code ProbeSession.modeLabels()} gives it; a path missing here is not measured and yields no series
+   */
+  public SnapshotAssembler(Map<String, String> modeByPath, BuildInfo build) {
+    this.modeByPath = Map.copyOf(modeByPath);
     this.build = build;
   }
 
@@ -41,11 +47,13 @@ public final class SnapshotAssembler {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceCounters c : reading.devices()) {
       DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
-      if (c.swSkbs() > 0 || c.offloadedSkbs() > 0) {
-        b.addGso(gso(ref, c));
+      String gsoMode = modeByPath.get(ProbeSession.PATH_GSO_TX);
+      if (gsoMode != null && (c.swSkbs() > 0 || c.offloadedSkbs() > 0)) {
+        b.addGso(gso(ref, gsoMode, c));
       }
-      if (c.xdpCopied() > 0 || c.xdpPassed() > 0) {
-        b.addXdp(new XdpDeviceStats(ref, mode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
+      String xdpMode = modeByPath.get(ProbeSession.PATH_XDP_GENERIC);
+      if (xdpMode != null && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
+        b.addXdp(new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
             new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos())));
       }
     }
@@ -58,7 +66,7 @@ public final class SnapshotAssembler {
     return b.build();
   }
 
-  private GsoDeviceStats gso(DeviceRef ref, DeviceCounters c) {
+  private static GsoDeviceStats gso(DeviceRef ref, String mode, DeviceCounters c) {
     Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
     for (DeviceCounters.Cause k : DeviceCounters.Cause.values()) {
       causes.put(GsoCause.valueOf(k.name()), c.cause(k));

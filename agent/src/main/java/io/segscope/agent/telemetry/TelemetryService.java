@@ -36,7 +36,7 @@ public final class TelemetryService {
   public TelemetryService(ProbeSession probes, BuildInfo build, MeterRegistry meters, Clock clock) {
     this.probes = probes;
     this.clock = clock;
-    this.assembler = new SnapshotAssembler("tracepoint", build);
+    this.assembler = new SnapshotAssembler(probes.modeLabels(), build);
     this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
     this.readTimer = Timer.builder("segscope.map.read")
         .description("Time to read and decode the BPF maps once")
