@@ -32,6 +32,12 @@ public interface KernelProbes {
   Optional<String> tracepointMissing(String category, String event);
 
   /**
+   * Why the tracepoint {@code category:event} has no field {@code field} in its format (older kernels
+   * lack some), empty when it has it. Only asked for tracepoints that exist.
+   */
+  Optional<String> tracepointFieldMissing(String category, String event, String field);
+
+  /**
    * Loads an empty program of {@code spec}'s kind and attaches it to its kernel function, then leaves it
    * to be detached on close: empty when that worked, else the failure's first line (e.g.
    * {@code "bcc_func_load kfunc____skb_gso_segment: Operation not permitted (errno 1)"}).

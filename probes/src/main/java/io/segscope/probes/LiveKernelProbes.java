@@ -6,6 +6,7 @@ import io.segscope.probes.btf.Btf;
 import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.ksym.KallsymsException;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,6 +106,40 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
           + tracefs.get().resolve("events"));
     }
     return Optional.empty();
+  }
+
+  @Override
+  public Optional<String> tracepointFieldMissing(String category, String event, String field) {
+    Optional<Path> tracefs = tracefs();
+    if (tracefs.isEmpty()) {
+      return Optional.of("tracefs is not mounted");
+    }
+    Path format = tracefs.get().resolve("events").resolve(category).resolve(event).resolve("format");
+    try {
+      for (String line : Files.readAllLines(format)) {
+        if (declaresField(line, field)) {
+          return Optional.empty();
+        }
+      }
+      return Optional.of("tracepoint " + category + ":" + event + " has no field '" + field + "' (" + format + ")");
+    } catch (IOException e) {
+      return Optional.of("read " + format + ": " + e.getMessage());
+    }
+  }
+
+  /** A tracefs format line such as {@code "\tfield:void * location;\toffset:16;..."} declaring {@code field}. */
+  static boolean declaresField(String formatLine, String field) {
+    String l = formatLine.strip();
+    if (!l.startsWith("field:")) {
+      return false;
+    }
+    int semi = l.indexOf(';');
+    if (semi < 0) {
+      return false;
+    }
+    String decl = l.substring("field:".length(), semi).replaceAll("\\[[^\\]]*\\]", " ").strip();
+    String[] words = decl.split("[\\s*]+");
+    return words.length > 0 && words[words.length - 1].equals(field);
   }
 
   /** The mounted tracefs, if any. */

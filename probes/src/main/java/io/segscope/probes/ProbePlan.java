@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
  * out), the path's tracepoints, then a trial load + attach of each fentry/fexit program.
  * <b>kprobe</b> — kprobe support (the kprobe PMU or tracefs kprobe_events), exact kallsyms names,
  * tracepoints, then a trial attach of each kprobe/kretprobe. <b>tracepoint</b> — the tracepoints
- * exist, and for gso_tx {@code validate_xmit_skb} (or its clones, at most two) is in kallsyms.
+ * exist, and for gso_tx {@code skb:consume_skb} has its {@code location} field (6.3+) and
+ * {@code validate_xmit_skb} (or its clones, at most two) is in kallsyms.
  */
 public final class ProbePlan {
   private final Optional<ProbeMode> forced;
@@ -88,7 +89,12 @@ public final class ProbePlan {
     if (missing.isPresent() || path != MeasuredPath.GSO_TX) {
       return missing;
     }
-    // skb:consume_skb's location tells segmentation apart only through validate_xmit_skb's address range
+    // skb:consume_skb's location (since 6.3) tells segmentation apart, through validate_xmit_skb's address range
+    Optional<String> location = kernel.tracepointFieldMissing("skb", "consume_skb", "location");
+    if (location.isPresent()) {
+      return Optional.of(location.get() + ": kernels before 6.3 do not say where an skb was consumed, so "
+          + "software segmentation cannot be told apart");
+    }
     Optional<String> kallsyms = kernel.kallsymsUnreadable();
     if (kallsyms.isPresent()) {
       return kallsyms;

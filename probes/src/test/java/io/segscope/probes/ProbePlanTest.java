@@ -28,6 +28,7 @@ class ProbePlanTest {
         "bpf_prog_run_generic_xdp", List.of("bpf_prog_run_generic_xdp"),
         "validate_xmit_skb", List.of("validate_xmit_skb.isra.0")));
     final Set<String> missingTracepoints = new HashSet<>();
+    final Set<String> missingFields = new HashSet<>();
     final Map<ProgramSpec.Kind, String> refusedKinds = new HashMap<>();
     final List<String> attachTries = new ArrayList<>();
 
@@ -60,6 +61,13 @@ class ProbePlanTest {
     public Optional<String> tracepointMissing(String category, String event) {
       String tp = category + ":" + event;
       return missingTracepoints.contains(tp) ? Optional.of("tracepoint " + tp + " does not exist") : Optional.empty();
+    }
+
+    @Override
+    public Optional<String> tracepointFieldMissing(String category, String event, String field) {
+      String f = category + ":" + event + "." + field;
+      return missingFields.contains(f) ? Optional.of("tracepoint " + category + ":" + event + " has no field '"
+          + field + "'") : Optional.empty();
     }
 
     @Override
@@ -215,6 +223,17 @@ class ProbePlanTest {
     assertThat(auto(k).failure()).hasValueSatisfying(f -> assertThat(f)
         .startsWith("attach probes: no mode works for any path: gso_tx: ")
         .contains("xdp_generic: ").contains("tracepoint net:netif_receive_skb does not exist"));
+  }
+
+  @Test
+  void withoutConsumeSkbLocationGsoTracepointModeIsOutAndSaysWhy() {
+    FakeKernel k = FakeKernel.development();
+    k.missingFields.add("skb:consume_skb.location");
+    ProbePlan plan = auto(k);
+    assertThat(plan.path(MeasuredPath.GSO_TX).verdict(ProbeMode.TRACEPOINT).orElseThrow().reason())
+        .isEqualTo("tracepoint skb:consume_skb has no field 'location': kernels before 6.3 do not say where an"
+            + " skb was consumed, so software segmentation cannot be told apart");
+    assertThat(plan.path(MeasuredPath.XDP_GENERIC).mode()).contains(ProbeMode.TRACEPOINT);
   }
 
   @Test

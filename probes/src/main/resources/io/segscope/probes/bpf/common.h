@@ -72,11 +72,30 @@ static __always_inline void diag_inc(int idx)
         (*v)++;
 }
 
-static __always_inline u32 log2_slot(u64 v, u32 slots)
+static __always_inline u64 log2_slot(u64 v, u64 slots)
 {
-    u32 s = v ? bpf_log2l(v) + 1 : 0; /* bcc convention: slot i holds [2^(i-1), 2^i - 1] */
+    u64 s = v ? bpf_log2l(v) + 1 : 0; /* bcc convention: slot i holds [2^(i-1), 2^i - 1] */
     return s < slots ? s : slots - 1;
 }
+
+/*
+ * hist[slot of value]++ and counter[index]++ (index < n), with constant offsets only: the index is
+ * compared against every slot in an unrolled loop. A variable index into a map value is accepted by
+ * new verifiers but refused by 6.1's whenever clang bound-checks one register copy and indexes with
+ * another ("unbounded memory access"); this form verifies on every kernel. Worst case ~2 insns/slot.
+ */
+#define COUNT_AT(counter, n, index)                   \
+    do {                                              \
+        u64 __idx = (index);                          \
+        _Pragma("unroll")                             \
+        for (int __i = 0; __i < (n); __i++) {         \
+            if (__idx == __i) {                       \
+                (counter)[__i]++;                     \
+                break;                                \
+            }                                         \
+        }                                             \
+    } while (0)
+#define HIST_INC(hist, slots, value) COUNT_AT(hist, slots, log2_slot((value), (slots)))
 
 static __always_inline int dev_key_of(void *dev, struct dev_key *key)
 {

@@ -111,16 +111,15 @@ static __always_inline int gso_exit(void *skb, u64 ret)
     st->sw_skbs++;
     st->sw_segs += segs;
     st->sw_bytes += f.len;
-    st->seg[log2_slot(segs, SEG_SLOTS)]++;
+    HIST_INC(st->seg, SEG_SLOTS, segs);
     if (now >= f.ts) {
         u64 d = now - f.ts;
         st->sw_timed++;
         st->sw_ns += d;
-        st->dur[log2_slot(d, DUR_SLOTS)]++;
+        HIST_INC(st->dur, DUR_SLOTS, d);
     }
-    u32 cause = gso_cause(f.dev, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol);
-    if (cause < CAUSES)
-        st->cause[cause]++;
+    COUNT_AT(st->cause, CAUSES,
+             gso_cause(f.dev, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol));
     return 0;
 }
 

@@ -79,7 +79,7 @@ static __always_inline int xdp_run(void *skb)
             u64 d = now - f.ts;
             st->xdp_timed++;
             st->xdp_ns += d;
-            st->xdp_dur[log2_slot(d, DUR_SLOTS)]++;
+            HIST_INC(st->xdp_dur, DUR_SLOTS, d);
         }
     } else {
         st->xdp_passed++;
