@@ -79,21 +79,18 @@ static __always_inline u64 log2_slot(u64 v, u64 slots)
 }
 
 /*
- * hist[slot of value]++ and counter[index]++ (index < n), with constant offsets only: the index is
- * compared against every slot in an unrolled loop. A variable index into a map value is accepted by
- * new verifiers but refused by 6.1's whenever clang bound-checks one register copy and indexes with
- * another ("unbounded memory access"); this form verifies on every kernel. Worst case ~2 insns/slot.
+ * counter[index]++ when index < n, and hist[slot of value]++.
+ * The empty asm makes the index opaque to clang right before its bound check, so the check and the
+ * access use the same 64-bit register: otherwise clang may check one copy of the index (or drop the
+ * check as redundant after log2_slot's clamp) and index with another, which 6.1's verifier refuses
+ * ("R2 unbounded memory access"); newer verifiers track it either way. (libbpf calls this barrier_var.)
  */
-#define COUNT_AT(counter, n, index)                   \
-    do {                                              \
-        u64 __idx = (index);                          \
-        _Pragma("unroll")                             \
-        for (int __i = 0; __i < (n); __i++) {         \
-            if (__idx == __i) {                       \
-                (counter)[__i]++;                     \
-                break;                                \
-            }                                         \
-        }                                             \
+#define COUNT_AT(counter, n, index)               \
+    do {                                          \
+        u64 __idx = (index);                      \
+        asm volatile("" : "+r"(__idx));           \
+        if (__idx < (n))                          \
+            (counter)[__idx]++;                   \
     } while (0)
 #define HIST_INC(hist, slots, value) COUNT_AT(hist, slots, log2_slot((value), (slots)))
 
