@@ -34,7 +34,8 @@ struct dev_key {
  * The layout is mirrored by io.segscope.probes.gso.DeviceCountersDecoder: change both together.
  */
 struct dev_stats {
-    char name[16];          /* the device's name when the entry was created (fallback only) */
+    char name[16];          /* the device's name at its last event on this CPU (fallback only) */
+    u64 name_ns;            /* when name was read: the decoder takes the newest CPU's name */
     u64 sw_skbs;            /* super-packets segmented in software */
     u64 sw_segs;            /* segments they produced */
     u64 sw_bytes;           /* their length in bytes */
@@ -110,7 +111,7 @@ static __always_inline int dev_key_of(void *dev, struct dev_key *key)
     return 0;
 }
 
-/* The device's per-CPU stats entry, created (with its name) on first use. */
+/* The device's per-CPU stats entry, created on first use, with the device's current name. */
 static __always_inline struct dev_stats *stats_for(void *dev, struct dev_key *key)
 {
     int zero = 0;
@@ -122,8 +123,14 @@ static __always_inline struct dev_stats *stats_for(void *dev, struct dev_key *ke
         diag_inc(DIAG_STATS_FULL);
         return 0;
     }
-    if (st->name[0] == 0)
-        bpf_probe_read_kernel(&st->name, sizeof st->name, (char *)dev + OFF_DEV_NAME);
+    /*
+     * Refreshed on every event (a 16-byte read): a (netns inode, ifindex) key is reused when a
+     * namespace is deleted and another created, and the entry must carry the current device's name.
+     * The agent forgets vanished devices' entries (ProbeSession.forget); until it has, the new device
+     * inherits the old counters.
+     */
+    bpf_probe_read_kernel(&st->name, sizeof st->name, (char *)dev + OFF_DEV_NAME);
+    st->name_ns = bpf_ktime_get_ns();
     return st;
 }
 
