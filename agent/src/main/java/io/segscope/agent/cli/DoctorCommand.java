@@ -28,6 +28,7 @@ public final class DoctorCommand implements Callable<Integer> {
   boolean json;
 
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+      converter = ProbeModeOption.Converter.class,
       description = ProbeModeOption.DESCRIPTION)
   ProbeModeOption probeMode;
 

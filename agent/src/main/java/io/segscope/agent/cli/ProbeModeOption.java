@@ -25,6 +25,20 @@ public enum ProbeModeOption {
     return forced;
   }
 
+  /** Parses auto|fentry|kprobe|tracepoint, case-insensitively, naming the choices on a bad value. */
+  public static final class Converter implements picocli.CommandLine.ITypeConverter<ProbeModeOption> {
+    @Override
+    public ProbeModeOption convert(String value) {
+      for (ProbeModeOption o : values()) {
+        if (o.toString().equalsIgnoreCase(value.strip())) {
+          return o;
+        }
+      }
+      throw new picocli.CommandLine.TypeConversionException("'" + value
+          + "' is not a probe mode: expected auto, fentry, kprobe or tracepoint");
+    }
+  }
+
   @Override
   public String toString() {
     return name().toLowerCase(java.util.Locale.ROOT);

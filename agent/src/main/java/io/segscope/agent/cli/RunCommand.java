@@ -29,6 +29,7 @@ public final class RunCommand implements Callable<Integer> {
   Duration interval;
 
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+      converter = ProbeModeOption.Converter.class,
       description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
   ProbeModeOption probeMode;
 
