@@ -148,7 +148,7 @@ public final class ProbeSession implements AutoCloseable {
   }
 
   /** An unmeasured path, reported as the programs of the last mode tried, none attached. */
-  private static List<ProbeAttachment> unmeasured(PathPlan p) {
+  static List<ProbeAttachment> unmeasured(PathPlan p) {
     ProbeMode last = p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT
         : p.verdicts().get(p.verdicts().size() - 1).mode();
     return ProgramSpec.of(p.path(), last).stream()

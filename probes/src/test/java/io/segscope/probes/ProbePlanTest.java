@@ -237,6 +237,19 @@ class ProbePlanTest {
   }
 
   @Test
+  void anUnmeasuredPathIsReportedAsItsProgramsNotAttachedWithTheReason() {
+    FakeKernel k = FakeKernel.development();
+    k.symbols.remove("validate_xmit_skb");
+    PathPlan gso = auto(k).path(MeasuredPath.GSO_TX);
+    assertThat(ProbeSession.unmeasured(gso)).hasSize(4).allSatisfy(a -> {
+      assertThat(a.path()).isEqualTo("gso_tx");
+      assertThat(a.mode()).isEqualTo("tracepoint");
+      assertThat(a.attached()).isFalse();
+      assertThat(a.detail()).startsWith("not measured: fentry: ").contains("validate_xmit_skb is not in /proc/kallsyms");
+    }).extracting(ProbeAttachment::program).contains("tracepoint__skb__consume_skb");
+  }
+
+  @Test
   void tooManyValidateXmitSkbCopiesRuleOutTracepointMode() {
     FakeKernel k = FakeKernel.development();
     k.symbols.put("validate_xmit_skb", List.of("validate_xmit_skb", "validate_xmit_skb.isra.0",
