@@ -1,6 +1,10 @@
 package io.segscope.agent;
 
+import io.segscope.agent.advice.AdviceContext;
+import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.cli.VersionProvider;
+import io.segscope.agent.inventory.DeviceInventory;
+import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.http.AgentVerticle;
 import io.segscope.agent.telemetry.TelemetryService;
 import io.segscope.exporters.MetricsRegistry;
@@ -30,6 +34,7 @@ public final class AgentRuntime implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(AgentRuntime.class.getName());
 
   private final ProbeSession probes;
+  private final DeviceInventory inventory;
   private final BpfStats bpfStats;
   private final MetricsRegistry metrics;
   private final Vertx vertx;
@@ -37,9 +42,10 @@ public final class AgentRuntime implements AutoCloseable {
   private final CountDownLatch stop = new CountDownLatch(1);
   private boolean closed;
 
-  private AgentRuntime(ProbeSession probes, BpfStats bpfStats, MetricsRegistry metrics, Vertx vertx,
-      AgentVerticle verticle) {
+  private AgentRuntime(ProbeSession probes, DeviceInventory inventory, BpfStats bpfStats, MetricsRegistry metrics,
+      Vertx vertx, AgentVerticle verticle) {
     this.probes = probes;
+    this.inventory = inventory;
     this.bpfStats = bpfStats;
     this.metrics = metrics;
     this.vertx = vertx;
@@ -49,15 +55,15 @@ public final class AgentRuntime implements AutoCloseable {
   /**
    * Plans and attaches the probes, then starts serving. Fails (and releases what it took) when the
    * probes cannot attach, a forced probe mode cannot be used, or the port cannot be bound: an attach
-   * failure is never only logged.
-   *
-   * @param probeMode the only probe mode to use, or empty to pick the best per path
+   * failure is never only logged. {@link AgentOptions#probeMode()} forces one probe mode, or picks the
+   * best per path when empty.
    */
-  public static AgentRuntime start(String host, int port, Duration interval, boolean enableBpfStats,
-      Optional<ProbeMode> probeMode) throws ProbeException, InterruptedException {
+  public static AgentRuntime start(AgentOptions options) throws ProbeException, InterruptedException {
+    String host = options.host();
+    int port = options.port();
     long t0 = System.nanoTime();
     BpfStats stats = null;
-    if (enableBpfStats) {
+    if (options.bpfStats()) {
       try {
         stats = BpfStats.enable();
       } catch (ProbeException e) {
@@ -66,7 +72,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
     ProbeSession probes;
     try {
-      probes = ProbeSession.open(plan(probeMode));
+      probes = ProbeSession.open(plan(options.probeMode()));
     } catch (ProbeException | RuntimeException e) {
       if (stats != null) {
         stats.close();
@@ -78,12 +84,31 @@ public final class AgentRuntime implements AutoCloseable {
         + probes.modeLabels());
     BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(),
         System.getProperty("os.version"));
+    DeviceInventory inventory;
+    DecodeWarnings warnings = new DecodeWarnings();
+    try {
+      inventory = DeviceInventory.start(options.inventoryConfig(), warnings);
+    } catch (RuntimeException e) {
+      probes.close();
+      if (stats != null) {
+        stats.close();
+      }
+      throw new ProbeException("start the device inventory: " + e.getMessage(), e);
+    }
+    LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
+        + inventory.current().namespaces().size() + " namespaces");
+    Advisor advisor = new Advisor(options.adviceWindow(), options.adviceOpenAfter(), options.adviceCloseAfter(),
+        AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy());
     TelemetryService[] holder = new TelemetryService[1];
     MetricsRegistry metrics = new MetricsRegistry(() -> holder[0].latest());
-    holder[0] = new TelemetryService(probes, build, metrics.meters(), Clock.systemUTC());
+    io.micrometer.core.instrument.FunctionCounter.builder("segscope.netlink.decode.warnings", warnings,
+            w -> w.count())
+        .description("Netlink attributes or messages skipped because their bytes were malformed")
+        .register(metrics.meters());
+    holder[0] = new TelemetryService(probes, inventory::current, advisor, build, metrics.meters(), Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
-    AgentVerticle verticle = new AgentVerticle(host, port, interval, holder[0], metrics, () -> true);
-    AgentRuntime rt = new AgentRuntime(probes, stats, metrics, vertx, verticle);
+    AgentVerticle verticle = new AgentVerticle(host, port, options.interval(), holder[0], metrics, () -> true);
+    AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);
     try {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -138,6 +163,7 @@ public final class AgentRuntime implements AutoCloseable {
     } catch (Exception e) {
       LOG.warning("close HTTP server: " + e.getMessage());
     }
+    inventory.close();
     probes.close();
     if (bpfStats != null) {
       bpfStats.close();

@@ -97,6 +97,39 @@ final class Families {
               + " read).",
           Unit.SECONDS);
 
+  static final Family DEVICE_INFO =
+      Family.info(
+          "segscope_device",
+          "One series per network device in every namespace: its kind, bridge/bond master, linked"
+              + " device (veth peer or lower device) and that device's namespace, and XDP attach mode.",
+          NETNS, "netns_name", DEVICE, "ifindex", "kind", "master", "link", "link_netns", "xdp_mode");
+  static final java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> DEVICE_LIMITS = deviceLimits();
+  static final Family DEVICE_FEATURE_ACTIVE =
+      Family.gauge(
+          "segscope_device_feature_active",
+          "1 if the offload feature (ethtool name) is on for the device, 0 if off; fixed=\"true\" if"
+              + " the user cannot change it.",
+          null, NETNS, DEVICE, "feature", "fixed");
+  static final Family RECOMMENDATION_INFO =
+      Family.info(
+          "segscope_recommendation",
+          "One series per open recommendation (details: GET /api/v1/recommendations).",
+          "id", "rule", "severity", NETNS, DEVICE);
+  static final Family RECOMMENDATION_CPU_SAVING =
+      Family.gauge(
+          "segscope_recommendation_cpu_saving_ratio",
+          "Estimated CPU the recommendation would save, in cores (CPU seconds per second).",
+          null, "id", "rule", NETNS, DEVICE);
+
+  private static java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> deviceLimits() {
+    java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> m =
+        new java.util.EnumMap<>(io.segscope.exporters.model.DeviceLimit.class);
+    for (io.segscope.exporters.model.DeviceLimit l : io.segscope.exporters.model.DeviceLimit.values()) {
+      m.put(l, Family.gauge(l.metric(), l.help(), null, NETNS, DEVICE));
+    }
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
   /** In the order they are translated. */
   static final List<Family> ALL =
       List.of(
@@ -114,5 +147,17 @@ final class Families {
           PROBE_RUN_SECONDS,
           PROBE_RUNS,
           BUILD_INFO,
-          SNAPSHOT_TIMESTAMP);
+          SNAPSHOT_TIMESTAMP,
+          DEVICE_INFO,
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GSO_MAX_SIZE),
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GSO_MAX_SEGS),
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.TSO_MAX_SIZE),
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.TSO_MAX_SEGS),
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GRO_MAX_SIZE),
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GSO_IPV4_MAX_SIZE),
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GRO_IPV4_MAX_SIZE),
+          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.MTU),
+          DEVICE_FEATURE_ACTIVE,
+          RECOMMENDATION_INFO,
+          RECOMMENDATION_CPU_SAVING);
 }

@@ -55,6 +55,13 @@ final class SnapshotTranslator {
         TranslationErrorListener.BUILD,
         SnapshotTranslator::build,
         errors);
+    addAll(series, snapshot.devices(), TranslationErrorListener.DEVICE, SnapshotTranslator::device, errors);
+    addAll(
+        series,
+        snapshot.recommendations(),
+        TranslationErrorListener.RECOMMENDATION,
+        SnapshotTranslator::recommendation,
+        errors);
     series.addRecord(
         List.of(
             new Sample(
@@ -156,6 +163,63 @@ final class SnapshotTranslator {
             InfoDataPointSnapshot.builder()
                 .labels(BUILD_INFO.labels(r.version(), r.libbcc(), r.kernel()))
                 .build()));
+  }
+
+  static List<Sample> device(io.segscope.exporters.model.DeviceInfo r) {
+    String netns = r.device().netnsLabel();
+    String device = r.device().device();
+    List<Sample> samples = new ArrayList<>();
+    samples.add(
+        new Sample(
+            Families.DEVICE_INFO,
+            InfoDataPointSnapshot.builder()
+                .labels(
+                    Families.DEVICE_INFO.labels(
+                        netns,
+                        r.device().netnsName(),
+                        device,
+                        Integer.toString(r.device().ifindex()),
+                        r.kind(),
+                        r.master(),
+                        r.link(),
+                        r.linkNetns(),
+                        r.xdpMode()))
+                .build()));
+    r.limits()
+        .forEach(
+            (limit, value) ->
+                samples.add(gauge(Families.DEVICE_LIMITS.get(limit), value, netns, device)));
+    r.features()
+        .forEach(
+            (name, f) ->
+                samples.add(
+                    gauge(
+                        Families.DEVICE_FEATURE_ACTIVE,
+                        f.active() ? 1 : 0,
+                        netns,
+                        device,
+                        name,
+                        Boolean.toString(f.fixed()))));
+    return samples;
+  }
+
+  static List<Sample> recommendation(io.segscope.exporters.model.RecommendationInfo r) {
+    String netns = r.device().netnsLabel();
+    String device = r.device().device();
+    return List.of(
+        new Sample(
+            Families.RECOMMENDATION_INFO,
+            InfoDataPointSnapshot.builder()
+                .labels(
+                    Families.RECOMMENDATION_INFO.labels(r.id(), r.rule(), r.severity(), netns, device))
+                .build()),
+        gauge(Families.RECOMMENDATION_CPU_SAVING, r.cpuSavingCores(), r.id(), r.rule(), netns, device));
+  }
+
+  private static Sample gauge(Family family, double value, String... labelValues) {
+    return new Sample(
+        family,
+        GaugeDataPointSnapshot.builder().labels(family.labels(labelValues)).value(value).build());
   }
 
   private static Sample counter(Family family, long value, String... labelValues) {

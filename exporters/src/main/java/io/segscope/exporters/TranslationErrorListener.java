@@ -14,9 +14,11 @@ public interface TranslationErrorListener {
   String PROBE = "probe";
   String PROGRAM = "program";
   String BUILD = "build";
+  String DEVICE = "device";
+  String RECOMMENDATION = "recommendation";
 
   /** Every kind, for pre-registering counters at 0. */
-  java.util.List<String> KINDS = java.util.List.of(SNAPSHOT, GSO, XDP, PROBE, PROGRAM, BUILD);
+  java.util.List<String> KINDS = java.util.List.of(SNAPSHOT, GSO, XDP, PROBE, PROGRAM, BUILD, DEVICE, RECOMMENDATION);
 
   /**
    * Called once per skipped record (or once per scrape if the snapshot source itself failed).

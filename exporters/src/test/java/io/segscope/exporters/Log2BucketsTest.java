@@ -44,32 +44,43 @@ class Log2BucketsTest {
   }
 
   @Test
-  void perSlotCountsUpToTheLastNonEmptySlotThenEmptyInfBucket() {
+  void countsGetOneBucketPerSlotOverTheFixedRange() {
     Log2Histogram h = new Log2Histogram(new long[] {1, 0, 4, 0, 6, 0, 0}, 0);
-    assertThat(buckets(Log2Buckets.buckets(h, SourceUnit.ONE)))
-        .containsExactly("0.0:1", "1.0:0", "3.0:4", "7.0:0", "15.0:6", "Infinity:0");
+    List<String> b = buckets(Log2Buckets.buckets(h, SourceUnit.ONE));
+    assertThat(b).hasSize(19).startsWith("0.0:1", "1.0:0", "3.0:4", "7.0:0", "15.0:6", "31.0:0")
+        .endsWith("131071.0:0", "Infinity:0");
   }
 
   @Test
-  void emptyHistogramHasOnlyTheInfBucket() {
+  void everyHistogramOfAUnitHasTheSameBoundsSoSeriesCanBeSummed() {
+    List<Double> empty = Log2Buckets.buckets(Log2Histogram.empty(), SourceUnit.NANOSECONDS).stream()
+        .map(ClassicHistogramBucket::getUpperBound).toList();
+    long[] counts = new long[40];
+    counts[20] = 7;
+    List<Double> full = Log2Buckets.buckets(new Log2Histogram(counts, 1), SourceUnit.NANOSECONDS).stream()
+        .map(ClassicHistogramBucket::getUpperBound).toList();
+    assertThat(full).isEqualTo(empty).hasSize(26);
+    assertThat(empty.get(0)).isEqualTo(1.023e-6);
+    assertThat(empty.get(24)).isEqualTo(17.179869183);
     assertThat(buckets(Log2Buckets.buckets(Log2Histogram.empty(), SourceUnit.NANOSECONDS)))
-        .containsExactly("Infinity:0");
+        .allMatch(x -> x.endsWith(":0"));
   }
 
   @Test
-  void topSlotStaysFiniteSoInfHoldsNothingOfItsOwn() {
+  void slotsBelowTheRangeFoldIntoTheFirstBucketAndAboveItIntoInf() {
     long[] counts = new long[64];
-    counts[63] = 2;
-    counts[53] = 1;
-    ClassicHistogramBuckets b = Log2Buckets.buckets(new Log2Histogram(counts, 0), SourceUnit.ONE);
-    assertThat(b.size()).isEqualTo(65);
-    assertThat(b.getUpperBound(63)).isEqualTo(9.223372036854776E18);
-    assertThat(b.getCount(63)).isEqualTo(2);
-    assertThat(b.getUpperBound(64)).isEqualTo(Double.POSITIVE_INFINITY);
-    assertThat(b.getCount(64)).isZero();
-    assertThat(b.stream().mapToDouble(ClassicHistogramBucket::getUpperBound).distinct().count())
-        .as("distinct upper bounds even where 2^i - 1 rounds to 2^i in a double")
-        .isEqualTo(65);
+    counts[0] = 1; // 0 ns
+    counts[5] = 2; // 16..31 ns
+    counts[10] = 3; // 512..1023 ns: the first bucket's own slot
+    counts[11] = 4;
+    counts[35] = 5; // 2^34 .. 2^35-1 ns: above the last finite bound
+    counts[63] = 6;
+    ClassicHistogramBuckets b = Log2Buckets.buckets(new Log2Histogram(counts, 0), SourceUnit.NANOSECONDS);
+    assertThat(b.getCount(0)).as("slots 0..10 are all <= 1023 ns").isEqualTo(6);
+    assertThat(b.getCount(1)).isEqualTo(4);
+    assertThat(b.getUpperBound(b.size() - 1)).isEqualTo(Double.POSITIVE_INFINITY);
+    assertThat(b.getCount(b.size() - 1)).as("slots 35 and 63 exceed 17.18 s").isEqualTo(11);
+    assertThat(b.stream().mapToLong(ClassicHistogramBucket::getCount).sum()).isEqualTo(21);
   }
 
   @Test
@@ -81,8 +92,9 @@ class Log2BucketsTest {
     assertThat(p.getSum()).isEqualTo(1.56e-5);
     assertThat((Object) p.getLabels()).isEqualTo(Labels.of("device", "eth0"));
     assertThat(p.hasNativeHistogramData()).isFalse();
-    assertThat(p.getClassicBuckets().getUpperBound(12)).isEqualTo(4.095e-6);
-    assertThat(p.getClassicBuckets().getCount(12)).isEqualTo(2);
+    // slot 12 ([2048, 4095] ns) is bucket 2 of the nanosecond range (slots 10..34)
+    assertThat(p.getClassicBuckets().getUpperBound(2)).isEqualTo(4.095e-6);
+    assertThat(p.getClassicBuckets().getCount(2)).isEqualTo(2);
   }
 
   @Test

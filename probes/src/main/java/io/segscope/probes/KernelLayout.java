@@ -113,6 +113,14 @@ public final class KernelLayout {
     d.put(prefix + "_MASK", (1L << bits) - 1);
   }
 
+  /**
+   * Whether the kernel copies generic-XDP skbs of frags-aware programs into a page_pool instead of
+   * linearizing them (6.9+).
+   */
+  public boolean xdpFragsCopy() {
+    return defines.getOrDefault("XDP_HEADROOM_AFTER_MAC_PUSH", 0L) == 1L;
+  }
+
   /** The constants by macro name. */
   public Map<String, Long> defines() {
     return defines;

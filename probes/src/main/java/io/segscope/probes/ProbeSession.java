@@ -45,6 +45,7 @@ public final class ProbeSession implements AutoCloseable {
 
   private final BpfModule module;
   private final ProbePlan plan;
+  private final KernelLayout layout;
   private final List<ProbeAttachment> attachments;
   private final DeviceStatsDecoder decoder;
   private final BpfTable stats;
@@ -52,10 +53,11 @@ public final class ProbeSession implements AutoCloseable {
   private final int cpus;
   private volatile boolean closed;
 
-  private ProbeSession(BpfModule module, ProbePlan plan, List<ProbeAttachment> attachments)
+  private ProbeSession(BpfModule module, ProbePlan plan, KernelLayout layout, List<ProbeAttachment> attachments)
       throws BccException {
     this.module = module;
     this.plan = plan;
+    this.layout = layout;
     this.attachments = List.copyOf(attachments);
     this.cpus = Bcc.possibleCpus();
     this.stats = module.table("dev_stats");
@@ -124,7 +126,7 @@ public final class ProbeSession implements AutoCloseable {
           attached.add(new ProbeAttachment(p.path().label(), spec.function(), mode, spec.describe(), true, ""));
         }
       }
-      return new ProbeSession(module, plan, attached);
+      return new ProbeSession(module, plan, layout, attached);
     } catch (BccException e) {
       module.close();
       throw new ProbeException("open tables: " + e.getMessage(), e);
@@ -259,6 +261,17 @@ public final class ProbeSession implements AutoCloseable {
     return closed ? attachments.stream()
         .map(a -> new ProbeAttachment(a.path(), a.program(), a.mode(), a.target(), false, "closed")).toList()
         : attachments;
+  }
+
+  /** The running kernel's layout, as the programs were compiled against it. */
+  public KernelLayout layout() {
+    return layout;
+  }
+
+  /** The mode a path's programs run in ({@code tracepoint}, {@code kprobe}, {@code fentry}), "" if none run. */
+  public String mode(String path) {
+    return attachments.stream().filter(a -> a.path().equals(path) && a.attached()).map(ProbeAttachment::mode)
+        .findFirst().orElse("");
   }
 
   /** In-kernel run time and count per program (non-zero only while kernel.bpf_stats_enabled=1). */

@@ -1,5 +1,6 @@
 package io.segscope.agent.cli;
 
+import io.segscope.agent.AgentOptions;
 import io.segscope.agent.AgentRuntime;
 import io.segscope.agent.Privileges;
 import java.time.Duration;
@@ -28,6 +29,27 @@ public final class RunCommand implements Callable<Integer> {
       description = "How often the BPF maps are read, e.g. 1s, 500ms (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
+  @Option(names = "--advice-window", paramLabel = "DURATION", defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "Window over which costs are measured for the recommendation rules (default: ${DEFAULT-VALUE}).")
+  Duration adviceWindow;
+
+  @Option(names = "--advice-open-after", paramLabel = "DURATION", defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "How long a problem must be seen without a break before it is recommended "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration adviceOpenAfter;
+
+  @Option(names = "--advice-close-after", paramLabel = "DURATION", defaultValue = "2m",
+      converter = DurationConverter.class,
+      description = "How long a recommendation must lack evidence before it closes (default: ${DEFAULT-VALUE}).")
+  Duration adviceCloseAfter;
+
+  @Option(names = "--netns-dir", paramLabel = "DIR",
+      description = "Also name network namespaces from the bind mounts in DIR, besides /run/netns; repeatable "
+          + "(e.g. /run/docker/netns on Docker hosts).")
+  java.util.List<java.nio.file.Path> netnsDirs = new java.util.ArrayList<>();
+
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
       converter = ProbeModeOption.Converter.class,
       description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
@@ -45,8 +67,15 @@ public final class RunCommand implements Callable<Integer> {
           + " (run as root, or grant these capabilities)");
       return 1;
     }
-    try (AgentRuntime agent = AgentRuntime.start(listen.host(), listen.port(), interval, !noBpfStats,
-        probeMode.forced())) {
+    for (java.nio.file.Path d : netnsDirs) {
+      if (java.nio.file.Files.exists(d) && !java.nio.file.Files.isDirectory(d)) {
+        System.err.println("segscope run: --netns-dir " + d + " is not a directory");
+        return 2;
+      }
+    }
+    AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval, !noBpfStats, adviceWindow,
+        adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced());
+    try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }
     return 0;

@@ -46,9 +46,12 @@ public final class AgentVerticle extends VerticleBase {
     router.get("/metrics").handler(this::metrics);
     router.get("/healthz").handler(this::healthz);
     router.get("/readyz").handler(this::readyz);
+    router.get("/api/v1/devices").handler(this::devices);
+    router.get("/api/v1/recommendations").handler(this::recommendations);
     router.route().handler(ctx -> ctx.response().setStatusCode(404)
         .putHeader("content-type", "text/plain; charset=utf-8")
-        .end("not found: " + ctx.request().path() + " (try /metrics, /healthz, /readyz)\n"));
+        .end("not found: " + ctx.request().method() + " " + ctx.request().path()
+            + " (endpoints: GET /metrics, /healthz, /readyz, /api/v1/devices, /api/v1/recommendations)\n"));
 
     readers = vertx.createSharedWorkerExecutor("segscope-map-reader", 1);
     scrapers = vertx.createSharedWorkerExecutor("segscope-scrape", 2);
@@ -94,6 +97,59 @@ public final class AgentVerticle extends VerticleBase {
             .end("scrape failed: " + ar.cause().getMessage() + "\n");
       }
     });
+  }
+
+  /** GET /api/v1/devices[?netns=INODE|NAME][&device=NAME] */
+  private void devices(RoutingContext ctx) {
+    String netns = ctx.request().getParam("netns");
+    String device = ctx.request().getParam("device");
+    scrapers.executeBlocking(() -> {
+      var inv = telemetry.inventory();
+      java.util.function.Predicate<io.segscope.agent.inventory.Device> filter = d -> true;
+      if (netns != null) {
+        if (netns.matches("\\d{1,19}")) {
+          long inode = Long.parseLong(netns);
+          filter = filter.and(d -> d.netns() == inode);
+        } else if (inv.namespaces().stream().anyMatch(n -> n.name().equals(netns))) {
+          filter = filter.and(d -> d.netnsName().equals(netns));
+        } else {
+          throw new BadRequest("netns '" + netns + "' is neither an inode number nor the name of a namespace");
+        }
+      }
+      if (device != null) {
+        filter = filter.and(d -> d.name().equals(device));
+      }
+      return ApiJson.devices(inv, telemetry.advisor().lastCosts(), filter).encodePrettily();
+    }, false).onComplete(ar -> json(ctx, ar));
+  }
+
+  /** GET /api/v1/recommendations */
+  private void recommendations(RoutingContext ctx) {
+    scrapers.executeBlocking(() -> ApiJson.recommendations(telemetry.advisor().open()).encodePrettily(), false)
+        .onComplete(ar -> json(ctx, ar));
+  }
+
+  /** A query the API cannot answer: 400 with the reason. */
+  static final class BadRequest extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    BadRequest(String message) {
+      super(message);
+    }
+  }
+
+  private void json(RoutingContext ctx, io.vertx.core.AsyncResult<String> ar) {
+    if (ar.succeeded()) {
+      ctx.response().putHeader("content-type", "application/json").end(ar.result() + "\n");
+    } else if (ar.cause() instanceof BadRequest b) {
+      ctx.response().setStatusCode(400).putHeader("content-type", "application/json")
+          .end(new io.vertx.core.json.JsonObject().put("error", b.getMessage()).encode() + "\n");
+    } else {
+      LOG.warning(ctx.request().path() + ": " + ar.cause());
+      ctx.response().setStatusCode(500).putHeader("content-type", "application/json")
+          .end(new io.vertx.core.json.JsonObject().put("error", String.valueOf(ar.cause().getMessage())).encode()
+              + "\n");
+    }
   }
 
   private void healthz(RoutingContext ctx) {

@@ -11,7 +11,6 @@ import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.ProbeSession;
 import io.segscope.probes.gso.DeviceCounters;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -30,29 +29,30 @@ public final class SnapshotAssembler {
     DeviceRef name(long netns, int ifindex, String kernelName);
   }
 
-  private final Map<String, String> modeByPath;
   private final BuildInfo build;
 
-  /**
-   * @param modeByPath the mode label of each measured path ({@code gso_tx}, {@code xdp_generic}), as
-   *     {@code ProbeSession.modeLabels()} gives it; a path missing here is not measured and yields no series
-   */
-  public SnapshotAssembler(Map<String, String> modeByPath, BuildInfo build) {
-    this.modeByPath = Map.copyOf(modeByPath);
+  public SnapshotAssembler(BuildInfo build) {
     this.build = build;
   }
 
+  /** From a live probe session: its attachments, program stats and per-path modes. */
+  public TelemetrySnapshot assemble(Instant at, ProbeReading reading, io.segscope.probes.ProbeSession probes,
+      DeviceNamer namer) {
+    return assemble(at, reading, probes.attachments(), probes.programStats(),
+        probes.mode(io.segscope.probes.ProbeSession.PATH_GSO_TX),
+        probes.mode(io.segscope.probes.ProbeSession.PATH_XDP_GENERIC), namer);
+  }
+
   public TelemetrySnapshot assemble(Instant at, ProbeReading reading, List<ProbeAttachment> attachments,
-      List<io.segscope.probes.bcc.ProgramStats> programs, DeviceNamer namer) {
+      List<io.segscope.probes.bcc.ProgramStats> programs, String gsoMode, String xdpMode, DeviceNamer namer) {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceCounters c : reading.devices()) {
       DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
-      String gsoMode = modeByPath.get(ProbeSession.PATH_GSO_TX);
-      if (gsoMode != null && (c.swSkbs() > 0 || c.offloadedSkbs() > 0)) {
-        b.addGso(gso(ref, gsoMode, c));
+      // an unmeasured path has mode "" and no counts; never label series with an empty mode
+      if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || c.offloadedSkbs() > 0)) {
+        b.addGso(gso(ref, c, gsoMode));
       }
-      String xdpMode = modeByPath.get(ProbeSession.PATH_XDP_GENERIC);
-      if (xdpMode != null && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
+      if (!xdpMode.isEmpty() && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
         b.addXdp(new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
             new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos())));
       }
@@ -66,7 +66,7 @@ public final class SnapshotAssembler {
     return b.build();
   }
 
-  private static GsoDeviceStats gso(DeviceRef ref, String mode, DeviceCounters c) {
+  private GsoDeviceStats gso(DeviceRef ref, DeviceCounters c, String mode) {
     Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
     for (DeviceCounters.Cause k : DeviceCounters.Cause.values()) {
       causes.put(GsoCause.valueOf(k.name()), c.cause(k));

@@ -4,42 +4,59 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.segscope.agent.advice.Advisor;
+import io.segscope.agent.advice.Recommendation;
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Inventory;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceRef;
+import io.segscope.exporters.model.RecommendationInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.gso.Diagnostic;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Reads the probes' maps (blocking: call it on a worker thread, never on the event loop) and keeps the
- * latest snapshot for the exporters. Exposes its own cost through Micrometer.
+ * Reads the probes' maps (blocking: call it on a worker thread, never on the event loop), names the
+ * devices from the inventory, runs the advisor, and keeps the latest snapshot for the exporters and
+ * the API. Exposes its own cost through Micrometer.
  */
 public final class TelemetryService {
   private static final Logger LOG = Logger.getLogger(TelemetryService.class.getName());
 
   private final ProbeSession probes;
+  private final Supplier<Inventory> inventory;
+  private final Advisor advisor;
   private final SnapshotAssembler assembler;
   private final Clock clock;
+  private final VanishedDevices vanished = new VanishedDevices(Duration.ofSeconds(15));
   private final AtomicReference<TelemetrySnapshot> latest;
   private final AtomicReference<ProbeReading> lastReading = new AtomicReference<>();
   private final Timer readTimer;
   private final Counter readErrors;
   private volatile boolean firstReadDone;
 
-  public TelemetryService(ProbeSession probes, BuildInfo build, MeterRegistry meters, Clock clock) {
+  public TelemetryService(ProbeSession probes, Supplier<Inventory> inventory, Advisor advisor, BuildInfo build,
+      MeterRegistry meters, Clock clock) {
     this.probes = probes;
+    this.inventory = inventory;
+    this.advisor = advisor;
     this.clock = clock;
-    this.assembler = new SnapshotAssembler(probes.modeLabels(), build);
+    this.assembler = new SnapshotAssembler(build);
     this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
     this.readTimer = Timer.builder("segscope.map.read")
-        .description("Time to read and decode the BPF maps once")
+        .description("Time to read the BPF maps once and build the snapshot")
         .register(meters);
     this.readErrors = Counter.builder("segscope.map.read.errors")
         .description("Map reads that failed (the previous snapshot is kept)")
@@ -64,13 +81,27 @@ public final class TelemetryService {
     Timer.Sample sample = Timer.start();
     try {
       ProbeReading reading = probes.read();
+      Inventory inv = inventory.get();
       Map<Long, String> netnsNames = NetnsNames.scan();
-      TelemetrySnapshot snap = assembler.assemble(clock.instant(), reading, probes.attachments(),
-          probes.programStats(),
-          (netns, ifindex, kernelName) ->
-              new DeviceRef(netns, netnsNames.getOrDefault(netns, ""), ifindex, kernelName));
+      TelemetrySnapshot base = assembler.assemble(clock.instant(), reading, probes,
+          (netns, ifindex, kernelName) -> InventoryView.name(inv, netnsNames, netns, ifindex, kernelName));
+      for (long[] gone : vanished.update(base.takenAt(), reading.devices(), inv)) {
+        probes.forget(gone[0], (int) gone[1]);
+      }
+      List<Recommendation> open = advisor.update(base, inv);
+      List<DeviceInfo> devices = new ArrayList<>();
+      for (Device d : inv.devices()) {
+        devices.add(InventoryView.info(inv, d));
+      }
+      List<RecommendationInfo> recs = new ArrayList<>();
+      for (Recommendation r : open) {
+        var s = r.finding().subject();
+        int ifindex = inv.device(s.netns(), s.device()).map(Device::ifindex).orElse(0);
+        recs.add(new RecommendationInfo(r.id(), r.finding().rule(), r.finding().severity(),
+            new DeviceRef(s.netns(), s.netnsName(), ifindex, s.device()), r.finding().cpuSavingCores()));
+      }
       lastReading.set(reading);
-      latest.set(snap);
+      latest.set(base.withDevicesAndRecommendations(devices, recs));
       firstReadDone = true;
     } catch (ProbeException | RuntimeException e) {
       readErrors.increment();
@@ -82,6 +113,14 @@ public final class TelemetryService {
 
   public TelemetrySnapshot latest() {
     return latest.get();
+  }
+
+  public Inventory inventory() {
+    return inventory.get();
+  }
+
+  public Advisor advisor() {
+    return advisor;
   }
 
   public boolean firstReadDone() {

@@ -55,6 +55,11 @@ class TracepointEndToEndIT {
       double expectedSegs = (bytes / skbs) / mss;
       assertThat(segs / skbs).as("segments per super-packet vs len / gso_size (mss %.0f)", mss)
           .isCloseTo(expectedSegs, within(expectedSegs * 0.10));
+      // ~45 segments per super-packet must land in the bucket (31, 63]: the log2 slots are placed right
+      double in32to63 = delta(before, after, "segscope_gso_sw_segments_per_skb_bucket", with(up, "le", "63.0"))
+          - delta(before, after, "segscope_gso_sw_segments_per_skb_bucket", with(up, "le", "31.0"));
+      assertThat(in32to63).as("super-packets of %.1f segments in bucket (31, 63]", segs / skbs)
+          .isGreaterThan(skbs * 0.9);
       assertThat(delta(before, after, "segscope_gso_sw_duration_seconds_count", up))
           .as("timed segmentations on the uplink").isGreaterThan(0);
       assertThat(delta(before, after, "segscope_gso_sw_cause_skbs_total",

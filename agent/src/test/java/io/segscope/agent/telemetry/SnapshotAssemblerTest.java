@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Each path's series carry that path's mode; an unmeasured path yields none. */
+/** Each path's series carry that path's mode; an unmeasured path (mode "") yields none. */
 class SnapshotAssemblerTest {
   private static final BuildInfo BUILD = new BuildInfo("test", "0.26.0", "6.1.0");
 
@@ -29,7 +29,8 @@ class SnapshotAssemblerTest {
     ProbeReading reading = new ProbeReading(0, List.of(c), Map.of());
     List<ProbeAttachment> attachments = List.of(
         new ProbeAttachment("gso_tx", "kprobe____skb_gso_segment", "kprobe", "kprobe:__skb_gso_segment", true, ""));
-    return new SnapshotAssembler(modes, BUILD).assemble(Instant.EPOCH, reading, attachments, List.of(),
+    return new SnapshotAssembler(BUILD).assemble(Instant.EPOCH, reading, attachments, List.of(),
+        modes.getOrDefault("gso_tx", ""), modes.getOrDefault("xdp_generic", ""),
         (netns, ifindex, name) -> new DeviceRef(netns, "", ifindex, name));
   }
 

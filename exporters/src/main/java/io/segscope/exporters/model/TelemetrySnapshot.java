@@ -14,6 +14,8 @@ import java.util.List;
  * @param probes every probe the agent planned, attached or not
  * @param programs bpf_stats per loaded program
  * @param build what the agent is and runs on
+ * @param devices every device of the inventory, in every namespace
+ * @param recommendations the open recommendations
  */
 public record TelemetrySnapshot(
     Instant takenAt,
@@ -21,7 +23,9 @@ public record TelemetrySnapshot(
     List<XdpDeviceStats> xdp,
     List<ProbeStatus> probes,
     List<ProgramStats> programs,
-    BuildInfo build) {
+    BuildInfo build,
+    List<DeviceInfo> devices,
+    List<RecommendationInfo> recommendations) {
   public TelemetrySnapshot {
     Checks.notNull(takenAt, "TelemetrySnapshot.takenAt");
     gso = Checks.immutableList(gso, "TelemetrySnapshot.gso");
@@ -29,11 +33,19 @@ public record TelemetrySnapshot(
     probes = Checks.immutableList(probes, "TelemetrySnapshot.probes");
     programs = Checks.immutableList(programs, "TelemetrySnapshot.programs");
     Checks.notNull(build, "TelemetrySnapshot.build");
+    devices = Checks.immutableList(devices, "TelemetrySnapshot.devices");
+    recommendations = Checks.immutableList(recommendations, "TelemetrySnapshot.recommendations");
   }
 
   /** Nothing measured yet: taken at {@link Instant#EPOCH}, no records, {@link BuildInfo#unknown()}. */
   public static TelemetrySnapshot empty() {
     return builder().build();
+  }
+
+  /** This snapshot with the inventory's devices and the open recommendations replaced. */
+  public TelemetrySnapshot withDevicesAndRecommendations(List<DeviceInfo> devices,
+      List<RecommendationInfo> recommendations) {
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations);
   }
 
   /** A builder starting from {@link #empty()}'s values. */
@@ -48,6 +60,8 @@ public record TelemetrySnapshot(
     private final List<XdpDeviceStats> xdp = new ArrayList<>();
     private final List<ProbeStatus> probes = new ArrayList<>();
     private final List<ProgramStats> programs = new ArrayList<>();
+    private final List<DeviceInfo> devices = new ArrayList<>();
+    private final List<RecommendationInfo> recommendations = new ArrayList<>();
     private BuildInfo build = BuildInfo.unknown();
 
     private Builder() {}
@@ -67,6 +81,16 @@ public record TelemetrySnapshot(
       return this;
     }
 
+    public Builder addDevice(DeviceInfo device) {
+      devices.add(Checks.notNull(device, "TelemetrySnapshot.Builder.addDevice argument"));
+      return this;
+    }
+
+    public Builder addRecommendation(RecommendationInfo recommendation) {
+      recommendations.add(Checks.notNull(recommendation, "TelemetrySnapshot.Builder.addRecommendation argument"));
+      return this;
+    }
+
     public Builder addProbe(ProbeStatus probe) {
       probes.add(Checks.notNull(probe, "TelemetrySnapshot.Builder.addProbe argument"));
       return this;
@@ -83,7 +107,7 @@ public record TelemetrySnapshot(
     }
 
     public TelemetrySnapshot build() {
-      return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build);
+      return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations);
     }
   }
 }

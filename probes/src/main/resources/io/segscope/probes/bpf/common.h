@@ -75,7 +75,8 @@ static __always_inline void diag_inc(int idx)
 
 static __always_inline u64 log2_slot(u64 v, u64 slots)
 {
-    u64 s = v ? bpf_log2l(v) + 1 : 0; /* bcc convention: slot i holds [2^(i-1), 2^i - 1] */
+    /* bcc's bpf_log2l(v) is already floor(log2(v)) + 1: slot i holds [2^(i-1), 2^i - 1], slot 0 holds 0 */
+    u64 s = v ? bpf_log2l(v) : 0;
     return s < slots ? s : slots - 1;
 }
 

@@ -1,0 +1,82 @@
+package io.segscope.agent.advice;
+
+import io.segscope.agent.cost.CostModel;
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.exporters.model.TelemetrySnapshot;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * Turns the stream of snapshots into open recommendations: the cost over the last {@code window}
+ * (from the oldest kept snapshot at least that old), the rules, then hysteresis. Logs a line when a
+ * recommendation opens or closes. Advice only: nothing here changes the host. Called by one thread.
+ */
+public final class Advisor {
+  private static final Logger LOG = Logger.getLogger(Advisor.class.getName());
+
+  private final Duration window;
+  private final Recommender recommender;
+  private final RecommendationTracker tracker;
+  private final AdviceContext.Thresholds thresholds;
+  private final boolean xdpFragsCopy;
+  private final ArrayDeque<TelemetrySnapshot> history = new ArrayDeque<>();
+  private volatile List<Recommendation> open = List.of();
+  private volatile Collection<DeviceCost> lastCosts = List.of();
+
+  public Advisor(Duration window, Duration openAfter, Duration closeAfter, AdviceContext.Thresholds thresholds,
+      boolean xdpFragsCopy) {
+    this.window = window;
+    this.recommender = new Recommender();
+    this.tracker = new RecommendationTracker(openAfter, closeAfter);
+    this.thresholds = thresholds;
+    this.xdpFragsCopy = xdpFragsCopy;
+  }
+
+  /** Feeds one snapshot; returns the open recommendations after it. */
+  public List<Recommendation> update(TelemetrySnapshot snapshot, Inventory inventory) {
+    Instant now = snapshot.takenAt();
+    history.addLast(snapshot);
+    // keep the newest snapshot that is at least `window` old, and everything after it
+    while (history.size() > 2) {
+      TelemetrySnapshot second = history.stream().skip(1).findFirst().orElseThrow();
+      if (!Duration.between(second.takenAt(), now).minus(window).isNegative()) {
+        history.removeFirst();
+      } else {
+        break;
+      }
+    }
+    TelemetrySnapshot from = history.peekFirst();
+    if (from == null || !from.takenAt().isBefore(now)) {
+      return open;
+    }
+    Collection<DeviceCost> costs = CostModel.window(from, snapshot).values();
+    lastCosts = costs;
+    List<Finding> findings = recommender.evaluate(costs, new AdviceContext(inventory, thresholds, xdpFragsCopy));
+    for (RecommendationTracker.Change c : tracker.update(now, findings)) {
+      Finding f = c.recommendation().finding();
+      if (c.kind().equals("opened")) {
+        LOG.info(String.format("recommendation opened: %s [%s] %s; saving %.4f cores; run: %s", c.recommendation().id(),
+            f.severity(), f.summary(), f.cpuSavingCores(), String.join(" && ", f.commands())));
+      } else {
+        LOG.info("recommendation closed: " + c.recommendation().id() + " (" + f.summary()
+            + "): no evidence since " + c.recommendation().lastSeen());
+      }
+    }
+    open = tracker.open();
+    return open;
+  }
+
+  public List<Recommendation> open() {
+    return open;
+  }
+
+  /** The costs of the latest window (for the API). */
+  public Collection<DeviceCost> lastCosts() {
+    return lastCosts;
+  }
+}

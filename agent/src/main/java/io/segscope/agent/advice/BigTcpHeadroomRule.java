@@ -1,0 +1,67 @@
+package io.segscope.agent.advice;
+
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Netns;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code big_tcp_headroom} (advisory): a physical NIC carrying GSO traffic whose driver takes
+ * super-packets far larger ({@code tso_max_size}) than it advertises ({@code gso_max_size} ≤ 64 KiB).
+ * Raising gso_max_size (BIG TCP) halves or better the per-packet stack work for bulk flows. Virtual
+ * devices are left alone: their tso_max_size is a software limit, not driver headroom.
+ */
+public final class BigTcpHeadroomRule implements Rule {
+
+  /** The size the BIG TCP authors used: large enough to matter, well inside every driver's limit. */
+  static final long BIG_TCP_SIZE = 185_000;
+
+  @Override
+  public String name() {
+    return "big_tcp_headroom";
+  }
+
+  @Override
+  public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
+    if (cost.offloadedSkbsPerSec() < ctx.thresholds().minOffloadedPerSec()) {
+      return Optional.empty();
+    }
+    Optional<Device> dOpt = ctx.inventory().device(cost.device().netns(), cost.device().ifindex());
+    Optional<Netns> ns = ctx.netns(cost.device().netns());
+    if (dOpt.isEmpty() || ns.isEmpty()) {
+      return Optional.empty();
+    }
+    Device d = dOpt.get();
+    var l = d.link();
+    if (!d.kind().isEmpty() || d.name().equals("lo") || l.gsoMaxSize().isEmpty() || l.tsoMaxSize().isEmpty()) {
+      return Optional.empty();
+    }
+    long gso = l.gsoMaxSize().getAsLong();
+    long tso = l.tsoMaxSize().getAsLong();
+    if (gso > 65536 || tso < 2 * gso) {
+      return Optional.empty();
+    }
+    long target = Math.min(tso, BIG_TCP_SIZE);
+    List<String> sets = new ArrayList<>(List.of("gso_max_size " + target));
+    if (l.gsoIpv4MaxSize().isPresent()) {
+      sets.add("gso_ipv4_max_size " + target);
+    }
+    Map<String, Object> ev = new LinkedHashMap<>();
+    ev.put("offloaded_per_sec", GsoSizeMismatchRule.round(cost.offloadedSkbsPerSec()));
+    ev.put("gso_max_size", gso);
+    ev.put("tso_max_size", tso);
+    ev.put("gso_ipv4_max_size", l.gsoIpv4MaxSize().orElse(-1));
+    return Optional.of(new Finding(name(), "info", AdviceContext.name(d), List.of(AdviceContext.name(d)),
+        String.format("%s takes super-packets up to %d bytes but advertises %d: BIG TCP is possible",
+            AdviceContext.name(d), tso, gso),
+        ev, List.of(NetnsCommands.ipLinkSet(ns.get(), d.name(), String.join(" ", sets))), 0,
+        "not estimated: fewer, larger super-packets cut per-packet stack work; measure before and after",
+        "low",
+        "IPv6 BIG TCP needs the receiver's gro_max_size raised too; middleboxes that inspect super-packets "
+            + "(tc, netfilter helpers) see larger skbs"));
+  }
+}

@@ -1,0 +1,91 @@
+package io.segscope.agent.advice;
+
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Netns;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * {@code generic_xdp_copy}: an XDP program attached in generic (skb) mode makes the kernel copy or
+ * linearize every nonlinear skb, and every skb with less than 256 bytes of headroom (DESIGN.md §1:
+ * 600/1090/4900 ns p50/p90/p99 per packet against 40/59/90 without). Where the driver runs XDP
+ * natively, attaching the same program in driver mode removes the copy.
+ *
+ * <p>Commands re-attach the running program by id with bpftool: pinned first (detaching the generic
+ * attachment drops what may be the program's last reference), moved to driver mode, unpinned. Devices
+ * whose kind has no native XDP
+ * (bridge, macvlan, vxlan, ...) get no advice: the alternative there (a tc BPF program) is a rewrite,
+ * not a command.
+ */
+public final class GenericXdpCopyRule implements Rule {
+
+  /** Kinds whose driver implements ndo_bpf (native XDP); "" is a physical NIC's driver. */
+  static final Set<String> NATIVE_KINDS = Set.of("veth", "", "netkit");
+
+  @Override
+  public String name() {
+    return "generic_xdp_copy";
+  }
+
+  @Override
+  public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
+    if (cost.xdpCopiedPerSec() < ctx.thresholds().minXdpCopiesPerSec()) {
+      return Optional.empty();
+    }
+    Optional<Device> dOpt = ctx.inventory().device(cost.device().netns(), cost.device().ifindex());
+    Optional<Netns> ns = ctx.netns(cost.device().netns());
+    if (dOpt.isEmpty() || ns.isEmpty()) {
+      return Optional.empty();
+    }
+    Device d = dOpt.get();
+    if (!d.link().xdp().generic() || !NATIVE_KINDS.contains(d.kind())) {
+      return Optional.empty();
+    }
+    OptionalInt prog = d.link().xdp().genericProgId().isPresent() ? d.link().xdp().genericProgId()
+        : d.link().xdp().progId();
+    if (prog.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> commands = new ArrayList<>();
+    String pin = "/sys/fs/bpf/segscope-xdp-" + prog.getAsInt();
+    commands.add("bpftool prog pin id " + prog.getAsInt() + " " + pin);
+    commands.add(NetnsCommands.nsenter(ns.get(), "bpftool net detach xdpgeneric dev " + d.name()));
+    commands.add(NetnsCommands.nsenter(ns.get(), "bpftool net attach xdpdrv pinned " + pin + " dev " + d.name()));
+    commands.add("rm " + pin);
+    Map<String, Object> ev = new LinkedHashMap<>();
+    ev.put("copies_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedPerSec()));
+    ev.put("passed_per_sec", GsoSizeMismatchRule.round(cost.xdpPassedPerSec()));
+    ev.put("copied_bytes_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedBytesPerSec()));
+    ev.put("cpu_cores", cost.xdpCpu().cores());
+    ev.put("cpu_basis", cost.xdpCpu().explanation());
+    ev.put("copy_p50_ns", cost.xdpCopyNanos().quantile(0.5));
+    ev.put("copy_p99_ns", cost.xdpCopyNanos().quantile(0.99));
+    ev.put("mode", cost.xdpMode());
+    ev.put("xdp_program_id", prog.getAsInt());
+    ev.put("kind", d.kind().isEmpty() ? "physical" : d.kind());
+    String alternatives = ctx.xdpFragsCopy()
+        ? "; or load a frags-aware build of the program (SEC(\"xdp.frags\")): this kernel then copies into a "
+            + "page_pool instead of linearizing (still a copy)"
+        : "";
+    String risk = "the program is detached between the detach and attach commands: packets pass unfiltered for "
+        + "that moment; bpffs must be mounted at /sys/fs/bpf for the pin"
+        + (d.kind().equals("veth")
+            ? "; native XDP on a veth turns off the software GSO features of its peer, so the peer's sender may "
+                + "segment in software instead (usually cheaper than copying every packet): measure after"
+            : "")
+        + alternatives;
+    return Optional.of(new Finding(name(), "warning", AdviceContext.name(d), List.of(AdviceContext.name(d)),
+        String.format("%s copies %.0f skbs/s for its generic-mode XDP program (id %d)", AdviceContext.name(d),
+            cost.xdpCopiedPerSec(), prog.getAsInt()),
+        ev, commands, cost.xdpCpu().cores(),
+        "the CPU of the copies at " + AdviceContext.name(d) + " (" + cost.xdpCpu().basis()
+            + "): native mode runs the program before an skb exists",
+        cost.xdpCpu().basis().equals("measured") ? "high" : "medium", risk));
+  }
+}

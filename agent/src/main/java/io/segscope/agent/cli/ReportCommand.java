@@ -1,0 +1,113 @@
+package io.segscope.agent.cli;
+
+import io.segscope.agent.Privileges;
+import io.segscope.agent.advice.AdviceContext;
+import io.segscope.agent.advice.Finding;
+import io.segscope.agent.advice.Recommender;
+import io.segscope.agent.cost.CostModel;
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.InventoryConfig;
+import io.segscope.agent.inventory.InventoryReader;
+import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.agent.report.ReportRenderer;
+import io.segscope.agent.telemetry.InventoryView;
+import io.segscope.agent.telemetry.NetnsNames;
+import io.segscope.agent.telemetry.SnapshotAssembler;
+import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.probes.ProbePlan;
+import io.segscope.probes.ProbeSession;
+import io.segscope.probes.bcc.Bcc;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+/** {@code segscope report}: a one-shot view for a person at a terminal. */
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Attach the probes for a while, then print each device's segmentation and generic-XDP cost "
+          + "(with log2 histograms), its device chain, and the recommendations with their commands. "
+          + "Ctrl-C ends the sampling early and reports what was seen."
+    })
+public final class ReportCommand implements Callable<Integer> {
+
+  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+      description = "How long to sample (default: ${DEFAULT-VALUE}).")
+  Duration duration;
+
+  @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+      converter = ProbeModeOption.Converter.class, description = ProbeModeOption.DESCRIPTION)
+  ProbeModeOption probeMode;
+
+  @Override
+  public Integer call() throws Exception {
+    List<String> missing = Privileges.missing();
+    if (!missing.isEmpty()) {
+      System.err.println("segscope report: missing privileges: " + String.join(", ", missing)
+          + " (run as root, or grant these capabilities)");
+      return 1;
+    }
+    PrintStream err = System.err;
+    err.println("segscope report: compiling and attaching the probes ...");
+    try (ProbeSession probes = ProbeSession.open(ProbePlan.decide(probeMode.forced()))) {
+      BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(), System.getProperty("os.version"));
+      SnapshotAssembler assembler = new SnapshotAssembler(build);
+      Inventory inv0 = InventoryReader.read(InventoryConfig.defaults(), new DecodeWarnings());
+      TelemetrySnapshot first = snapshot(assembler, probes, inv0);
+
+      CountDownLatch interrupted = new CountDownLatch(1);
+      Signal.handle(new Signal("INT"), s -> interrupted.countDown());
+      long total = Math.max(1, duration.toSeconds());
+      boolean tty = System.console() != null;
+      long start = System.nanoTime();
+      for (long s = 1; s <= total; s++) {
+        long waitNanos = start + s * 1_000_000_000L - System.nanoTime();
+        if (interrupted.await(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
+          err.println((tty ? "\n" : "") + "segscope report: interrupted after " + (s - 1) + " s: reporting that");
+          break;
+        }
+        if (tty) {
+          err.printf("\rsampling: %d/%d s", s, total);
+        } else if (s % 5 == 0 || s == total) {
+          err.printf("sampling: %d/%d s%n", s, total);
+        }
+      }
+      if (tty) {
+        err.println();
+      }
+      Inventory inv = InventoryReader.read(InventoryConfig.defaults(), new DecodeWarnings());
+      TelemetrySnapshot last = snapshot(assembler, probes, inv);
+      if (!last.takenAt().isAfter(first.takenAt())) {
+        err.println("segscope report: sampled for less than a tick: nothing to report");
+        return 1;
+      }
+      Collection<DeviceCost> costs = CostModel.window(first, last).values();
+      List<Finding> findings = new Recommender().evaluate(costs,
+          new AdviceContext(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy()));
+      System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
+          probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
+          java.time.Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings)));
+      System.out.flush();
+    }
+    return 0;
+  }
+
+  private static TelemetrySnapshot snapshot(SnapshotAssembler a, ProbeSession probes, Inventory inv)
+      throws Exception {
+    Map<Long, String> names = NetnsNames.scan();
+    return a.assemble(Instant.now(), probes.read(), probes,
+        (netns, ifindex, kernelName) -> InventoryView.name(inv, names, netns, ifindex, kernelName));
+  }
+}

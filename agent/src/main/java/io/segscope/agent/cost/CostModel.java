@@ -1,0 +1,144 @@
+package io.segscope.agent.cost;
+
+import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.exporters.model.XdpDeviceStats;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Per-device cost over a window, from two cumulative snapshots. Pure: no kernel access.
+ *
+ * <p>Counters are cumulative since the probes attached. A device whose counters went backwards
+ * between the two snapshots was forgotten and seen again (its map entry restarted): its window then
+ * counts what it did since the restart. A device only in the earlier snapshot vanished and has no
+ * cost; one only in the later snapshot appeared and counts everything it has.
+ */
+public final class CostModel {
+
+  /**
+   * The per-copy cost assumed where the probe mode cannot time generic-XDP copies: the median
+   * receive-side linearization cost measured with an instrumented kernel (DESIGN.md §1: 600 ns p50).
+   */
+  public static final double UNTIMED_XDP_COPY_NANOS = 600;
+
+  private CostModel() {}
+
+  /** Costs keyed by (netns inode, ifindex). */
+  public static Map<Key, DeviceCost> window(TelemetrySnapshot from, TelemetrySnapshot to) {
+    double seconds = Duration.between(from.takenAt(), to.takenAt()).toNanos() / 1e9;
+    if (!(seconds > 0)) {
+      throw new IllegalArgumentException("cost window: the later snapshot (" + to.takenAt()
+          + ") must be after the earlier one (" + from.takenAt() + ")");
+    }
+    Map<Key, GsoDeviceStats> gsoBefore = new HashMap<>();
+    from.gso().forEach(g -> gsoBefore.put(Key.of(g.device().netns(), g.device().ifindex()), g));
+    Map<Key, XdpDeviceStats> xdpBefore = new HashMap<>();
+    from.xdp().forEach(x -> xdpBefore.put(Key.of(x.device().netns(), x.device().ifindex()), x));
+    Map<Key, GsoDeviceStats> gsoNow = new LinkedHashMap<>();
+    to.gso().forEach(g -> gsoNow.put(Key.of(g.device().netns(), g.device().ifindex()), g));
+    Map<Key, XdpDeviceStats> xdpNow = new LinkedHashMap<>();
+    to.xdp().forEach(x -> xdpNow.put(Key.of(x.device().netns(), x.device().ifindex()), x));
+
+    Set<Key> keys = new HashSet<>(gsoNow.keySet());
+    keys.addAll(xdpNow.keySet());
+    Map<Key, DeviceCost> out = new LinkedHashMap<>();
+    for (Key k : keys) {
+      out.put(k, cost(seconds, gsoBefore.get(k), gsoNow.get(k), xdpBefore.get(k), xdpNow.get(k)));
+    }
+    return out;
+  }
+
+  /** (netns inode, ifindex). */
+  public record Key(long netns, int ifindex) {
+    public static Key of(long netns, int ifindex) {
+      return new Key(netns, ifindex);
+    }
+  }
+
+  private static DeviceCost cost(double s, GsoDeviceStats g0, GsoDeviceStats g1, XdpDeviceStats x0,
+      XdpDeviceStats x1) {
+    var device = g1 != null ? g1.device() : x1.device();
+    String gsoMode = g1 != null ? g1.mode() : "";
+    double swSkbs = 0, swSegs = 0, swBytes = 0, off = 0;
+    Map<GsoCause, Double> causes = new EnumMap<>(GsoCause.class);
+    Log2Histogram dur = Log2Histogram.empty();
+    Log2Histogram segs = Log2Histogram.empty();
+    CpuEstimate gsoCpu = CpuEstimate.NONE;
+    if (g1 != null) {
+      boolean reset = g0 == null || g1.swSkbs() < g0.swSkbs() || g1.offloadedSkbs() < g0.offloadedSkbs()
+          || g1.durationNanos().count() < g0.durationNanos().count();
+      GsoDeviceStats base = reset ? null : g0;
+      swSkbs = g1.swSkbs() - (base == null ? 0 : base.swSkbs());
+      swSegs = g1.swSegments() - (base == null ? 0 : base.swSegments());
+      swBytes = g1.swBytes() - (base == null ? 0 : base.swBytes());
+      off = g1.offloadedSkbs() - (base == null ? 0 : base.offloadedSkbs());
+      for (GsoCause c : GsoCause.values()) {
+        causes.put(c, (g1.cause(c) - (base == null ? 0 : base.cause(c))) / s);
+      }
+      dur = base == null ? g1.durationNanos() : minus(g1.durationNanos(), base.durationNanos());
+      segs = base == null ? g1.segmentsPerSkb() : minus(g1.segmentsPerSkb(), base.segmentsPerSkb());
+      gsoCpu = cpu(swSkbs, dur, s, "software segmentations",
+          "tracepoint mode times from net_dev_queue (or the qdisc dequeue) to the end of segmentation");
+    }
+    double copied = 0, passed = 0, copiedBytes = 0;
+    Log2Histogram copyNanos = Log2Histogram.empty();
+    CpuEstimate xdpCpu = CpuEstimate.NONE;
+    String xdpMode = "";
+    if (x1 != null) {
+      xdpMode = x1.mode();
+      boolean reset = x0 == null || x1.copiedSkbs() < x0.copiedSkbs() || x1.passedSkbs() < x0.passedSkbs();
+      XdpDeviceStats base = reset ? null : x0;
+      copied = x1.copiedSkbs() - (base == null ? 0 : base.copiedSkbs());
+      passed = x1.passedSkbs() - (base == null ? 0 : base.passedSkbs());
+      copiedBytes = x1.copiedBytes() - (base == null ? 0 : base.copiedBytes());
+      copyNanos = base == null ? x1.copyDurationNanos() : minus(x1.copyDurationNanos(), base.copyDurationNanos());
+      if (copied > 0 && copyNanos.count() == 0) {
+        xdpCpu = new CpuEstimate(copied * UNTIMED_XDP_COPY_NANOS / 1e9 / s, "estimated",
+            String.format("%.0f copies/s x %.0f ns (the %s mode cannot time copies; 600 ns is the median "
+                + "linearization cost measured with an instrumented kernel)", copied / s,
+                UNTIMED_XDP_COPY_NANOS, xdpMode));
+      } else {
+        xdpCpu = cpu(copied, copyNanos, s, "generic-XDP copies", "timed from do_xdp_generic to the program run");
+      }
+    }
+    return new DeviceCost(device, gsoMode, s, swSkbs / s, swSegs / s, swBytes / s, off / s, causes, dur, segs,
+        gsoCpu, xdpMode, copied / s, passed / s, copiedBytes / s, copyNanos, xdpCpu);
+  }
+
+  private static CpuEstimate cpu(double events, Log2Histogram timed, double s, String what, String how) {
+    if (events <= 0) {
+      return CpuEstimate.NONE;
+    }
+    long n = timed.count();
+    if (n == 0) {
+      return new CpuEstimate(0, "none", events + " " + what + " but none timed");
+    }
+    double cores = timed.sum() / 1e9 / s;
+    if (n >= events) {
+      return new CpuEstimate(cores, "measured", String.format("%d %s timed (%s)", n, what, how));
+    }
+    double scaled = cores * (events / n);
+    return new CpuEstimate(scaled, "extrapolated", String.format(
+        "%d of %.0f %s timed (%.0f%%), scaled to all of them (%s)", n, events, what, 100.0 * n / events, how));
+  }
+
+  /** Per-slot difference, never negative (a slot cannot lose observations without a reset). */
+  static Log2Histogram minus(Log2Histogram a, Log2Histogram b) {
+    long[] ca = a.counts();
+    long[] cb = b.counts();
+    long[] d = new long[Math.max(ca.length, cb.length)];
+    for (int i = 0; i < d.length; i++) {
+      long x = (i < ca.length ? ca[i] : 0) - (i < cb.length ? cb[i] : 0);
+      d[i] = Math.max(0, x);
+    }
+    return new Log2Histogram(d, Math.max(0, a.sum() - b.sum()));
+  }
+}

@@ -1,0 +1,48 @@
+package io.segscope.agent.cost;
+
+import io.segscope.exporters.model.DeviceRef;
+import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.Log2Histogram;
+import java.util.Map;
+
+/**
+ * What segmentation and generic-XDP copies cost one device over one window: rates per second, CPU,
+ * and the window's own histograms (deltas, not totals).
+ */
+public record DeviceCost(
+    DeviceRef device,
+    String gsoMode,
+    double seconds,
+    double swSkbsPerSec,
+    double swSegmentsPerSec,
+    double swBytesPerSec,
+    double offloadedSkbsPerSec,
+    Map<GsoCause, Double> causesPerSec,
+    Log2Histogram swDurationNanos,
+    Log2Histogram segmentsPerSkb,
+    CpuEstimate gsoCpu,
+    String xdpMode,
+    double xdpCopiedPerSec,
+    double xdpPassedPerSec,
+    double xdpCopiedBytesPerSec,
+    Log2Histogram xdpCopyNanos,
+    CpuEstimate xdpCpu) {
+
+  public DeviceCost {
+    causesPerSec = Map.copyOf(causesPerSec);
+  }
+
+  public double causePerSec(GsoCause c) {
+    return causesPerSec.getOrDefault(c, 0.0);
+  }
+
+  /** Share of software segmentations with this cause, 0..1. */
+  public double causeShare(GsoCause c) {
+    return swSkbsPerSec > 0 ? Math.min(1.0, causePerSec(c) / swSkbsPerSec) : 0;
+  }
+
+  /** Quantile of the window's segmentation time in ns, NaN when nothing was timed. */
+  public double swDurationQuantileNanos(double q) {
+    return swDurationNanos.quantile(q);
+  }
+}

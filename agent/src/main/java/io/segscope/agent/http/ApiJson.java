@@ -1,0 +1,181 @@
+package io.segscope.agent.http;
+
+import io.segscope.agent.advice.DeviceName;
+import io.segscope.agent.advice.Recommendation;
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Chain;
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.DeviceKey;
+import io.segscope.agent.inventory.Features;
+import io.segscope.agent.inventory.Hop;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.Link;
+import io.segscope.agent.inventory.Netns;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.function.Predicate;
+
+/** The JSON documents of the API (schema: docs/api.md). Pure translation. */
+final class ApiJson {
+  private ApiJson() {}
+
+  static JsonObject devices(Inventory inv, Collection<DeviceCost> costs, Predicate<Device> filter) {
+    Map<DeviceKey, DeviceCost> byKey = new HashMap<>();
+    for (DeviceCost c : costs) {
+      byKey.put(new DeviceKey(c.device().netns(), c.device().ifindex()), c);
+    }
+    JsonArray namespaces = new JsonArray();
+    for (Netns n : inv.namespaces()) {
+      namespaces.add(new JsonObject().put("netns", n.inode()).put("name", n.name()).put("root", n.root()));
+    }
+    JsonArray devices = new JsonArray();
+    for (Device d : inv.devices()) {
+      if (filter.test(d)) {
+        devices.add(device(inv, d, byKey.get(d.key())));
+      }
+    }
+    return new JsonObject().put("read_at", inv.readAt().toString()).put("namespaces", namespaces)
+        .put("devices", devices);
+  }
+
+  static JsonObject device(Inventory inv, Device d, DeviceCost cost) {
+    Link l = d.link();
+    JsonObject limits = new JsonObject();
+    put(limits, "gso_max_size", l.gsoMaxSize());
+    put(limits, "gso_max_segs", l.gsoMaxSegs());
+    put(limits, "tso_max_size", l.tsoMaxSize());
+    put(limits, "tso_max_segs", l.tsoMaxSegs());
+    put(limits, "gro_max_size", l.groMaxSize());
+    put(limits, "gso_ipv4_max_size", l.gsoIpv4MaxSize());
+    put(limits, "gro_ipv4_max_size", l.groIpv4MaxSize());
+    limits.put("mtu", l.mtu());
+    JsonObject xdp = new JsonObject().put("mode", l.xdp().mode().label());
+    put(xdp, "prog_id", l.xdp().progId());
+    put(xdp, "driver_prog_id", l.xdp().driverProgId());
+    put(xdp, "generic_prog_id", l.xdp().genericProgId());
+    put(xdp, "hardware_prog_id", l.xdp().hardwareProgId());
+    Features f = d.features();
+    JsonObject features = new JsonObject().put("source", f.source().name().toLowerCase(java.util.Locale.ROOT));
+    if (f.available()) {
+      features.put("active", new JsonArray(List.copyOf(f.active())))
+          .put("fixed", new JsonArray(f.known().stream().filter(f::isFixed).toList()));
+    } else {
+      features.put("error", f.error());
+    }
+    JsonObject o = new JsonObject()
+        .put("netns", d.netns()).put("netns_name", d.netnsName()).put("name", d.name()).put("ifindex", d.ifindex())
+        .put("kind", d.kind()).put("operstate", l.operstate()).put("limits", limits).put("xdp", xdp)
+        .put("features", features)
+        .put("master", inv.master(d).map(Device::name).orElse(null));
+    if (l.lower().isPresent()) {
+      JsonObject link = new JsonObject().put("ifindex", l.lower().getAsInt());
+      inv.linkTarget(d).ifPresent(t -> link.put("device", t.name()).put("netns", t.netns()));
+      o.put("link", link);
+    }
+    o.put("chain", chain(inv.chain(d)));
+    if (cost != null) {
+      o.put("cost", cost(cost));
+    }
+    return o;
+  }
+
+  static JsonObject chain(Chain c) {
+    return new JsonObject().put("down", hops(c.down())).put("up", hops(c.up()))
+        .put("exits", new JsonArray(c.exits().stream().map(k -> new JsonObject().put("netns", k.netns())
+            .put("ifindex", k.ifindex())).toList()))
+        .put("unresolved", new JsonArray(c.unresolved()));
+  }
+
+  private static JsonArray hops(List<Hop> hops) {
+    JsonArray a = new JsonArray();
+    for (Hop h : hops) {
+      a.add(new JsonObject().put("netns", h.device().netns()).put("device", h.name())
+          .put("ifindex", h.device().ifindex()).put("relation", h.relation().name().toLowerCase(java.util.Locale.ROOT))
+          .put("distance", h.distance()));
+    }
+    return a;
+  }
+
+  static JsonObject cost(DeviceCost c) {
+    JsonObject causes = new JsonObject();
+    c.causesPerSec().forEach((k, v) -> causes.put(k.label(), v));
+    return new JsonObject().put("window_seconds", c.seconds())
+        .put("gso", new JsonObject().put("mode", c.gsoMode())
+            .put("software_skbs_per_sec", c.swSkbsPerSec()).put("segments_per_sec", c.swSegmentsPerSec())
+            .put("bytes_per_sec", c.swBytesPerSec()).put("offloaded_skbs_per_sec", c.offloadedSkbsPerSec())
+            .put("causes_per_sec", causes).put("cpu_cores", c.gsoCpu().cores()).put("cpu_basis", c.gsoCpu().basis())
+            .put("duration_p50_ns", finite(c.swDurationQuantileNanos(0.5)))
+            .put("duration_p99_ns", finite(c.swDurationQuantileNanos(0.99))))
+        .put("xdp_generic", new JsonObject().put("mode", c.xdpMode())
+            .put("copied_per_sec", c.xdpCopiedPerSec()).put("passed_per_sec", c.xdpPassedPerSec())
+            .put("copied_bytes_per_sec", c.xdpCopiedBytesPerSec()).put("cpu_cores", c.xdpCpu().cores())
+            .put("cpu_basis", c.xdpCpu().basis()));
+  }
+
+  static JsonObject recommendations(List<Recommendation> open) {
+    JsonArray a = new JsonArray();
+    for (Recommendation r : open) {
+      a.add(recommendation(r));
+    }
+    return new JsonObject().put("recommendations", a);
+  }
+
+  static JsonObject recommendation(Recommendation r) {
+    var f = r.finding();
+    JsonObject evidence = new JsonObject();
+    f.evidence().forEach((k, v) -> evidence.put(k, jsonValue(v)));
+    return new JsonObject().put("id", r.id()).put("rule", f.rule()).put("severity", f.severity())
+        .put("summary", f.summary()).put("subject", name(f.subject()))
+        .put("devices", new JsonArray(f.devices().stream().map(ApiJson::name).toList()))
+        .put("evidence", evidence).put("commands", new JsonArray(f.commands()))
+        .put("cpu_saving_cores", f.cpuSavingCores()).put("saving_basis", f.savingBasis())
+        .put("confidence", f.confidence()).put("risk", f.risk())
+        .put("first_seen", r.firstSeen().toString()).put("last_seen", r.lastSeen().toString())
+        .put("opened_at", r.openedAt().toString());
+  }
+
+  private static JsonObject name(DeviceName d) {
+    return new JsonObject().put("netns", d.netns()).put("netns_name", d.netnsName()).put("device", d.device());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Object jsonValue(Object v) {
+    if (v instanceof Map<?, ?> m) {
+      JsonObject o = new JsonObject();
+      ((Map<String, Object>) m).forEach((k, x) -> o.put(k, jsonValue(x)));
+      return o;
+    }
+    if (v instanceof List<?> l) {
+      JsonArray a = new JsonArray();
+      l.forEach(x -> a.add(jsonValue(x)));
+      return a;
+    }
+    if (v instanceof Double d) {
+      return finite(d);
+    }
+    return v;
+  }
+
+  /** JSON has no NaN: unknown quantiles are null. */
+  private static Double finite(double v) {
+    return Double.isFinite(v) ? v : null;
+  }
+
+  private static void put(JsonObject o, String k, OptionalLong v) {
+    if (v.isPresent()) {
+      o.put(k, v.getAsLong());
+    }
+  }
+
+  private static void put(JsonObject o, String k, OptionalInt v) {
+    if (v.isPresent()) {
+      o.put(k, v.getAsInt());
+    }
+  }
+}

@@ -1,0 +1,362 @@
+package io.segscope.agent.inventory;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.agent.netlink.Errno;
+import io.segscope.agent.netlink.LibC;
+import io.segscope.agent.netlink.NetlinkException;
+import io.segscope.agent.netlink.NetlinkMessage;
+import java.io.IOException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The live device inventory of every network namespace.
+ *
+ * <p>On {@link #start} it reads everything once (synchronously) and then follows changes on one
+ * platform thread, "segscope-inventory": each namespace has a socket subscribed to RTNLGRP_LINK,
+ * so device creation, deletion and the changes the kernel announces (MTU, state, master, features)
+ * are applied as they come; every {@link InventoryConfig#linkRefreshInterval()} the links are dumped
+ * again for the changes it does not announce (gso/gro limits, XDP through bpf_link); namespaces
+ * are rediscovered every {@link InventoryConfig#rescanInterval()} and at once when a
+ * named-namespace directory changes.
+ * Devices and namespaces that vanish disappear from the next snapshot. If notifications overflow
+ * (ENOBUFS) the namespace is read again in full.
+ *
+ * <p>Sockets are opened inside namespaces by a second dedicated thread ({@link NetnsThread}); no
+ * other thread changes namespace. While a namespace is followed the agent's sockets keep it alive:
+ * a namespace whose last process exited lives until the next rescan closes them.
+ */
+public final class DeviceInventory implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(DeviceInventory.class.getName());
+  private static final int POLL_MILLIS = 100;
+  /** After a directory event, rescan again this much later (ip netns add mounts after creating). */
+  private static final long SETTLE_NANOS = 300_000_000L;
+
+  private final InventoryConfig config;
+  private final DecodeWarnings warnings;
+  private final NetnsDiscovery discovery;
+  private final NetnsThread netnsThread;
+  private final Map<Long, NamespaceState> states = new LinkedHashMap<>();
+  private final List<InventoryListener> listeners = new CopyOnWriteArrayList<>();
+  private final Thread follower;
+  private final Map<Path, WatchKey> watched = new HashMap<>();
+  private WatchService watcher;
+  private volatile Inventory current = Inventory.empty();
+  private volatile boolean closing;
+  private long nextRescan;
+  private long nextRefresh;
+  private long settleRescan = Long.MAX_VALUE;
+
+  private DeviceInventory(InventoryConfig config, DecodeWarnings warnings) {
+    this.config = config;
+    this.warnings = warnings;
+    this.discovery = new NetnsDiscovery(config.proc(), config.namedNetnsDirs());
+    this.netnsThread = new NetnsThread("segscope-netns");
+    this.follower = new Thread(this::follow, "segscope-inventory");
+    this.follower.setDaemon(true);
+  }
+
+  /** Reads the first snapshot and starts following. */
+  public static DeviceInventory start(InventoryConfig config, DecodeWarnings warnings) {
+    DeviceInventory inv = new DeviceInventory(config, warnings);
+    try {
+      inv.openWatcher();
+      inv.rescan();
+      inv.publish();
+    } catch (RuntimeException e) {
+      inv.closeResources();
+      throw e;
+    }
+    inv.nextRescan = System.nanoTime() + config.rescanInterval().toNanos();
+    inv.nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
+    inv.follower.start();
+    return inv;
+  }
+
+  /** The latest snapshot. */
+  public Inventory current() {
+    return current;
+  }
+
+  public DecodeWarnings warnings() {
+    return warnings;
+  }
+
+  public void addListener(InventoryListener listener) {
+    listeners.add(listener);
+  }
+
+  public void removeListener(InventoryListener listener) {
+    listeners.remove(listener);
+  }
+
+  @Override
+  public void close() {
+    closing = true;
+    follower.interrupt();
+    try {
+      follower.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closeResources();
+  }
+
+  private void closeResources() {
+    synchronized (states) {
+      states.values().forEach(NamespaceState::close);
+      states.clear();
+    }
+    netnsThread.close();
+    if (watcher != null) {
+      try {
+        watcher.close();
+      } catch (IOException e) {
+        LOG.log(System.Logger.Level.DEBUG, "close namespace directory watch: " + e);
+      }
+    }
+  }
+
+  private void follow() {
+    while (!closing) {
+      try {
+        boolean changed = pollEvents();
+        long now = System.nanoTime();
+        if (directoryChanged()) {
+          changed |= rescan();
+          settleRescan = now + SETTLE_NANOS;
+        }
+        if (now >= nextRescan || now >= settleRescan) {
+          if (now >= settleRescan) {
+            settleRescan = Long.MAX_VALUE;
+          }
+          changed |= rescan();
+          nextRescan = now + config.rescanInterval().toNanos();
+        }
+        if (now >= nextRefresh) {
+          changed |= refreshLinks();
+          nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
+        }
+        if (changed) {
+          publish();
+        }
+      } catch (RuntimeException e) {
+        if (closing) {
+          return;
+        }
+        warnings.warn("follow devices: " + e);
+        sleepQuietly();
+      }
+    }
+  }
+
+  /** Waits for notifications (up to POLL_MILLIS) and applies them; true when something changed. */
+  private boolean pollEvents() {
+    List<NamespaceState> list;
+    synchronized (states) {
+      list = new ArrayList<>(states.values());
+    }
+    if (list.isEmpty()) {
+      sleepQuietly();
+      return false;
+    }
+    Memory fds = new Memory(8L * list.size());
+    for (int i = 0; i < list.size(); i++) {
+      fds.setInt(8L * i, list.get(i).session().eventFd());
+      fds.setShort(8L * i + 4, (short) LibC.POLLIN);
+      fds.setShort(8L * i + 6, (short) 0);
+    }
+    int n = LibC.INSTANCE.poll(fds, list.size(), POLL_MILLIS);
+    if (n < 0) {
+      int err = Native.getLastError();
+      if (err != Errno.EINTR) {
+        throw NetlinkException.errno("wait for link notifications (poll)", err);
+      }
+      return false;
+    }
+    boolean changed = false;
+    for (int i = 0; n > 0 && i < list.size(); i++) {
+      if (fds.getShort(8L * i + 6) != 0) {
+        changed |= drain(list.get(i));
+      }
+    }
+    return changed;
+  }
+
+  private boolean drain(NamespaceState state) {
+    List<NetlinkMessage> events;
+    try {
+      events = state.session().drainEvents();
+    } catch (NetlinkException e) {
+      if (e.errno() == Errno.ENOBUFS) {
+        warnings.warn("follow namespace " + state.netns().inode()
+            + ": link notifications overflowed (ENOBUFS); reading it again in full");
+        return reload(state);
+      }
+      throw e;
+    }
+    return state.apply(events);
+  }
+
+  /** Re-dumps every namespace's links for the changes the kernel does not announce. */
+  private boolean refreshLinks() {
+    List<NamespaceState> list;
+    synchronized (states) {
+      list = new ArrayList<>(states.values());
+    }
+    boolean changed = false;
+    for (NamespaceState state : list) {
+      try {
+        changed |= state.refreshLinks();
+      } catch (NetlinkException e) {
+        warnings.warn("refresh links of namespace " + state.netns().inode() + ": " + e.getMessage());
+      }
+    }
+    return changed;
+  }
+
+  private boolean reload(NamespaceState state) {
+    try {
+      state.reload();
+    } catch (NetlinkException e) {
+      warnings.warn("read namespace " + state.netns().inode() + ": " + e.getMessage());
+    }
+    return true;
+  }
+
+  /** Rediscovers namespaces: opens new ones, closes vanished ones. True when the set changed. */
+  private boolean rescan() {
+    List<Netns> found = discovery.scan();
+    Set<Long> alive = new HashSet<>();
+    boolean changed = false;
+    for (Netns ns : found) {
+      alive.add(ns.inode());
+      NamespaceState existing;
+      synchronized (states) {
+        existing = states.get(ns.inode());
+      }
+      if (existing != null) {
+        if (!existing.netns().name().equals(ns.name())) {
+          // renamed (named after the fact): reopen under the new name
+          closeState(ns.inode());
+        } else {
+          continue;
+        }
+      }
+      NamespaceState state = InventoryReader.open(netnsThread, ns, config, true, warnings);
+      if (state == null) {
+        continue;
+      }
+      reload(state);
+      synchronized (states) {
+        states.put(ns.inode(), state);
+      }
+      changed = true;
+    }
+    List<Long> gone = new ArrayList<>();
+    synchronized (states) {
+      for (Long inode : states.keySet()) {
+        if (!alive.contains(inode)) {
+          gone.add(inode);
+        }
+      }
+    }
+    for (Long inode : gone) {
+      closeState(inode);
+      changed = true;
+    }
+    watchNewDirectories();
+    return changed;
+  }
+
+  private void closeState(long inode) {
+    NamespaceState state;
+    synchronized (states) {
+      state = states.remove(inode);
+      states.values().forEach(s -> s.session().forget(inode));
+    }
+    if (state != null) {
+      state.close();
+    }
+  }
+
+  private void publish() {
+    List<NamespaceState> list;
+    synchronized (states) {
+      list = new ArrayList<>(states.values());
+    }
+    Inventory previous = current;
+    Inventory next = InventoryReader.snapshot(list, warnings);
+    current = next;
+    for (InventoryListener l : listeners) {
+      try {
+        l.changed(previous, next);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "inventory listener " + l + " failed", e);
+      }
+    }
+  }
+
+  private void openWatcher() {
+    try {
+      watcher = FileSystems.getDefault().newWatchService();
+    } catch (IOException | UnsupportedOperationException e) {
+      LOG.log(System.Logger.Level.INFO, "watch namespace directories: " + e + "; relying on the periodic rescan");
+    }
+  }
+
+  private void watchNewDirectories() {
+    if (watcher == null) {
+      return;
+    }
+    for (Path dir : config.namedNetnsDirs()) {
+      WatchKey key = watched.get(dir);
+      if (key != null && key.isValid()) {
+        continue;
+      }
+      if (Files.isDirectory(dir)) {
+        try {
+          watched.put(dir, dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE,
+              StandardWatchEventKinds.ENTRY_DELETE));
+        } catch (IOException e) {
+          LOG.log(System.Logger.Level.DEBUG, "watch " + dir + ": " + e);
+        }
+      }
+    }
+  }
+
+  private boolean directoryChanged() {
+    if (watcher == null) {
+      return false;
+    }
+    boolean any = false;
+    WatchKey key;
+    while ((key = watcher.poll()) != null) {
+      any |= !key.pollEvents().isEmpty();
+      key.reset();
+    }
+    return any;
+  }
+
+  private static void sleepQuietly() {
+    try {
+      Thread.sleep(POLL_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

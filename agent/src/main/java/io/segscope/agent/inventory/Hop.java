@@ -1,0 +1,12 @@
+package io.segscope.agent.inventory;
+
+/**
+ * One device reached while walking a chain.
+ *
+ * @param device the device reached
+ * @param name its name
+ * @param via the device it was reached from
+ * @param relation how it relates to {@code via}
+ * @param distance number of steps from the chain's start (1 for a neighbour)
+ */
+public record Hop(DeviceKey device, String name, DeviceKey via, Relation relation, int distance) {}

@@ -1,0 +1,131 @@
+package io.segscope.agent.inventory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * An immutable snapshot of every device in every network namespace, with the namespaces' nsid
+ * maps needed to follow IFLA_LINK across namespaces, and the device chains.
+ */
+public final class Inventory {
+  private final List<Netns> namespaces;
+  private final List<Device> devices;
+  private final Map<Long, Map<Integer, Long>> nsids;
+  private final Map<DeviceKey, Device> byKey = new HashMap<>();
+  private final long rootNetns;
+  private final Instant readAt;
+  private volatile ChainResolver resolver;
+
+  /**
+   * @param namespaces the namespaces read
+   * @param devices their devices
+   * @param nsids per namespace inode: nsid → inode of the namespace it designates there
+   * @param readAt when the snapshot was completed
+   */
+  public Inventory(List<Netns> namespaces, List<Device> devices, Map<Long, Map<Integer, Long>> nsids,
+      Instant readAt) {
+    List<Netns> ns = new ArrayList<>(namespaces);
+    ns.sort(Comparator.comparing((Netns n) -> !n.root()).thenComparingLong(Netns::inode));
+    this.namespaces = List.copyOf(ns);
+    List<Device> sorted = new ArrayList<>(devices);
+    sorted.sort(Comparator.comparing(Device::key));
+    this.devices = List.copyOf(sorted);
+    Map<Long, Map<Integer, Long>> copy = new HashMap<>();
+    nsids.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
+    this.nsids = Map.copyOf(copy);
+    this.readAt = readAt;
+    for (Device d : this.devices) {
+      byKey.put(d.key(), d);
+    }
+    this.rootNetns = this.namespaces.stream().filter(Netns::root).mapToLong(Netns::inode).findFirst()
+        .orElse(-1);
+  }
+
+  public static Inventory empty() {
+    return new Inventory(List.of(), List.of(), Map.of(), Instant.EPOCH);
+  }
+
+  /** Namespaces, root first, then by inode. */
+  public List<Netns> namespaces() {
+    return namespaces;
+  }
+
+  /** Devices ordered by namespace inode, then ifindex. */
+  public List<Device> devices() {
+    return devices;
+  }
+
+  /** The root namespace's inode, -1 when it was not read. */
+  public long rootNetns() {
+    return rootNetns;
+  }
+
+  public Instant readAt() {
+    return readAt;
+  }
+
+  /** nsid → namespace inode, as namespace {@code netns} numbers the others it knows. */
+  public Map<Integer, Long> nsids(long netns) {
+    return nsids.getOrDefault(netns, Map.of());
+  }
+
+  public Optional<Device> device(DeviceKey key) {
+    return Optional.ofNullable(byKey.get(key));
+  }
+
+  public Optional<Device> device(long netns, int ifindex) {
+    return device(new DeviceKey(netns, ifindex));
+  }
+
+  public Optional<Device> device(long netns, String name) {
+    return devices.stream().filter(d -> d.netns() == netns && d.name().equals(name)).findFirst();
+  }
+
+  /**
+   * The namespace of a device's IFLA_LINK (or vxlan lower): its own namespace without
+   * IFLA_LINK_NETNSID, the namespace the nsid designates with it, empty when the nsid is unknown.
+   */
+  public OptionalLong linkNetns(Device d) {
+    if (d.link().linkNetnsId().isEmpty()) {
+      return OptionalLong.of(d.netns());
+    }
+    Long target = nsids(d.netns()).get(d.link().linkNetnsId().getAsInt());
+    return target == null ? OptionalLong.empty() : OptionalLong.of(target);
+  }
+
+  /** The device IFLA_LINK designates (a veth's peer, a macvlan's lower, ...), if it was found. */
+  public Optional<Device> linkTarget(Device d) {
+    if (d.link().lower().isEmpty()) {
+      return Optional.empty();
+    }
+    OptionalLong ns = linkNetns(d);
+    return ns.isEmpty() ? Optional.empty() : device(ns.getAsLong(), d.link().lower().getAsInt());
+  }
+
+  public Optional<Device> master(Device d) {
+    return d.link().master().isEmpty() ? Optional.empty()
+        : device(d.netns(), d.link().master().getAsInt());
+  }
+
+  /** Devices whose master is {@code master}. */
+  public List<Device> ports(Device master) {
+    return devices.stream().filter(d -> d.netns() == master.netns()
+        && d.link().master().isPresent() && d.link().master().getAsInt() == master.ifindex()).toList();
+  }
+
+  /** The chain around {@code device}; see {@link ChainResolver} and docs/inventory.md. */
+  public Chain chain(Device device) {
+    ChainResolver r = resolver;
+    if (r == null) {
+      r = new ChainResolver(this);
+      resolver = r;
+    }
+    return r.chain(device);
+  }
+}

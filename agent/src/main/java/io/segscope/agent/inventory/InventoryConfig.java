@@ -1,0 +1,69 @@
+package io.segscope.agent.inventory;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Settings of the inventory.
+ *
+ * @param proc the procfs mount (/proc)
+ * @param namedNetnsDirs directories of named namespace bind mounts (default /run/netns)
+ * @param rescanInterval how often namespaces are rediscovered (namespaces that appear or vanish
+ *     are found by this rescan and, for named ones, at once through a directory watch)
+ * @param linkRefreshInterval how often each namespace's links are dumped again, for the changes
+ *     the kernel does not announce (gso/gro limits, XDP attached through a bpf_link); creation,
+ *     deletion, MTU, state, master and feature changes arrive as notifications at once
+ * @param requestTimeout how long to wait for a kernel reply
+ * @param features how offload features are read
+ */
+public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration rescanInterval,
+    Duration linkRefreshInterval, Duration requestTimeout, FeatureMode features) {
+
+  /** How features are read. */
+  public enum FeatureMode {
+    /** ethtool netlink, falling back to the SIOCETHTOOL ioctl when the family is missing. */
+    AUTO,
+    /** ethtool netlink only (a namespace fails to open without it). */
+    NETLINK,
+    /** The SIOCETHTOOL ioctl only (what kernels before 5.6 offer). */
+    IOCTL,
+    /** Do not read features. */
+    NONE
+  }
+
+  public InventoryConfig {
+    namedNetnsDirs = List.copyOf(namedNetnsDirs);
+    if (rescanInterval.isNegative() || rescanInterval.isZero()) {
+      throw new IllegalArgumentException("inventory rescan interval must be positive, got " + rescanInterval);
+    }
+    if (linkRefreshInterval.isNegative() || linkRefreshInterval.isZero()) {
+      throw new IllegalArgumentException("link refresh interval must be positive, got " + linkRefreshInterval);
+    }
+    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+      throw new IllegalArgumentException("netlink request timeout must be positive, got " + requestTimeout);
+    }
+  }
+
+  /** /proc, /run/netns, rescan every 3 s, links refreshed every 1 s, 5 s request timeout, features AUTO. */
+  public static InventoryConfig defaults() {
+    return new InventoryConfig(Path.of("/proc"), List.of(Path.of("/run/netns")), Duration.ofSeconds(3),
+        Duration.ofSeconds(1), Duration.ofSeconds(5), FeatureMode.AUTO);
+  }
+
+  public InventoryConfig withRescanInterval(Duration interval) {
+    return new InventoryConfig(proc, namedNetnsDirs, interval, linkRefreshInterval, requestTimeout, features);
+  }
+
+  public InventoryConfig withLinkRefreshInterval(Duration interval) {
+    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, interval, requestTimeout, features);
+  }
+
+  public InventoryConfig withFeatures(FeatureMode mode) {
+    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, mode);
+  }
+
+  public InventoryConfig withNamedNetnsDirs(List<Path> dirs) {
+    return new InventoryConfig(proc, dirs, rescanInterval, linkRefreshInterval, requestTimeout, features);
+  }
+}

@@ -1,0 +1,208 @@
+package io.segscope.agent.inventory;
+
+import com.sun.jna.Native;
+import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.agent.netlink.LibC;
+import io.segscope.agent.netlink.Netlink;
+import io.segscope.agent.netlink.NetlinkException;
+import io.segscope.agent.netlink.NetlinkMessage;
+import io.segscope.agent.netlink.NetlinkSocket;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * The sockets the inventory holds in one network namespace: an rtnetlink socket for requests, an
+ * optional rtnetlink socket subscribed to RTNLGRP_LINK, and a feature reader. They are created on
+ * the {@link NetnsThread} inside the namespace and used from any one thread afterwards.
+ *
+ * <p>Open sockets keep their namespace alive; {@link #close()} releases it.
+ */
+final class NamespaceSession implements AutoCloseable {
+  private static final int EVENT_BUFFER_BYTES = 4 * 1024 * 1024;
+
+  private final Netns netns;
+  private final NetlinkSocket rtnl;
+  private final NetlinkSocket events;
+  private final FeatureReader features;
+  private final DecodeWarnings warnings;
+  private final Map<Integer, Long> nsids = new HashMap<>();
+
+  private NamespaceSession(Netns netns, NetlinkSocket rtnl, NetlinkSocket events, FeatureReader features,
+      DecodeWarnings warnings) {
+    this.netns = netns;
+    this.rtnl = rtnl;
+    this.events = events;
+    this.features = features;
+    this.warnings = warnings;
+  }
+
+  /** Opens the sockets inside {@code ns}; {@code follow} adds the RTNLGRP_LINK subscription. */
+  static NamespaceSession open(NetnsThread thread, Netns ns, InventoryConfig config, boolean follow,
+      DecodeWarnings warnings) {
+    return thread.call(ns, () -> {
+      NetlinkSocket rtnl = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
+      NetlinkSocket events = null;
+      FeatureReader reader = null;
+      try {
+        if (follow) {
+          events = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
+          events.subscribe(Rtnl.RTNLGRP_LINK, EVENT_BUFFER_BYTES);
+        }
+        reader = openFeatures(config, warnings);
+        return new NamespaceSession(ns, rtnl, events, reader, warnings);
+      } catch (RuntimeException e) {
+        rtnl.close();
+        if (events != null) {
+          events.close();
+        }
+        throw e;
+      }
+    });
+  }
+
+  private static FeatureReader openFeatures(InventoryConfig config, DecodeWarnings warnings) {
+    switch (config.features()) {
+      case NONE:
+        return null;
+      case IOCTL:
+        return EthtoolIoctlFeatures.open();
+      default:
+        NetlinkSocket genl = NetlinkSocket.open(Netlink.NETLINK_GENERIC, config.requestTimeout(), warnings);
+        Optional<EthtoolNetlinkFeatures> nl;
+        try {
+          nl = EthtoolNetlinkFeatures.open(genl, warnings);
+        } catch (RuntimeException e) {
+          genl.close();
+          throw e;
+        }
+        if (nl.isPresent()) {
+          return nl.get();
+        }
+        genl.close();
+        if (config.features() == InventoryConfig.FeatureMode.NETLINK) {
+          throw new NetlinkException("open ethtool netlink: the kernel has no \"ethtool\" genl family");
+        }
+        return EthtoolIoctlFeatures.open();
+    }
+  }
+
+  Netns netns() {
+    return netns;
+  }
+
+  List<Link> links() {
+    return Rtnetlink.dumpLinks(rtnl, warnings);
+  }
+
+  Features features(Link link) {
+    return features == null ? Features.unavailable("features not read (disabled)")
+        : features.read(link.ifindex(), link.name());
+  }
+
+  Map<Integer, Features> features(List<Link> links) {
+    Map<Integer, String> names = new HashMap<>();
+    links.forEach(l -> names.put(l.ifindex(), l.name()));
+    if (features == null) {
+      Map<Integer, Features> none = new HashMap<>();
+      names.keySet().forEach(i -> none.put(i, Features.unavailable("features not read (disabled)")));
+      return none;
+    }
+    try {
+      return features.readAll(names);
+    } catch (NetlinkException e) {
+      warnings.warn("read features in namespace " + netns.inode() + ": " + e.getMessage()
+          + "; reading devices one by one");
+      Map<Integer, Features> out = new HashMap<>();
+      links.forEach(l -> out.put(l.ifindex(), features.read(l.ifindex(), l.name())));
+      return out;
+    }
+  }
+
+  Features.Source featureSource() {
+    return features == null ? Features.Source.UNAVAILABLE : features.source();
+  }
+
+  /**
+   * The nsid this namespace has assigned to {@code other}, or empty when none. The other namespace
+   * is opened by path and checked by inode before asking.
+   */
+  OptionalInt nsidOf(Netns other) {
+    Path path = other.path();
+    int fd = LibC.INSTANCE.open(path.toString(), LibC.O_RDONLY | LibC.O_CLOEXEC);
+    if (fd < 0) {
+      throw NetlinkException.errno("open namespace " + other.inode() + " at " + path, Native.getLastError());
+    }
+    try {
+      long actual = NetnsDiscovery.inode(Path.of("/proc/self/fd/" + fd));
+      if (actual != other.inode()) {
+        throw new NetlinkException("open namespace " + other.inode() + ": " + path
+            + " now refers to namespace " + actual);
+      }
+      return Rtnetlink.nsidOf(rtnl, fd, warnings);
+    } finally {
+      LibC.INSTANCE.close(fd);
+    }
+  }
+
+  /**
+   * Makes sure every nsid in {@code needed} is mapped to a namespace inode, asking about the
+   * candidate namespaces (in order) until all are found. Found mappings are cached: an nsid stays
+   * assigned while both namespaces live. Returns the cache (nsid → inode).
+   */
+  Map<Integer, Long> resolveNsids(java.util.Set<Integer> needed, List<Netns> candidates) {
+    if (nsids.keySet().containsAll(needed)) {
+      return nsids;
+    }
+    for (Netns other : candidates) {
+      if (other.inode() == netns.inode() || nsids.containsValue(other.inode())) {
+        continue;
+      }
+      try {
+        OptionalInt id = nsidOf(other);
+        if (id.isPresent()) {
+          nsids.put(id.getAsInt(), other.inode());
+        }
+      } catch (NetlinkException e) {
+        warnings.warn("map nsids of namespace " + netns.inode() + ": " + e.getMessage());
+      }
+      if (nsids.keySet().containsAll(needed)) {
+        break;
+      }
+    }
+    return nsids;
+  }
+
+  /** Forgets a namespace that vanished (its nsid may be reused). */
+  void forget(long inode) {
+    nsids.values().removeIf(v -> v == inode);
+  }
+
+  Map<Integer, Long> nsids() {
+    return nsids;
+  }
+
+  /** The file descriptor of the notification socket, or -1 when not following. */
+  int eventFd() {
+    return events == null ? -1 : events.fd();
+  }
+
+  /** Notifications queued on the subscribed socket; ENOBUFS (overflow) is thrown. */
+  List<NetlinkMessage> drainEvents() {
+    return events == null ? List.of() : events.drain();
+  }
+
+  @Override
+  public void close() {
+    rtnl.close();
+    if (events != null) {
+      events.close();
+    }
+    if (features != null) {
+      features.close();
+    }
+  }
+}

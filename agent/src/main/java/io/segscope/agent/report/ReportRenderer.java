@@ -1,0 +1,133 @@
+package io.segscope.agent.report;
+
+import io.segscope.agent.advice.Finding;
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Chain;
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Hop;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.exporters.model.GsoCause;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/** The terminal report: per-device cost with log2 histograms, the chain, the recommendations. Pure. */
+public final class ReportRenderer {
+  private ReportRenderer() {}
+
+  /** What one report shows. */
+  public record Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
+      Inventory inventory, List<Finding> findings) {}
+
+  public static String render(Input in) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format("segscope report: %.1f s on kernel %s; software GSO measured in %s mode, generic XDP "
+        + "in %s mode%n%n", in.seconds(), in.kernel(), blank(in.gsoMode()), blank(in.xdpMode())));
+    List<DeviceCost> active = new ArrayList<>();
+    for (DeviceCost c : in.costs()) {
+      if (c.swSkbsPerSec() > 0 || c.xdpCopiedPerSec() > 0 || c.xdpPassedPerSec() > 0) {
+        active.add(c);
+      }
+    }
+    active.sort(Comparator.comparingDouble((DeviceCost c) -> -(c.gsoCpu().cores() + c.xdpCpu().cores()))
+        .thenComparing(c -> c.device().device()));
+    long offloadingDevices = in.costs().stream().filter(c -> c.offloadedSkbsPerSec() > 0).count();
+    if (active.isEmpty()) {
+      b.append("No software segmentation and no generic-XDP copies were seen");
+      b.append(offloadingDevices > 0 ? String.format(" (%d devices handed super-packets intact to their drivers).%n",
+          offloadingDevices) : ".%n".formatted());
+    }
+    for (DeviceCost c : active) {
+      String ns = c.device().netnsName().isEmpty() ? "netns " + c.device().netns() : c.device().netnsName();
+      b.append(String.format("== %s (%s, ifindex %d)%n", c.device().device(), ns, c.device().ifindex()));
+      if (c.swSkbsPerSec() > 0) {
+        b.append(String.format("  software GSO: %.0f super-packets/s -> %.0f segments/s, %.1f MB/s; CPU %.4f cores "
+            + "(%s); offloaded %.0f/s%n", c.swSkbsPerSec(), c.swSegmentsPerSec(), c.swBytesPerSec() / 1e6,
+            c.gsoCpu().cores(), c.gsoCpu().basis(), c.offloadedSkbsPerSec()));
+        StringBuilder causes = new StringBuilder();
+        for (GsoCause k : GsoCause.values()) {
+          if (c.causePerSec(k) > 0) {
+            causes.append(String.format(" %s %.0f%%", k.label(), 100 * c.causeShare(k)));
+          }
+        }
+        b.append("  causes:").append(causes).append('\n');
+        if (c.swDurationNanos().count() > 0) {
+          b.append(String.format("  time to segment one super-packet: p50 %.0f ns, p99 %.0f ns%n",
+              c.swDurationQuantileNanos(0.5), c.swDurationQuantileNanos(0.99)));
+          b.append(Log2Bars.render(c.swDurationNanos(), "nsecs"));
+        }
+        if (c.segmentsPerSkb().count() > 0) {
+          b.append(Log2Bars.render(c.segmentsPerSkb(), "segments"));
+        }
+      }
+      if (c.xdpCopiedPerSec() > 0 || c.xdpPassedPerSec() > 0) {
+        b.append(String.format("  generic XDP: %.0f copies/s (%.1f MB/s), %.0f passed/s; CPU %.4f cores (%s)%n",
+            c.xdpCopiedPerSec(), c.xdpCopiedBytesPerSec() / 1e6, c.xdpPassedPerSec(), c.xdpCpu().cores(),
+            c.xdpCpu().basis()));
+        if (c.xdpCopyNanos().count() > 0) {
+          b.append(Log2Bars.render(c.xdpCopyNanos(), "nsecs"));
+        } else {
+          b.append("  (copy time not measured in this mode)\n");
+        }
+      }
+      Optional<Device> d = in.inventory().device(c.device().netns(), c.device().ifindex());
+      d.ifPresent(dev -> b.append(chain(in.inventory(), dev)));
+      b.append('\n');
+    }
+    if (in.findings().isEmpty()) {
+      b.append("Recommendations: none.\n");
+    } else {
+      b.append("Recommendations:\n");
+      for (Finding f : in.findings()) {
+        b.append(String.format("%n  [%s] %s (%s)%n  %s%n", f.severity(), f.rule(), f.id(), f.summary()));
+        b.append(String.format("  expected saving: %.4f cores (%s); confidence %s%n", f.cpuSavingCores(),
+            f.savingBasis(), f.confidence()));
+        b.append("  run:\n");
+        for (String cmd : f.commands()) {
+          b.append("    ").append(cmd).append('\n');
+        }
+        b.append("  risk: ").append(f.risk()).append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  static String chain(Inventory inv, Device d) {
+    Chain c = inv.chain(d);
+    StringBuilder b = new StringBuilder();
+    b.append(String.format("  device: kind %s, mtu %d, gso_max_size %s, gso_max_segs %s, tso_max_size %s, xdp %s%n",
+        d.kind().isEmpty() ? "physical" : d.kind(), d.link().mtu(), opt(d.link().gsoMaxSize()),
+        opt(d.link().gsoMaxSegs()), opt(d.link().tsoMaxSize()), d.link().xdp().mode().label()));
+    b.append("  chain up:  ").append(hops(inv, c.up())).append('\n');
+    b.append("  chain down:").append(' ').append(hops(inv, c.down())).append('\n');
+    return b.toString();
+  }
+
+  private static String hops(Inventory inv, List<Hop> hops) {
+    if (hops.isEmpty()) {
+      return "(none)";
+    }
+    List<String> parts = new ArrayList<>();
+    for (Hop h : hops) {
+      String gso = inv.device(h.device()).map(x -> opt(x.link().gsoMaxSize())).orElse("?");
+      parts.add(String.format("%s[%s %s, gso %s]", h.name(), h.relation().name().toLowerCase(java.util.Locale.ROOT),
+          nsName(inv, h.device().netns()), gso));
+    }
+    return String.join(" ", parts);
+  }
+
+  private static String nsName(Inventory inv, long netns) {
+    return inv.namespaces().stream().filter(n -> n.inode() == netns).map(n -> n.name().isEmpty()
+        ? (n.root() ? "root" : "netns " + netns) : n.name()).findFirst().orElse("netns " + netns);
+  }
+
+  private static String opt(java.util.OptionalLong v) {
+    return v.isPresent() ? Long.toString(v.getAsLong()) : "n/a";
+  }
+
+  private static String blank(String s) {
+    return s.isEmpty() ? "no" : s;
+  }
+}

@@ -1,0 +1,83 @@
+package io.segscope.agent.telemetry;
+
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Features;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.Link;
+import io.segscope.exporters.model.DeviceInfo;
+import io.segscope.exporters.model.DeviceLimit;
+import io.segscope.exporters.model.DeviceRef;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** Translates the device inventory into the exporters' model, and names probe keys. Pure. */
+public final class InventoryView {
+
+  /**
+   * The offload features exported as {@code segscope_device_feature_active}: segmentation, checksum,
+   * scatter-gather and GRO (docs/metrics.md). Others stay in /api/v1/devices.
+   */
+  public static final List<String> CURATED_FEATURES = List.of(
+      "tx-scatter-gather", "tx-scatter-gather-fraglist",
+      "tx-checksum-ipv4", "tx-checksum-ip-generic", "tx-checksum-ipv6",
+      "tx-generic-segmentation", "tx-tcp-segmentation", "tx-tcp-ecn-segmentation",
+      "tx-tcp-mangleid-segmentation", "tx-tcp6-segmentation", "tx-udp-segmentation", "tx-gso-list",
+      "tx-gso-partial", "tx-udp_tnl-segmentation",
+      "rx-gro", "rx-gro-hw", "rx-gro-list", "rx-udp-gro-forwarding");
+
+  private InventoryView() {}
+
+  /** Names a (netns, ifindex) from the inventory; the kernel's name when the inventory lacks it. */
+  public static DeviceRef name(Inventory inv, Map<Long, String> netnsNames, long netns, int ifindex,
+      String kernelName) {
+    Optional<Device> d = inv.device(netns, ifindex);
+    String nsName = d.map(Device::netnsName).filter(n -> !n.isEmpty())
+        .orElse(netnsNames.getOrDefault(netns, ""));
+    return new DeviceRef(netns, nsName, ifindex, d.map(Device::name).orElse(kernelName));
+  }
+
+  public static DeviceInfo info(Inventory inv, Device d) {
+    Link l = d.link();
+    String master = inv.master(d).map(Device::name).orElse("");
+    String link = "";
+    String linkNetns = "";
+    if (l.lower().isPresent()) {
+      Optional<Device> t = inv.linkTarget(d);
+      link = t.map(Device::name).orElse("ifindex:" + l.lower().getAsInt());
+      OptionalLong ns = inv.linkNetns(d);
+      if (ns.isPresent() && ns.getAsLong() != d.netns()) {
+        linkNetns = Long.toString(ns.getAsLong());
+      }
+    }
+    Map<DeviceLimit, Long> limits = new EnumMap<>(DeviceLimit.class);
+    put(limits, DeviceLimit.GSO_MAX_SIZE, l.gsoMaxSize());
+    put(limits, DeviceLimit.GSO_MAX_SEGS, l.gsoMaxSegs());
+    put(limits, DeviceLimit.TSO_MAX_SIZE, l.tsoMaxSize());
+    put(limits, DeviceLimit.TSO_MAX_SEGS, l.tsoMaxSegs());
+    put(limits, DeviceLimit.GRO_MAX_SIZE, l.groMaxSize());
+    put(limits, DeviceLimit.GSO_IPV4_MAX_SIZE, l.gsoIpv4MaxSize());
+    put(limits, DeviceLimit.GRO_IPV4_MAX_SIZE, l.groIpv4MaxSize());
+    limits.put(DeviceLimit.MTU, (long) l.mtu());
+    Map<String, DeviceInfo.Feature> features = new LinkedHashMap<>();
+    Features f = d.features();
+    if (f.available()) {
+      for (String name : CURATED_FEATURES) {
+        if (f.known().contains(name)) {
+          features.put(name, new DeviceInfo.Feature(f.isActive(name), f.isFixed(name)));
+        }
+      }
+    }
+    DeviceRef ref = new DeviceRef(d.netns(), d.netnsName(), d.ifindex(), d.name());
+    return new DeviceInfo(ref, d.kind(), master, link, linkNetns, l.xdp().mode().label(), limits, features);
+  }
+
+  private static void put(Map<DeviceLimit, Long> m, DeviceLimit k, OptionalLong v) {
+    if (v.isPresent() && v.getAsLong() >= 0) {
+      m.put(k, v.getAsLong());
+    }
+  }
+}

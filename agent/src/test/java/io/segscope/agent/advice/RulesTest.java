@@ -1,0 +1,196 @@
+package io.segscope.agent.advice;
+
+import static io.segscope.agent.advice.LabInventories.RECEIVER;
+import static io.segscope.agent.advice.LabInventories.SENDER;
+import static io.segscope.agent.advice.LabInventories.SWITCH;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.exporters.model.DeviceRef;
+import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.XdpDeviceStats;
+import java.util.Collection;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RulesTest {
+
+  private static final AdviceContext.Thresholds T = AdviceContext.Thresholds.DEFAULT;
+
+  private static List<Finding> advise(io.segscope.agent.inventory.Inventory inv, Collection<DeviceCost> costs) {
+    return new Recommender().evaluate(costs, new AdviceContext(inv, T, true));
+  }
+
+  // ---- gso_size_mismatch (S1)
+
+  @Test
+  void s1UplinkSegmentingBecauseOfGsoMaxSizeAsksTheSenderVethToMatch() {
+    var costs = Costs.window(
+        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, GsoCause.OTHER, 0, 32066));
+    List<Finding> f = advise(LabInventories.s1(16384, "lab-snd"), costs);
+    assertThat(f).singleElement().satisfies(x -> {
+      assertThat(x.rule()).isEqualTo("gso_size_mismatch");
+      assertThat(x.subject().toString()).isEqualTo("lab-sw/up0");
+      assertThat(x.devices()).extracting(Object::toString).containsExactly("lab-sw/up0", "lab-snd/snd0");
+      assertThat(x.commands()).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
+      // 32066 x 8 us over 3 s = 0.0855 cores, every skb timed
+      assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, org.assertj.core.api.Assertions.within(1e-9));
+      assertThat(x.evidence()).containsEntry("cause_gso_max_size_share", 1.0).containsEntry("device_gso_max_size", 16384L);
+      assertThat(x.confidence()).isEqualTo("high");
+      assertThat(x.severity()).isEqualTo("warning");
+    });
+  }
+
+  @Test
+  void anUnnamedContainerNamespaceGetsAnNsenterCommand() {
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    List<Finding> f = advise(LabInventories.s1(16384, ""), costs);
+    assertThat(f).singleElement().extracting(Finding::commands).asList()
+        .containsExactly("nsenter --net=/proc/4242/ns/net ip link set dev snd0 gso_max_size 16384");
+  }
+
+  @Test
+  void aLimitTheKernelWouldRejectGivesNoAdvice() {
+    // gso_max_size 300 is below MAX_TCP_HEADER + 1: rtnetlink refuses it for the sender
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    assertThat(advise(LabInventories.s1(300, "lab-snd"), costs)).isEmpty();
+  }
+
+  @Test
+  void tooLittleEvidenceGivesNoAdvice() {
+    // 30 super-packets in 3 s = 10/s, under the 20/s threshold
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 30, 1_950_000, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    assertThat(advise(LabInventories.s1(16384, "lab-snd"), costs)).isEmpty();
+  }
+
+  @Test
+  void anotherCauseIsNotASizeMismatch() {
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.CHECKSUM, 8000, 0));
+    assertThat(advise(LabInventories.s1(16384, "lab-snd"), costs)).isEmpty();
+  }
+
+  @Test
+  void healthyS0GivesNoAdviceAtAll() {
+    var costs = Costs.window(
+        Costs.gso(SWITCH, 3, "up0", 0, 0, GsoCause.OTHER, 0, 95000),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, GsoCause.OTHER, 0, 95000),
+        Costs.gso(SWITCH, 2, "snd0-br", 0, 0, GsoCause.OTHER, 0, 95000));
+    assertThat(advise(LabInventories.s1(65536, "lab-snd"), costs)).isEmpty();
+  }
+
+  // ---- offload_disabled (S2)
+
+  @Test
+  void s2LowerVethWithTsoOffGetsEthtoolTsoOn() {
+    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0));
+    List<Finding> f = advise(LabInventories.s2(LabInventories.vethFeatures("tx-tcp-segmentation",
+        "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation", "tx-tcp-mangleid-segmentation")), costs);
+    assertThat(f).singleElement().satisfies(x -> {
+      assertThat(x.rule()).isEqualTo("offload_disabled");
+      assertThat(x.commands()).containsExactly("ip netns exec lab-low ethtool -K low0 tso on");
+      assertThat(x.cpuSavingCores()).isGreaterThan(0);
+    });
+  }
+
+  @Test
+  void tsoNeedsScatterGatherSoTheCommandTurnsItOnToo() {
+    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0));
+    List<Finding> f = advise(LabInventories.s2(LabInventories.vethFeatures("tx-scatter-gather",
+        "tx-tcp-segmentation", "tx-tcp6-segmentation")), costs);
+    assertThat(f).singleElement().extracting(Finding::commands).asList()
+        .containsExactly("ip netns exec lab-low ethtool -K low0 sg on tso on");
+  }
+
+  @Test
+  void aFixedOffFeatureGivesNoAdvice() {
+    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0));
+    assertThat(advise(LabInventories.s2(LabInventories.fixedOff("tx-tcp-segmentation", "tx-tcp6-segmentation")),
+        costs)).isEmpty();
+  }
+
+  // ---- generic_xdp_copy (S3)
+
+  private static XdpDeviceStats xdp(long copied, long passed, Log2Histogram timing, String mode) {
+    return new XdpDeviceStats(new DeviceRef(RECEIVER, "", 2, "rcv0"), mode, copied, passed, copied * 65000, timing);
+  }
+
+  @Test
+  void s3GenericXdpCopiesAskForNativeModeWithTheSameProgram() {
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Log2Histogram.empty(), "tracepoint")});
+    List<Finding> f = advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs);
+    assertThat(f).singleElement().satisfies(x -> {
+      assertThat(x.rule()).isEqualTo("generic_xdp_copy");
+      assertThat(x.commands()).containsExactly("bpftool prog pin id 77 /sys/fs/bpf/segscope-xdp-77",
+          "nsenter --net=/run/netns/lab-rcv bpftool net detach xdpgeneric dev rcv0",
+          "nsenter --net=/run/netns/lab-rcv bpftool net attach xdpdrv pinned /sys/fs/bpf/segscope-xdp-77 dev rcv0",
+          "rm /sys/fs/bpf/segscope-xdp-77");
+      // tracepoint mode cannot time copies: 36000/s x 600 ns, stated as an estimate
+      assertThat(x.cpuSavingCores()).isCloseTo(36000 * 600e-9, org.assertj.core.api.Assertions.within(1e-9));
+      assertThat(x.evidence().get("cpu_basis").toString()).contains("cannot time");
+      assertThat(x.confidence()).isEqualTo("medium");
+      assertThat(x.risk()).contains("xdp.frags").contains("peer");
+    });
+  }
+
+  @Test
+  void timedCopiesAreMeasuredNotEstimated() {
+    long[] slots = new long[40];
+    slots[10] = 108000; // [512, 1023] ns
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, new Log2Histogram(slots, 108000 * 700.0), "kprobe")});
+    List<Finding> f = advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs);
+    assertThat(f).singleElement().satisfies(x -> {
+      assertThat(x.cpuSavingCores()).isCloseTo(36000 * 700e-9, org.assertj.core.api.Assertions.within(1e-9));
+      assertThat(x.confidence()).isEqualTo("high");
+    });
+  }
+
+  @Test
+  void noAdviceWhereTheDriverHasNoNativeXdpOrTheProgramIsNative() {
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Log2Histogram.empty(), "tracepoint")});
+    assertThat(advise(LabInventories.s3(LabInventories.generic(77), "macvlan"), costs)).isEmpty();
+    var drv = new io.segscope.agent.inventory.XdpAttachment(io.segscope.agent.inventory.XdpMode.DRIVER,
+        java.util.OptionalInt.of(77), java.util.OptionalInt.of(77), java.util.OptionalInt.empty(),
+        java.util.OptionalInt.empty());
+    assertThat(advise(LabInventories.s3(drv, "veth"), costs)).isEmpty();
+  }
+
+  @Test
+  void fewCopiesGiveNoAdvice() {
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(150, 3000, Log2Histogram.empty(), "tracepoint")});
+    assertThat(advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs)).isEmpty();
+  }
+
+  // ---- big_tcp_headroom
+
+  @Test
+  void aPhysicalNicWithTsoHeadroomGetsAdvisoryBigTcp() {
+    var inv = LabInventories.s3(LabInventories.NO_XDP, ""); // rcv0 as a physical NIC: tso_max_size 524280
+    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000));
+    List<Finding> f = advise(inv, costs);
+    assertThat(f).singleElement().satisfies(x -> {
+      assertThat(x.rule()).isEqualTo("big_tcp_headroom");
+      assertThat(x.severity()).isEqualTo("info");
+      assertThat(x.commands()).containsExactly(
+          "ip -n lab-rcv link set dev rcv0 gso_max_size 185000 gso_ipv4_max_size 185000");
+      assertThat(x.cpuSavingCores()).isZero();
+    });
+  }
+
+  @Test
+  void virtualDevicesGetNoBigTcpAdvice() {
+    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000));
+    assertThat(advise(LabInventories.s3(LabInventories.NO_XDP, "veth"), costs)).isEmpty();
+  }
+
+  @Test
+  void idsAreStableAndDistinct() {
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    Finding a = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
+    Finding b = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
+    Finding c = advise(LabInventories.s1(16384, "other"), costs).get(0);
+    assertThat(a.id()).isEqualTo(b.id()).startsWith("gso_size_mismatch-").hasSize("gso_size_mismatch-".length() + 12);
+    assertThat(c.id()).isNotEqualTo(a.id());
+  }
+}

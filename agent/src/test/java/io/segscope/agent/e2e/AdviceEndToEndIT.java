@@ -1,0 +1,216 @@
+package io.segscope.agent.e2e;
+
+import static io.segscope.agent.e2e.PromText.labels;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.lab.DeviceAt;
+import io.segscope.lab.Lab;
+import io.segscope.lab.LabTest;
+import io.segscope.lab.Scenarios;
+import io.segscope.lab.Topology;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue "cost model and recommendations", end to end on the real kernel (tracepoint mode): in each
+ * seed scenario the right recommendation opens with the right device and command; the test then runs
+ * segscope's own command, reruns the traffic, and checks that the cost is gone and the recommendation
+ * closes. The healthy controls get no advice.
+ */
+class AdviceEndToEndIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Short windows so a scenario fits in seconds; the defaults are 30 s / 30 s / 2 m. */
+  private static final String[] FAST_ADVICE = {"--interval", "1s", "--advice-window", "3s",
+      "--advice-open-after", "3s", "--advice-close-after", "5s"};
+
+  @Test
+  @LabTest
+  void s1GsoSizeMismatchIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
+    Topology s1 = Scenarios.s1GsoMismatch(lab, false);
+    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
+      agent.awaitReady(Duration.ofSeconds(90));
+      JsonNode rec = awaitRecommendation(agent, lab, s1, "gso_size_mismatch", Duration.ofSeconds(10));
+      DeviceAt uplink = s1.devices().get("uplink");
+      DeviceAt sender = s1.devices().get("sender");
+      assertThat(rec.path("subject").path("device").asText()).isEqualTo(uplink.name());
+      assertThat(rec.path("subject").path("netns").asLong()).isEqualTo(uplink.ns().inode());
+      assertThat(commands(rec)).containsExactly(
+          "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384");
+      assertThat(rec.path("cpu_saving_cores").asDouble()).isGreaterThan(0);
+      assertThat(agent.scrape().sum("segscope_recommendation_info",
+          labels("rule", "gso_size_mismatch", "device", uplink.name()))).isEqualTo(1.0);
+
+      runCommandsThenExpectFixed(agent, lab, s1, rec, uplink);
+    }
+  }
+
+  @Test
+  @LabTest
+  void s2OffloadDisabledIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
+    Topology s2 = Scenarios.s2OffloadLost(lab, false);
+    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
+      agent.awaitReady(Duration.ofSeconds(90));
+      JsonNode rec = awaitRecommendation(agent, lab, s2, "offload_disabled", Duration.ofSeconds(10));
+      DeviceAt lower = s2.devices().get("lower");
+      assertThat(rec.path("subject").path("device").asText()).isEqualTo(lower.name());
+      assertThat(commands(rec)).containsExactly(
+          "ip netns exec " + lower.ns().name() + " ethtool -K " + lower.name() + " tso on");
+      runCommandsThenExpectFixed(agent, lab, s2, rec, lower);
+    }
+  }
+
+  @Test
+  @LabTest
+  void s3GenericXdpCopiesAreFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
+    Topology s3 = Scenarios.s3GenericXdp(lab, false);
+    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
+      agent.awaitReady(Duration.ofSeconds(90));
+      JsonNode rec = awaitRecommendation(agent, lab, s3, "generic_xdp_copy", Duration.ofSeconds(10));
+      DeviceAt receiver = s3.devices().get("receiver");
+      assertThat(rec.path("subject").path("device").asText()).isEqualTo(receiver.name());
+      List<String> cmds = commands(rec);
+      String prog = rec.path("evidence").path("xdp_program_id").asText();
+      String pin = "/sys/fs/bpf/segscope-xdp-" + prog;
+      String nsenter = "nsenter --net=/run/netns/" + receiver.ns().name() + " ";
+      assertThat(cmds).containsExactly("bpftool prog pin id " + prog + " " + pin,
+          nsenter + "bpftool net detach xdpgeneric dev " + receiver.name(),
+          nsenter + "bpftool net attach xdpdrv pinned " + pin + " dev " + receiver.name(),
+          "rm " + pin);
+      assertThat(rec.path("evidence").path("cpu_basis").asText()).as("tracepoint mode estimates")
+          .contains("cannot time");
+
+      Thread.sleep(1500); // let the first traffic's counts settle before the fix
+      PromText before = agent.scrape();
+      runAll(cmds);
+      assertThat(lab.exec(receiver.ns(), "ip", "-d", "link", "show", "dev", receiver.name()))
+          .as("the program now runs in driver mode").contains("xdp").doesNotContain("xdpgeneric");
+      lab.iperf(s3.sender(), s3.receiver(), s3.receiverAddr(), Duration.ofSeconds(3));
+      Thread.sleep(1500);
+      PromText after = agent.scrape();
+      Map<String, String> rcv = labels("netns", Long.toString(receiver.ns().inode()), "device", receiver.name(),
+          "outcome", "copied");
+      assertThat(after.sum("segscope_xdp_generic_skbs_total", rcv) - before.sum("segscope_xdp_generic_skbs_total", rcv))
+          .as("generic-XDP copies on %s after the fix", receiver.name()).isZero();
+      awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
+    }
+  }
+
+  @Test
+  @LabTest
+  void healthyControlsGetNoAdvice(Lab lab) throws Exception {
+    List<Topology> healthy = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s2OffloadLost(lab, true),
+        Scenarios.s3GenericXdp(lab, true));
+    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
+      agent.awaitReady(Duration.ofSeconds(90));
+      for (Topology t : healthy) {
+        CompletableFuture<?> traffic = CompletableFuture.runAsync(
+            () -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(6)));
+        while (!traffic.isDone()) {
+          assertThat(inLab(recommendations(agent), lab)).as("advice for healthy %s", t.name()).isEmpty();
+          Thread.sleep(500);
+        }
+        traffic.get(30, TimeUnit.SECONDS);
+      }
+      Thread.sleep(1500);
+      assertThat(inLab(recommendations(agent), lab)).isEmpty();
+    }
+  }
+
+  // ---- helpers
+
+  /** Runs traffic in the background and polls the API until the rule's recommendation opens. */
+  private static JsonNode awaitRecommendation(AgentProcess agent, Lab lab, Topology t, String rule, Duration traffic)
+      throws Exception {
+    CompletableFuture<?> running = CompletableFuture.runAsync(
+        () -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), traffic));
+    try {
+      while (!running.isDone()) {
+        for (JsonNode r : inLab(recommendations(agent), lab)) {
+          if (r.path("rule").asText().equals(rule)) {
+            return r;
+          }
+        }
+        Thread.sleep(300);
+      }
+      running.get();
+      throw new AssertionError("no " + rule + " recommendation during " + traffic + " of traffic in " + t.name()
+          + "; open: " + recommendations(agent) + "\nagent log:\n" + agent.log());
+    } finally {
+      running.get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void runCommandsThenExpectFixed(AgentProcess agent, Lab lab, Topology t, JsonNode rec, DeviceAt d)
+      throws Exception {
+    Map<String, String> dev = labels("netns", Long.toString(d.ns().inode()), "device", d.name());
+    // let the first traffic's counts settle before the fix
+    Thread.sleep(1500);
+    PromText before = agent.scrape();
+    runAll(commands(rec));
+    lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(3));
+    Thread.sleep(1500);
+    PromText after = agent.scrape();
+    double sw = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
+    double off = after.sum("segscope_gso_offloaded_skbs_total", dev) - before.sum("segscope_gso_offloaded_skbs_total", dev);
+    System.out.printf("%s after the fix on %s: %.0f software-segmented, %.0f offloaded%n", t.name(), d.name(), sw, off);
+    assertThat(off).as("super-packets handed intact to %s after the fix", d.name()).isGreaterThan(100);
+    assertThat(sw).as("software segmentation on %s after the fix", d.name()).isLessThanOrEqualTo(off * 0.01);
+    awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
+  }
+
+  private static void awaitClosed(AgentProcess agent, String id, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      boolean open = false;
+      for (JsonNode r : recommendations(agent)) {
+        open |= r.path("id").asText().equals(id);
+      }
+      if (!open) {
+        assertThat(agent.log()).contains("recommendation closed: " + id);
+        return;
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError("recommendation " + id + " still open " + timeout + " after the fix");
+  }
+
+  private static void runAll(List<String> commands) throws Exception {
+    for (String c : commands) {
+      Process p = new ProcessBuilder("sh", "-c", c).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes());
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as("segscope's command '%s' failed: %s", c, out).isZero();
+    }
+  }
+
+  private static List<JsonNode> recommendations(AgentProcess agent) throws Exception {
+    var r = agent.get("/api/v1/recommendations");
+    assertThat(r.statusCode()).isEqualTo(200);
+    List<JsonNode> out = new ArrayList<>();
+    JSON.readTree(r.body()).path("recommendations").forEach(out::add);
+    return out;
+  }
+
+  /**
+   * Only the recommendations about this lab's devices: the agent sees every namespace of the host,
+   * and other labs (or real workloads) may be running beside this test.
+   */
+  private static List<JsonNode> inLab(List<JsonNode> recs, Lab lab) {
+    java.util.Set<Long> ours = new java.util.HashSet<>();
+    lab.namespaces().forEach(n -> ours.add(n.inode()));
+    return recs.stream().filter(r -> ours.contains(r.path("subject").path("netns").asLong())).toList();
+  }
+
+  private static List<String> commands(JsonNode rec) {
+    List<String> out = new ArrayList<>();
+    rec.path("commands").forEach(c -> out.add(c.asText()));
+    return out;
+  }
+}
