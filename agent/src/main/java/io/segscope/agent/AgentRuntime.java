@@ -10,12 +10,17 @@ import io.segscope.agent.telemetry.TelemetryService;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.probes.BpfStats;
+import io.segscope.probes.PathPlan;
+import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeException;
+import io.segscope.probes.ProbeMode;
+import io.segscope.probes.ProbePlan;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.bcc.Bcc;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -48,8 +53,10 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   /**
-   * Attaches the probes, then starts serving. Fails (and releases what it took) when the probes cannot
-   * attach or the port cannot be bound: an attach failure is never only logged.
+   * Plans and attaches the probes, then starts serving. Fails (and releases what it took) when the
+   * probes cannot attach, a forced probe mode cannot be used, or the port cannot be bound: an attach
+   * failure is never only logged. {@link AgentOptions#probeMode()} forces one probe mode, or picks the
+   * best per path when empty.
    */
   public static AgentRuntime start(AgentOptions options) throws ProbeException, InterruptedException {
     String host = options.host();
@@ -65,15 +72,16 @@ public final class AgentRuntime implements AutoCloseable {
     }
     ProbeSession probes;
     try {
-      probes = ProbeSession.openTracepointMode();
+      probes = ProbeSession.open(plan(options.probeMode()));
     } catch (ProbeException | RuntimeException e) {
       if (stats != null) {
         stats.close();
       }
       throw e;
     }
-    LOG.info("probes attached in " + (System.nanoTime() - t0) / 1_000_000 + " ms: " + probes.attachments().size()
-        + " programs, mode tracepoint");
+    LOG.info("probes attached in " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
+        + probes.attachments().stream().filter(ProbeAttachment::attached).count() + " programs, modes "
+        + probes.modeLabels());
     BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(),
         System.getProperty("os.version"));
     DeviceInventory inventory;
@@ -108,6 +116,23 @@ public final class AgentRuntime implements AutoCloseable {
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     return rt;
+  }
+
+  /** Decides the probe plan and logs it: one line per path with why better modes are out. */
+  private static ProbePlan plan(Optional<ProbeMode> probeMode) {
+    ProbePlan plan = ProbePlan.decide(probeMode);
+    if (plan.failure().isPresent()) {
+      return plan; // opening it fails with the reason
+    }
+    for (PathPlan p : plan.paths()) {
+      if (p.measured()) {
+        LOG.info("probe plan: " + p.describe());
+      } else {
+        LOG.warning("probe plan: " + p.describe() + "; segscope_probe_attached{path=\"" + p.path().label()
+            + "\"} stays 0");
+      }
+    }
+    return plan;
   }
 
   public int port() {

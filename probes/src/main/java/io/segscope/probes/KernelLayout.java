@@ -29,6 +29,7 @@ public final class KernelLayout {
   public static KernelLayout fromBtf(Btf btf) throws BtfException {
     Map<String, Long> d = new LinkedHashMap<>();
     // sk_buff
+    d.put("OFF_SKB_NEXT", offset(btf, "sk_buff.next", 8));
     d.put("OFF_SKB_DEV", offset(btf, "sk_buff.dev", 8));
     d.put("OFF_SKB_HEAD", offset(btf, "sk_buff.head", 8));
     FieldOffset end = btf.field("sk_buff.end");
@@ -68,8 +69,11 @@ public final class KernelLayout {
       bitfield(btf, d, "sk_buff.redirected", "SKB_REDIRECTED", "OFF_SKB_REDIRECTED_BYTE");
     }
     // 6.9 moved generic XDP to a page_pool copy and measures headroom after pushing the MAC header;
-    // skb_cow_data_for_xdp came with that change (kernel-facts.md §2)
-    d.put("XDP_HEADROOM_AFTER_MAC_PUSH", btf.hasFunction("skb_cow_data_for_xdp") ? 1L : 0L);
+    // skb_cow_data_for_xdp came with that change (kernel-facts.md §2); the same series turned
+    // do_xdp_generic's skb argument into struct sk_buff **pskb
+    boolean pagePoolXdp = btf.hasFunction("skb_cow_data_for_xdp");
+    d.put("XDP_HEADROOM_AFTER_MAC_PUSH", pagePoolXdp ? 1L : 0L);
+    d.put("XDP_GENERIC_PSKB", pagePoolXdp ? 1L : 0L);
     // struct net: the namespace inode, the key shared with the device inventory
     d.put("OFF_NET_INUM", offset(btf, "net.ns.inum", 4));
     // netdev feature bits: never hard-coded, they move between kernels

@@ -25,29 +25,26 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The running probes: one BPF module (compiled by libbcc from {@code bpf/common.h} plus each path's
- * program, with the kernel layout from BTF as constants), its attachments and its maps. Closing it
- * detaches everything and releases every file descriptor, once, in one place.
- *
- * <p>Tracepoint mode is the only mode of the TX segmentation path here; the probe plan that picks
- * kprobe/fentry where the kernel allows them builds on this class.
+ * The running probes: ONE BPF module (compiled by libbcc from {@code bpf/common.h} plus every path's
+ * program files, each path's mode switched on by the {@link ProbePlan}'s {@code -D} flags, with the
+ * kernel layout from BTF as constants), its attachments and its maps. Every path shares the one
+ * per-device {@code dev_stats} map. Closing it detaches everything and releases every file
+ * descriptor, once, in one place.
  */
 public final class ProbeSession implements AutoCloseable {
 
   /** The path measured by the TX programs. */
-  public static final String PATH_GSO_TX = "gso_tx";
+  public static final String PATH_GSO_TX = MeasuredPath.GSO_TX.label();
 
   /** The path measured by the generic-XDP programs. */
-  public static final String PATH_XDP_GENERIC = "xdp_generic";
+  public static final String PATH_XDP_GENERIC = MeasuredPath.XDP_GENERIC.label();
 
-  static final String[][] GSO_TRACEPOINTS = {
-    {"net", "net_dev_queue"},
-    {"qdisc", "qdisc_dequeue"},
-    {"skb", "consume_skb"},
-    {"net", "net_dev_start_xmit"},
-  };
+  /** The program files, in the order they are concatenated after common.h. */
+  static final List<String> PROGRAM_FILES = List.of("bpf/gso_tracepoint.c", "bpf/gso_kprobe.c",
+      "bpf/xdp_tracepoint.c", "bpf/xdp_kprobe.c");
 
   private final BpfModule module;
+  private final ProbePlan plan;
   private final KernelLayout layout;
   private final List<ProbeAttachment> attachments;
   private final DeviceStatsDecoder decoder;
@@ -56,9 +53,10 @@ public final class ProbeSession implements AutoCloseable {
   private final int cpus;
   private volatile boolean closed;
 
-  private ProbeSession(BpfModule module, KernelLayout layout, List<ProbeAttachment> attachments)
+  private ProbeSession(BpfModule module, ProbePlan plan, KernelLayout layout, List<ProbeAttachment> attachments)
       throws BccException {
     this.module = module;
+    this.plan = plan;
     this.layout = layout;
     this.attachments = List.copyOf(attachments);
     this.cpus = Bcc.possibleCpus();
@@ -68,11 +66,26 @@ public final class ProbeSession implements AutoCloseable {
   }
 
   /**
-   * Compiles and attaches the tracepoint-mode programs.
+   * Compiles and attaches the tracepoint-mode programs of every path.
    *
    * @throws ProbeException naming what failed (BTF, kallsyms, compile, load, attach) and why
    */
   public static ProbeSession openTracepointMode() throws ProbeException {
+    return open(ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT)));
+  }
+
+  /**
+   * Compiles one module for {@code plan} and attaches every measured path's programs. Unmeasured
+   * paths appear in {@link #attachments()} as not attached, with the plan's reason.
+   *
+   * @throws ProbeException when the plan cannot run ({@link ProbePlan#failure()}: a forced mode some
+   *     path cannot use, or no path measurable), or naming what failed (BTF, kallsyms, compile, attach)
+   */
+  public static ProbeSession open(ProbePlan plan) throws ProbeException {
+    Optional<String> failure = plan.failure();
+    if (failure.isPresent()) {
+      throw new ProbeException(failure.get());
+    }
     try {
       Bcc.requireCompatible();
     } catch (BccException e) {
@@ -85,34 +98,84 @@ public final class ProbeSession implements AutoCloseable {
       throw new ProbeException("read kernel layout from BTF: " + e.getMessage(), e);
     }
     List<String> cflags = new ArrayList<>(layout.cflags());
-    cflags.addAll(validateXmitSkbRanges());
-    String text = resource("bpf/common.h") + "\n" + resource("bpf/gso_tracepoint.c") + "\n"
-        + resource("bpf/xdp_tracepoint.c");
+    cflags.addAll(plan.cflags());
+    if (plan.path(MeasuredPath.GSO_TX).mode().equals(Optional.of(ProbeMode.TRACEPOINT))) {
+      cflags.addAll(validateXmitSkbRanges());
+    }
     BpfModule module;
     try {
-      module = BpfModule.compile("segscope", text, cflags);
+      module = BpfModule.compile("segscope", programText(), cflags);
     } catch (BccException e) {
       throw new ProbeException("compile programs: " + e.getMessage(), e);
     }
     List<ProbeAttachment> attached = new ArrayList<>();
     try {
-      for (String[] tp : GSO_TRACEPOINTS) {
-        String fn = "tracepoint__" + tp[0] + "__" + tp[1];
-        module.attachTracepoint(fn, tp[0], tp[1]);
-        attached.add(new ProbeAttachment(PATH_GSO_TX, fn, "tracepoint",
-            "tracepoint:" + tp[0] + ":" + tp[1], true, ""));
+      for (PathPlan p : plan.paths()) {
+        if (!p.measured()) {
+          attached.addAll(unmeasured(p));
+          continue;
+        }
+        String mode = p.mode().get().label();
+        for (ProgramSpec spec : p.programs()) {
+          try {
+            attach(module, spec);
+          } catch (BccException e) {
+            throw new ProbeException("attach " + p.path().label() + " program " + spec.function() + " ("
+                + spec.describe() + ", mode " + mode + "): " + e.getMessage(), e);
+          }
+          attached.add(new ProbeAttachment(p.path().label(), spec.function(), mode, spec.describe(), true, ""));
+        }
       }
-      module.attachTracepoint("tracepoint__net__netif_receive_skb", "net", "netif_receive_skb");
-      attached.add(new ProbeAttachment(PATH_XDP_GENERIC, "tracepoint__net__netif_receive_skb", "tracepoint",
-          "tracepoint:net:netif_receive_skb", true, ""));
-      return new ProbeSession(module, layout, attached);
+      return new ProbeSession(module, plan, layout, attached);
     } catch (BccException e) {
       module.close();
-      throw new ProbeException("attach " + PATH_GSO_TX + " programs: " + e.getMessage(), e);
-    } catch (RuntimeException e) {
+      throw new ProbeException("open tables: " + e.getMessage(), e);
+    } catch (ProbeException | RuntimeException e) {
       module.close();
       throw e;
     }
+  }
+
+  private static void attach(BpfModule module, ProgramSpec spec) throws BccException {
+    switch (spec.kind()) {
+      case TRACEPOINT -> {
+        String[] ce = spec.target().split(":", 2);
+        module.attachTracepoint(spec.function(), ce[0], ce[1]);
+      }
+      case KPROBE -> module.attachKprobe(spec.function(), spec.target());
+      case KRETPROBE -> module.attachKretprobe(spec.function(), spec.target());
+      case FENTRY, FEXIT -> module.attachKfunc(spec.function());
+      default -> throw new IllegalStateException("attach " + spec.function() + ": unknown kind " + spec.kind());
+    }
+  }
+
+  /** An unmeasured path, reported as the programs of the last mode tried, none attached. */
+  static List<ProbeAttachment> unmeasured(PathPlan p) {
+    ProbeMode last = p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT
+        : p.verdicts().get(p.verdicts().size() - 1).mode();
+    return ProgramSpec.of(p.path(), last).stream()
+        .map(s -> new ProbeAttachment(p.path().label(), s.function(), last.label(), s.describe(), false,
+            "not measured: " + p.reason()))
+        .toList();
+  }
+
+  /** common.h followed by every program file; the -D mode flags pick what is compiled in. */
+  static String programText() {
+    StringBuilder text = new StringBuilder("#include <uapi/linux/ptrace.h>\n").append(resource("bpf/common.h"));
+    for (String file : PROGRAM_FILES) {
+      text.append('\n').append(resource(file));
+    }
+    return text.toString();
+  }
+
+  /** The plan this session runs. */
+  public ProbePlan plan() {
+    return plan;
+  }
+
+  /** The mode label of each measured path, by path label, e.g. {@code {gso_tx=kprobe, xdp_generic=kprobe}}. */
+  public Map<String, String> modeLabels() {
+    return plan.modeLabels();
   }
 
   /** -DVXS_START0=..., the address ranges of validate_xmit_skb and its clones. */

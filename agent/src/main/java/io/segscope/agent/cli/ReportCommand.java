@@ -16,6 +16,7 @@ import io.segscope.agent.telemetry.NetnsNames;
 import io.segscope.agent.telemetry.SnapshotAssembler;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.probes.ProbePlan;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.bcc.Bcc;
 import java.io.PrintStream;
@@ -46,6 +47,10 @@ public final class ReportCommand implements Callable<Integer> {
       description = "How long to sample (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
+  @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+      converter = ProbeModeOption.Converter.class, description = ProbeModeOption.DESCRIPTION)
+  ProbeModeOption probeMode;
+
   @Override
   public Integer call() throws Exception {
     List<String> missing = Privileges.missing();
@@ -56,7 +61,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
     PrintStream err = System.err;
     err.println("segscope report: compiling and attaching the probes ...");
-    try (ProbeSession probes = ProbeSession.openTracepointMode()) {
+    try (ProbeSession probes = ProbeSession.open(ProbePlan.decide(probeMode.forced()))) {
       BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(), System.getProperty("os.version"));
       SnapshotAssembler assembler = new SnapshotAssembler(build);
       Inventory inv0 = InventoryReader.read(InventoryConfig.defaults(), new DecodeWarnings());

@@ -50,6 +50,11 @@ public final class RunCommand implements Callable<Integer> {
           + "(e.g. /run/docker/netns on Docker hosts).")
   java.util.List<java.nio.file.Path> netnsDirs = new java.util.ArrayList<>();
 
+  @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+      converter = ProbeModeOption.Converter.class,
+      description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
+  ProbeModeOption probeMode;
+
   @Option(names = "--no-bpf-stats", negatable = false,
       description = "Do not turn on the kernel's bpf_stats (the agent's in-kernel run time metrics stay 0).")
   boolean noBpfStats;
@@ -69,7 +74,7 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval, !noBpfStats, adviceWindow,
-        adviceOpenAfter, adviceCloseAfter, netnsDirs);
+        adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced());
     try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }

@@ -9,11 +9,11 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Measures what software GSO and generic-XDP copies cost this host, and why.",
-    subcommands = {RunCommand.class, ReportCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {RunCommand.class, ReportCommand.class, DoctorCommand.class, CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:success (run: stopped by SIGINT/SIGTERM)",
-      "1:failed at run time (the message says what is missing)",
+      "0:success (run: stopped by SIGINT/SIGTERM; doctor: ready)",
+      "1:failed at run time, or doctor: not ready (the message says what is missing)",
       "2:bad flags or arguments"
     })
 public final class SegscopeCommand implements Runnable {
@@ -22,7 +22,7 @@ public final class SegscopeCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: run, report, or --help");
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: run, report, doctor, or --help");
   }
 
   /** The configured command line: usage errors exit 2, failures print one line and exit 1. */

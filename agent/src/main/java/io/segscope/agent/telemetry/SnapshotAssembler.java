@@ -19,7 +19,8 @@ import java.util.Map;
 
 /**
  * Translates what the probes read (raw per-device kernel counters) into the exporters' snapshot
- * model, naming each device. Pure: no kernel access.
+ * model, naming each device and labelling each path's metrics with the mode that path runs in.
+ * Pure: no kernel access.
  */
 public final class SnapshotAssembler {
 
@@ -47,10 +48,11 @@ public final class SnapshotAssembler {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceCounters c : reading.devices()) {
       DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
-      if (c.swSkbs() > 0 || c.offloadedSkbs() > 0) {
+      // an unmeasured path has mode "" and no counts; never label series with an empty mode
+      if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || c.offloadedSkbs() > 0)) {
         b.addGso(gso(ref, c, gsoMode));
       }
-      if (c.xdpCopied() > 0 || c.xdpPassed() > 0) {
+      if (!xdpMode.isEmpty() && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
         b.addXdp(new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
             new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos())));
       }

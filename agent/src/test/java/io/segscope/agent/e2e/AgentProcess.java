@@ -58,11 +58,20 @@ final class AgentProcess implements AutoCloseable {
 
   record ProcessResult(int exitCode, String output) {}
 
+  /**
+   * Starts {@code java [JVM options] -jar segscope.jar run --listen 127.0.0.1:<free port> ARGS...}. JVM
+   * options come from the system property {@code segscope.agent.jvmOptions} (space-separated), e.g. an
+   * {@code -XX:ErrorFile} for runs inside the guest kernel.
+   */
   static AgentProcess start(String... extraArgs) throws Exception {
     int port = freePort();
     Path log = Files.createTempFile("segscope-agent", ".log");
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", jar().toString(), "run",
-        "--listen", "127.0.0.1:" + port));
+    List<String> cmd = new ArrayList<>(List.of("java"));
+    String jvmOptions = System.getProperty("segscope.agent.jvmOptions", "").strip();
+    if (!jvmOptions.isEmpty()) {
+      cmd.addAll(List.of(jvmOptions.split("\\s+")));
+    }
+    cmd.addAll(List.of("-jar", jar().toString(), "run", "--listen", "127.0.0.1:" + port));
     cmd.addAll(List.of(extraArgs));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new AgentProcess(p, log, port);

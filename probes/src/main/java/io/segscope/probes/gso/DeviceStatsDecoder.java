@@ -17,8 +17,10 @@ public final class DeviceStatsDecoder {
   public static final int DUR_SLOTS = 40;
   public static final int SEG_SLOTS = 18;
   private static final int NAME = 16;
-  /** name, 7 counters, causes, duration and segment histograms, 5 xdp counters, xdp histogram. */
-  public static final int LEAF_SIZE = NAME + 8 * (7 + CAUSES + DUR_SLOTS + SEG_SLOTS + 5 + DUR_SLOTS);
+  /** name and the time it was read, then the counters. */
+  private static final int HEADER = NAME + 8;
+  /** name, name_ns, 7 counters, causes, duration and segment histograms, 5 xdp counters, xdp histogram. */
+  public static final int LEAF_SIZE = HEADER + 8 * (7 + CAUSES + DUR_SLOTS + SEG_SLOTS + 5 + DUR_SLOTS);
 
   private final int cpus;
   private final int stride;
@@ -54,15 +56,21 @@ public final class DeviceStatsDecoder {
     long netns = Integer.toUnsignedLong(k.getInt(0));
     int ifindex = k.getInt(4);
     ByteBuffer v = ByteBuffer.wrap(value).order(ByteOrder.nativeOrder());
+    // the name of the CPU that read it last: a reused (netns, ifindex) key may leave an older
+    // device's name on CPUs the new device has not run on yet
     String name = "";
-    long[] sums = new long[(LEAF_SIZE - NAME) / 8];
+    long newest = Long.MIN_VALUE;
+    long[] sums = new long[(LEAF_SIZE - HEADER) / 8];
     for (int c = 0; c < cpus; c++) {
       int base = c * stride;
-      if (name.isEmpty()) {
-        name = cString(value, base, NAME);
+      String cpuName = cString(value, base, NAME);
+      long readAt = v.getLong(base + NAME);
+      if (!cpuName.isEmpty() && (name.isEmpty() || Long.compareUnsigned(readAt, newest) > 0)) {
+        name = cpuName;
+        newest = readAt;
       }
       for (int i = 0; i < sums.length; i++) {
-        sums[i] += v.getLong(base + NAME + 8 * i);
+        sums[i] += v.getLong(base + HEADER + 8 * i);
       }
     }
     int i = 0;

@@ -7,7 +7,11 @@ public enum Diagnostic {
   /** Segmented on another CPU than the one that queued/dequeued it: counted, not timed. */
   SEGMENTED_OTHER_CPU("segmented_other_cpu"),
   /** The per-device map was full: the event was not counted. */
-  STATS_MAP_FULL("stats_map_full");
+  STATS_MAP_FULL("stats_map_full"),
+  /** kprobe/fentry: {@code __skb_gso_segment} returned NULL (nothing to segment, e.g. a re-validated DODGY skb). */
+  GSO_RETURNED_NULL("gso_returned_null"),
+  /** kprobe/fentry: {@code __skb_gso_segment} returned an ERR_PTR (segmentation failed, the skb is dropped). */
+  GSO_RETURNED_ERROR("gso_returned_error");
 
   private final String label;
 

@@ -34,7 +34,8 @@ struct dev_key {
  * The layout is mirrored by io.segscope.probes.gso.DeviceCountersDecoder: change both together.
  */
 struct dev_stats {
-    char name[16];          /* the device's name when the entry was created (fallback only) */
+    char name[16];          /* the device's name at its last event on this CPU (fallback only) */
+    u64 name_ns;            /* when name was read: the decoder takes the newest CPU's name */
     u64 sw_skbs;            /* super-packets segmented in software */
     u64 sw_segs;            /* segments they produced */
     u64 sw_bytes;           /* their length in bytes */
@@ -57,7 +58,9 @@ struct dev_stats {
 #define DIAG_SEGMENTED_UNTRACKED 0  /* segmented at validate_xmit_skb, but its net_dev_queue was not seen */
 #define DIAG_SEGMENTED_OTHER_CPU 1  /* segmented on another CPU than queued/dequeued: counted, not timed */
 #define DIAG_STATS_FULL 2           /* per-device map full: event dropped */
-#define DIAG_SLOTS 4
+#define DIAG_GSO_NULL 3             /* kprobe/fentry: __skb_gso_segment returned NULL (nothing segmented) */
+#define DIAG_GSO_ERROR 4            /* kprobe/fentry: __skb_gso_segment returned an ERR_PTR */
+#define DIAG_SLOTS 8
 
 BPF_PERCPU_ARRAY(stats_zero, struct dev_stats, 1);
 BPF_PERCPU_HASH(dev_stats, struct dev_key, struct dev_stats, 4096);
@@ -70,12 +73,28 @@ static __always_inline void diag_inc(int idx)
         (*v)++;
 }
 
-static __always_inline u32 log2_slot(u64 v, u32 slots)
+static __always_inline u64 log2_slot(u64 v, u64 slots)
 {
     /* bcc's bpf_log2l(v) is already floor(log2(v)) + 1: slot i holds [2^(i-1), 2^i - 1], slot 0 holds 0 */
-    u32 s = v ? bpf_log2l(v) : 0;
+    u64 s = v ? bpf_log2l(v) : 0;
     return s < slots ? s : slots - 1;
 }
+
+/*
+ * counter[index]++ when index < n, and hist[slot of value]++.
+ * The empty asm makes the index opaque to clang right before its bound check, so the check and the
+ * access use the same 64-bit register: otherwise clang may check one copy of the index (or drop the
+ * check as redundant after log2_slot's clamp) and index with another, which 6.1's verifier refuses
+ * ("R2 unbounded memory access"); newer verifiers track it either way. (libbpf calls this barrier_var.)
+ */
+#define COUNT_AT(counter, n, index)               \
+    do {                                          \
+        u64 __idx = (index);                      \
+        asm volatile("" : "+r"(__idx));           \
+        if (__idx < (n))                          \
+            (counter)[__idx]++;                   \
+    } while (0)
+#define HIST_INC(hist, slots, value) COUNT_AT(hist, slots, log2_slot((value), (slots)))
 
 static __always_inline int dev_key_of(void *dev, struct dev_key *key)
 {
@@ -93,7 +112,7 @@ static __always_inline int dev_key_of(void *dev, struct dev_key *key)
     return 0;
 }
 
-/* The device's per-CPU stats entry, created (with its name) on first use. */
+/* The device's per-CPU stats entry, created on first use, with the device's current name. */
 static __always_inline struct dev_stats *stats_for(void *dev, struct dev_key *key)
 {
     int zero = 0;
@@ -105,8 +124,14 @@ static __always_inline struct dev_stats *stats_for(void *dev, struct dev_key *ke
         diag_inc(DIAG_STATS_FULL);
         return 0;
     }
-    if (st->name[0] == 0)
-        bpf_probe_read_kernel(&st->name, sizeof st->name, (char *)dev + OFF_DEV_NAME);
+    /*
+     * Refreshed on every event (a 16-byte read): a (netns inode, ifindex) key is reused when a
+     * namespace is deleted and another created, and the entry must carry the current device's name.
+     * The agent forgets vanished devices' entries (ProbeSession.forget); until it has, the new device
+     * inherits the old counters.
+     */
+    bpf_probe_read_kernel(&st->name, sizeof st->name, (char *)dev + OFF_DEV_NAME);
+    st->name_ns = bpf_ktime_get_ns();
     return st;
 }
 
@@ -167,4 +192,50 @@ static __always_inline u32 gso_cause(void *dev, u32 len, u16 gso_segs, u32 gso_t
     if (ip_summed != SEG_CHECKSUM_PARTIAL && ip_summed != SEG_CHECKSUM_UNNECESSARY)
         return CAUSE_CHECKSUM;
     return CAUSE_OTHER;
+}
+
+/* ---- generic XDP: the kernel's copy predicate, shared by every mode (kernel-facts.md §2) ---- */
+#define SEG_XDP_PACKET_HEADROOM 256
+
+/* skb->redirected: the kernel passes such skbs through generic XDP without running the program. */
+static __always_inline int skb_redirected(void *skb)
+{
+#ifdef OFF_SKB_REDIRECTED_BYTE
+    return skb_bits(skb, OFF_SKB_REDIRECTED_BYTE, SKB_REDIRECTED_SHIFT, SKB_REDIRECTED_MASK);
+#else
+    return 0;
+#endif
+}
+
+/*
+ * Whether generic XDP will copy/linearize this skb, evaluated where skb->data is at the network
+ * header (net:netif_receive_skb, do_xdp_generic entry):
+ *     cloned-and-shared || nonlinear || headroom < XDP_PACKET_HEADROOM
+ * headroom = data - head before 6.9; from 6.9 the kernel measures it after pushing the MAC header,
+ * i.e. the MAC header offset (XDP_HEADROOM_AFTER_MAC_PUSH).
+ */
+static __always_inline int xdp_copy_needed(void *skb)
+{
+    u32 data_len = 0;
+    void *head = 0, *data = 0;
+    bpf_probe_read_kernel(&data_len, sizeof data_len, (char *)skb + OFF_SKB_DATA_LEN);
+    bpf_probe_read_kernel(&head, sizeof head, (char *)skb + OFF_SKB_HEAD);
+    bpf_probe_read_kernel(&data, sizeof data, (char *)skb + OFF_SKB_DATA);
+    u64 headroom = (u64)data - (u64)head;
+#if XDP_HEADROOM_AFTER_MAC_PUSH
+    u16 mac_header = 0;
+    bpf_probe_read_kernel(&mac_header, sizeof mac_header, (char *)skb + OFF_SKB_MAC_HEADER);
+    if (mac_header != 0xffff)
+        headroom = mac_header;
+#endif
+    if (data_len != 0 || headroom < SEG_XDP_PACKET_HEADROOM)
+        return 1;
+    if (skb_bits(skb, OFF_SKB_CLONED_BYTE, SKB_CLONED_SHIFT, SKB_CLONED_MASK)) {
+        void *shinfo = skb_shinfo_of(skb);
+        u32 dataref = 0;
+        if (shinfo)
+            bpf_probe_read_kernel(&dataref, sizeof dataref, (char *)shinfo + OFF_SHINFO_DATAREF);
+        return (dataref & 0xffff) != 1;
+    }
+    return 0;
 }

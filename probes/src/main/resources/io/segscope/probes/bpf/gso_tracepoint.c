@@ -10,7 +10,9 @@
  *
  * Compile-time inputs (-D): the BTF offsets of common.h, plus VXS_START0/VXS_END0 (and optionally
  * VXS_START1/VXS_END1): the address ranges of validate_xmit_skb and its renamed clones from kallsyms.
+ * Compiled in with -DGSO_MODE_TRACEPOINT.
  */
+#ifdef GSO_MODE_TRACEPOINT
 
 struct inflight {
     u64 ts;          /* net_dev_queue or qdisc_dequeue time, ns */
@@ -109,20 +111,17 @@ TRACEPOINT_PROBE(skb, consume_skb)
     st->sw_skbs++;
     st->sw_segs += segs;
     st->sw_bytes += f.len;
-    u32 s = log2_slot(segs, SEG_SLOTS);
-    st->seg[s]++;
+    HIST_INC(st->seg, SEG_SLOTS, segs);
     if (f.cpu == cpu && now >= f.ts) {
         u64 d = now - f.ts;
         st->sw_timed++;
         st->sw_ns += d;
-        u32 ds = log2_slot(d, DUR_SLOTS);
-        st->dur[ds]++;
+        HIST_INC(st->dur, DUR_SLOTS, d);
     } else {
         diag_inc(DIAG_SEGMENTED_OTHER_CPU);
     }
-    u32 c = gso_cause(f.dev, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol);
-    if (c < CAUSES)
-        st->cause[c]++;
+    COUNT_AT(st->cause, CAUSES,
+             gso_cause(f.dev, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol));
     return 0;
 }
 
@@ -148,3 +147,5 @@ TRACEPOINT_PROBE(net, net_dev_start_xmit)
     st->off_bytes += len;
     return 0;
 }
+
+#endif /* GSO_MODE_TRACEPOINT */

@@ -14,8 +14,8 @@ class DeviceStatsDecoderTest {
 
   @Test
   void leafSizeMatchesTheCStruct() {
-    // struct dev_stats in bpf/common.h: char[16] + 7 + 5 + 40 + 18 + 5 + 40 u64
-    assertThat(L).isEqualTo(16 + 8 * 115);
+    // struct dev_stats in bpf/common.h: char[16] + name_ns + 7 + 5 + 40 + 18 + 5 + 40 u64
+    assertThat(L).isEqualTo(16 + 8 + 8 * 115);
   }
 
   @Test
@@ -28,7 +28,7 @@ class DeviceStatsDecoderTest {
         v.put(base, "uplink0".getBytes(StandardCharsets.UTF_8));
       }
       for (int i = 0; i < 115; i++) {
-        v.putLong(base + 16 + 8 * i, (c + 1) * 1000L + i); // field i on cpu c
+        v.putLong(base + 24 + 8 * i, (c + 1) * 1000L + i); // field i on cpu c
       }
     }
     byte[] key = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putInt((int) 4026532000L).putInt(7)
@@ -49,6 +49,17 @@ class DeviceStatsDecoderTest {
     assertThat(d.xdpCopied()).isEqualTo(3000 + 2 * 70);
     assertThat(d.xdpNanos()).isEqualTo(3000 + 2 * 74);
     assertThat(d.xdpDurationSlots()[39]).isEqualTo(3000 + 2 * 114);
+  }
+
+  @Test
+  void theNameComesFromTheCpuThatReadItLast() {
+    int cpus = 3;
+    ByteBuffer v = ByteBuffer.allocate(L * cpus).order(ByteOrder.nativeOrder());
+    v.put(0, "low0".getBytes(StandardCharsets.UTF_8)).putLong(16, 500);          // an older device, same key
+    v.put(L, "rcv0".getBytes(StandardCharsets.UTF_8)).putLong(L + 16, 900);      // the current one
+    v.put(2 * L, "low0".getBytes(StandardCharsets.UTF_8)).putLong(2 * L + 16, 700);
+    DeviceCounters d = new DeviceStatsDecoder(cpus, 8, L).decode(new byte[8], v.array());
+    assertThat(d.kernelName()).isEqualTo("rcv0");
   }
 
   @Test

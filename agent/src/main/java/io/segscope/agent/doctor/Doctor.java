@@ -1,0 +1,101 @@
+package io.segscope.agent.doctor;
+
+import io.segscope.agent.Privileges;
+import io.segscope.probes.MeasuredPath;
+import io.segscope.probes.ModeVerdict;
+import io.segscope.probes.PathPlan;
+import io.segscope.probes.ProbeAttachment;
+import io.segscope.probes.ProbeException;
+import io.segscope.probes.ProbeMode;
+import io.segscope.probes.ProbePlan;
+import io.segscope.probes.ProbeSession;
+import io.segscope.probes.btf.Btf;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * {@code segscope doctor}: checks the host, decides the probe plan exactly as {@code segscope run}
+ * would (real trial attaches), then opens the planned probes for real and closes them again.
+ * Ready when nothing failed, gso_tx can be measured (at least in tracepoint mode) and the probes opened.
+ */
+public final class Doctor {
+  private static final int MAX_DETAIL = 2000;
+
+  private Doctor() {}
+
+  /** Runs every check; blocking (compiles and attaches BPF programs). */
+  public static DoctorReport examine(Optional<ProbeMode> forced) {
+    String release = HostChecks.kernelRelease();
+    List<Check> checks = new ArrayList<>();
+    checks.add(HostChecks.btf(Btf.KERNEL_BTF));
+    checks.add(HostChecks.headers(release, HostChecks.MODULES));
+    checks.addAll(HostChecks.mounts(HostChecks.readMounts()));
+    Check caps = HostChecks.capabilities(Privileges.missing());
+    checks.add(caps);
+    checks.add(HostChecks.libbcc());
+    checks.add(HostChecks.kallsyms());
+    String mode = forced.map(ProbeMode::label).orElse("auto");
+    if (caps.failed()) {
+      Check notRun = Check.fail("probe test", "not run: missing privileges");
+      return new DoctorReport(release, mode, false, "not ready: " + describe(caps), checks, List.of(), notRun);
+    }
+    ProbePlan plan = ProbePlan.decide(forced);
+    Check probeTest = probeTest(plan);
+    return report(release, mode, checks, plan, probeTest);
+  }
+
+  /** Assembles the report and its verdict; pure. */
+  static DoctorReport report(String release, String mode, List<Check> checks, ProbePlan plan, Check probeTest) {
+    List<DoctorReport.PathReport> paths = plan.paths().stream().map(Doctor::pathReport).toList();
+    PathPlan gso = plan.path(MeasuredPath.GSO_TX);
+    Optional<Check> failed = checks.stream().filter(Check::failed).findFirst();
+    String verdict;
+    if (failed.isPresent()) {
+      verdict = "not ready: " + describe(failed.get());
+    } else if (!gso.measured()) {
+      verdict = "not ready: gso_tx cannot be measured: " + gso.reason();
+    } else if (probeTest.failed()) {
+      verdict = "not ready: probe test: " + firstLine(probeTest.detail());
+    } else {
+      verdict = "ready: " + plan.paths().stream()
+          .map(p -> p.path().label() + (p.measured() ? " in " + p.mode().get().label() + " mode"
+              : " not measured"))
+          .collect(Collectors.joining(", "));
+    }
+    boolean ready = verdict.startsWith("ready");
+    return new DoctorReport(release, mode, ready, verdict, checks, paths, probeTest);
+  }
+
+  private static DoctorReport.PathReport pathReport(PathPlan p) {
+    List<DoctorReport.Tried> tried = new ArrayList<>();
+    for (ModeVerdict v : p.verdicts()) {
+      tried.add(new DoctorReport.Tried(v.mode().label(), v.usable(), v.reason()));
+    }
+    return new DoctorReport.PathReport(p.path().label(), p.mode().map(ProbeMode::label).orElse("none"), tried);
+  }
+
+  /** Opens the planned session for real (compile, load, attach), then closes it. */
+  static Check probeTest(ProbePlan plan) {
+    long t0 = System.nanoTime();
+    try (ProbeSession session = ProbeSession.open(plan)) {
+      long attached = session.attachments().stream().filter(ProbeAttachment::attached).count();
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      return Check.ok("probe test", "compiled, loaded and attached " + attached + " programs "
+          + session.modeLabels() + " in " + ms + " ms, then detached them");
+    } catch (ProbeException | RuntimeException e) {
+      String m = e.getMessage() == null ? e.toString() : e.getMessage();
+      return Check.fail("probe test", m.length() > MAX_DETAIL ? m.substring(0, MAX_DETAIL) + " [...]" : m);
+    }
+  }
+
+  private static String describe(Check c) {
+    return c.name() + ": " + firstLine(c.detail());
+  }
+
+  private static String firstLine(String s) {
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+}

@@ -1,0 +1,171 @@
+package io.segscope.agent.doctor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.segscope.probes.KernelProbes;
+import io.segscope.probes.ProbeMode;
+import io.segscope.probes.ProbePlan;
+import io.segscope.probes.ProgramSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The doctor's verdict logic and host checks, without a kernel. */
+class DoctorTest {
+
+  /** A kernel like the development machine's (fentry refused, no kprobes), or one that has kprobes. */
+  record Kernel(boolean kprobes, boolean vxsPresent) implements KernelProbes {
+    @Override
+    public Optional<String> btfMissing() {
+      return Optional.empty();
+    }
+
+    @Override
+    public boolean btfHasFunction(String function) {
+      return true;
+    }
+
+    @Override
+    public Optional<String> kallsymsUnreadable() {
+      return Optional.empty();
+    }
+
+    @Override
+    public List<String> functionAndClones(String function) {
+      return function.equals("validate_xmit_skb") && !vxsPresent ? List.of() : List.of(function);
+    }
+
+    @Override
+    public Optional<String> kprobesUnsupported() {
+      return kprobes ? Optional.empty() : Optional.of("CONFIG_KPROBES is not set");
+    }
+
+    @Override
+    public Optional<String> tracepointMissing(String category, String event) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<String> tracepointFieldMissing(String category, String event, String field) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<String> tryAttach(ProgramSpec spec) {
+      return spec.kind() == ProgramSpec.Kind.FENTRY || spec.kind() == ProgramSpec.Kind.FEXIT
+          ? Optional.of("bcc_func_load " + spec.function() + ": Operation not permitted (errno 1)")
+          : Optional.empty();
+    }
+  }
+
+  private static final List<Check> HEALTHY = List.of(Check.ok("btf", "fine"), Check.warn("headers", "other"));
+  private static final Check PROBES_OK = Check.ok("probe test", "attached 5 programs");
+
+  @Test
+  void readyNamesEachPathsMode() {
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(true, true));
+    DoctorReport r = Doctor.report("6.1.0-57-amd64", "auto", HEALTHY, plan, PROBES_OK);
+    assertThat(r.ready()).isTrue();
+    assertThat(r.verdict()).isEqualTo("ready: gso_tx in kprobe mode, xdp_generic in kprobe mode");
+    assertThat(r.paths()).first().satisfies(p -> {
+      assertThat(p.mode()).isEqualTo("kprobe");
+      assertThat(p.tried()).containsExactly(
+          new DoctorReport.Tried("fentry", false, "bcc_func_load kfunc____skb_gso_segment: Operation not permitted (errno 1)"),
+          new DoctorReport.Tried("kprobe", true, ""));
+    });
+  }
+
+  @Test
+  void aFailedCheckComesFirstInTheVerdict() {
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(true, true));
+    List<Check> checks = List.of(Check.ok("btf", "fine"), Check.fail("libbcc", "found 0.25.0, need 0.26.x\nmore"));
+    DoctorReport r = Doctor.report("6.1", "auto", checks, plan, PROBES_OK);
+    assertThat(r.ready()).isFalse();
+    assertThat(r.verdict()).isEqualTo("not ready: libbcc: found 0.25.0, need 0.26.x");
+  }
+
+  @Test
+  void anUnmeasurableGsoPathIsTheMissingPieceEvenWhenXdpWorks() {
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(false, false));
+    DoctorReport r = Doctor.report("6.18", "auto", HEALTHY, plan, PROBES_OK);
+    assertThat(r.ready()).isFalse();
+    assertThat(r.verdict()).startsWith("not ready: gso_tx cannot be measured: fentry: ")
+        .contains("kprobe: CONFIG_KPROBES is not set")
+        .contains("tracepoint: validate_xmit_skb is not in /proc/kallsyms");
+    assertThat(r.paths().get(0).mode()).isEqualTo("none");
+    assertThat(r.paths().get(1).mode()).isEqualTo("tracepoint");
+  }
+
+  @Test
+  void aFailedProbeTestIsTheMissingPieceOtherwise() {
+    ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT), new Kernel(false, true));
+    DoctorReport r = Doctor.report("6.18", "tracepoint", HEALTHY, plan,
+        Check.fail("probe test", "compile programs: compile failed\n/virtual/main.c:1: error"));
+    assertThat(r.ready()).isFalse();
+    assertThat(r.verdict()).isEqualTo("not ready: probe test: compile programs: compile failed");
+  }
+
+  @Test
+  void textShowsChecksPathsReasonsAndVerdict() {
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(false, true));
+    String text = DoctorText.render(Doctor.report("6.18.44", "auto", HEALTHY, plan, PROBES_OK));
+    assertThat(text).startsWith("segscope doctor: kernel 6.18.44, probe mode auto\n")
+        .contains("  warn  headers        other\n")
+        .contains("  gso_tx       tracepoint\n")
+        .contains("      fentry      out: bcc_func_load kfunc____skb_gso_segment: Operation not permitted (errno 1)\n")
+        .contains("      kprobe      out: CONFIG_KPROBES is not set\n")
+        .contains("      tracepoint  usable\n")
+        .endsWith("ready: gso_tx in tracepoint mode, xdp_generic in tracepoint mode\n");
+  }
+
+  @Test
+  void headersMatchWarnOrFail(@TempDir Path modules) throws IOException {
+    Path build = Files.createDirectories(modules.resolve("6.1.0-57-amd64/build/include/generated"));
+    Files.writeString(build.resolve("utsrelease.h"), "#define UTS_RELEASE \"6.1.0-57-amd64\"\n");
+    assertThat(HostChecks.headers("6.1.0-57-amd64", modules).status()).isEqualTo(Check.Status.OK);
+
+    Path other = modules.resolve("6.18.44");
+    Files.createDirectories(other);
+    Files.createSymbolicLink(other.resolve("build"), modules.resolve("6.1.0-57-amd64/build"));
+    Check mismatch = HostChecks.headers("6.18.44", modules);
+    assertThat(mismatch.status()).isEqualTo(Check.Status.WARN);
+    assertThat(mismatch.detail()).contains("-> " + modules.resolve("6.1.0-57-amd64/build").toRealPath())
+        .contains("6.1.0-57-amd64, does not match 6.18.44").contains("struct layouts come from BTF");
+
+    Check missing = HostChecks.headers("5.4.0", modules);
+    assertThat(missing.status()).isEqualTo(Check.Status.FAIL);
+    assertThat(missing.detail()).contains("5.4.0/build is missing").contains("linux-headers-5.4.0");
+  }
+
+  @Test
+  void headersReleaseFallsBackToKernelRelease(@TempDir Path build) throws IOException {
+    Files.createDirectories(build.resolve("include/config"));
+    Files.writeString(build.resolve("include/config/kernel.release"), "6.1.192\n");
+    assertThat(HostChecks.headersRelease(build)).contains("6.1.192");
+  }
+
+  @Test
+  void mountsAreReadFromProcMounts() {
+    List<Check> found = HostChecks.mounts(List.of(
+        "tracefs /sys/kernel/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0",
+        "bpf /sys/fs/bpf bpf rw,nosuid,nodev,noexec,relatime,mode=700 0 0"));
+    assertThat(found).extracting(Check::name, Check::status).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("tracefs", Check.Status.OK),
+        org.assertj.core.groups.Tuple.tuple("debugfs", Check.Status.WARN),
+        org.assertj.core.groups.Tuple.tuple("bpffs", Check.Status.OK));
+    assertThat(found.get(0).detail()).isEqualTo("mounted on /sys/kernel/tracing");
+    assertThat(HostChecks.mounts(List.of()).get(0).status()).isEqualTo(Check.Status.FAIL);
+  }
+
+  @Test
+  void capabilitiesNameWhatIsMissing() {
+    assertThat(HostChecks.capabilities(List.of()).status()).isEqualTo(Check.Status.OK);
+    Check c = HostChecks.capabilities(List.of("CAP_BPF (load BPF programs)"));
+    assertThat(c.status()).isEqualTo(Check.Status.FAIL);
+    assertThat(c.detail()).contains("CAP_BPF");
+  }
+}

@@ -1,0 +1,99 @@
+package io.segscope.agent.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code segscope doctor} and {@code run --probe-mode} as a user runs them, on the host kernel: a kernel
+ * without kprobes that refuses fentry, where gso_tx must fall back to tracepoints and say why. The tests
+ * that describe such a kernel are skipped, with the reason, on a kernel with kprobes (the guest tests
+ * cover those).
+ */
+@Tag("lab")
+class DoctorIT {
+  private static final Duration LIMIT = Duration.ofSeconds(120);
+
+  private static void requireRootOnAKernelWithoutKprobes() {
+    Assumptions.assumeTrue(ProcessHandle.current().info().user().map("root"::equals).orElse(false),
+        "doctor's probe test needs root");
+    Assumptions.assumeFalse(Files.isDirectory(Path.of("/sys/bus/event_source/devices/kprobe"))
+        || Files.exists(Path.of("/sys/kernel/tracing/kprobe_events")),
+        "this kernel has kprobes: these tests describe the fallback on kernels without them");
+  }
+
+  @Test
+  void doctorIsReadyInTracepointModeAndNamesWhyTheBetterModesAreOut() throws Exception {
+    requireRootOnAKernelWithoutKprobes();
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(LIMIT, "doctor");
+    String out = r.output();
+    assertThat(r.exitCode()).as(out).isZero();
+    assertThat(out).contains("segscope doctor: kernel " + System.getProperty("os.version"))
+        .containsPattern("ok +btf +/sys/kernel/btf/vmlinux: \\d+ bytes")
+        .containsPattern("(ok|warn) +headers ")
+        .containsPattern("ok +capabilities")
+        .containsPattern("ok +libbcc +0\\.26")
+        .containsPattern("gso_tx +tracepoint")
+        .containsPattern("fentry +out: bcc_func_load kfunc____skb_gso_segment: Operation not permitted \\(errno 1\\)")
+        .containsPattern("kprobe +out: CONFIG_KPROBES is not set")
+        .containsPattern("ok +probe test +compiled, loaded and attached 5 programs")
+        .contains("ready: gso_tx in tracepoint mode, xdp_generic in tracepoint mode")
+        .doesNotContain("\tat ");
+  }
+
+  @Test
+  void doctorJsonCarriesTheSameVerdictsForMachines() throws Exception {
+    requireRootOnAKernelWithoutKprobes();
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(LIMIT, "doctor", "--json");
+    assertThat(r.exitCode()).as(r.output()).isZero();
+    String json = r.output().substring(r.output().indexOf('{')); // libbcc prints refused loads to stderr first
+    JsonNode report = new ObjectMapper().readTree(json);
+    assertThat(report.path("ready").asBoolean()).isTrue();
+    assertThat(report.path("probeMode").asText()).isEqualTo("auto");
+    JsonNode gso = report.path("paths").get(0);
+    assertThat(gso.path("path").asText()).isEqualTo("gso_tx");
+    assertThat(gso.path("mode").asText()).isEqualTo("tracepoint");
+    assertThat(gso.path("tried")).hasSize(3);
+    assertThat(gso.path("tried").get(0).path("reason").asText()).contains("Operation not permitted (errno 1)");
+    assertThat(gso.path("tried").get(1).path("reason").asText()).startsWith("CONFIG_KPROBES is not set");
+    assertThat(gso.path("tried").get(2).path("usable").asBoolean()).isTrue();
+    assertThat(report.path("probeTest").path("status").asText()).isEqualTo("ok");
+  }
+
+  @Test
+  void doctorWithAForcedModeTheKernelLacksIsNotReadyAndSaysWhy() throws Exception {
+    requireRootOnAKernelWithoutKprobes();
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(LIMIT, "doctor", "--probe-mode", "kprobe");
+    assertThat(r.exitCode()).as(r.output()).isEqualTo(1);
+    assertThat(r.output()).contains("not ready: gso_tx cannot be measured: kprobe: CONFIG_KPROBES is not set");
+  }
+
+  @Test
+  void runWithAForcedModeTheKernelLacksFailsCleanlyWithTheReason() throws Exception {
+    requireRootOnAKernelWithoutKprobes();
+    for (String mode : new String[] {"kprobe", "fentry"}) {
+      AgentProcess.ProcessResult r = AgentProcess.runToExit(LIMIT, "run", "--listen", "127.0.0.1:0",
+          "--probe-mode", mode);
+      assertThat(r.exitCode()).as("run --probe-mode %s: %s", mode, r.output()).isEqualTo(1);
+      assertThat(r.output()).as(mode).contains("segscope: use probe mode " + mode + ": gso_tx: " + mode + ": ")
+          .doesNotContain("\tat ").doesNotContain("Exception");
+    }
+    AgentProcess.ProcessResult k = AgentProcess.runToExit(LIMIT, "run", "--listen", "127.0.0.1:0",
+        "--probe-mode", "kprobe");
+    assertThat(k.output()).contains("CONFIG_KPROBES is not set");
+  }
+
+  @Test
+  void anUnknownModeIsABadFlag() throws Exception {
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(LIMIT, "run", "--probe-mode", "uprobe");
+    assertThat(r.exitCode()).as(r.output()).isEqualTo(2);
+    assertThat(r.output()).contains("--probe-mode").contains("expected auto, fentry, kprobe or tracepoint");
+  }
+}
