@@ -79,7 +79,61 @@ public final class KernelLayout {
     // netdev feature bits: never hard-coded, they move between kernels
     d.put("NETIF_F_GSO_SHIFT", btf.enumValue("NETIF_F_GSO_SHIFT"));
     d.put("NETIF_F_GSO_LAST", btf.enumValue("NETIF_F_GSO_LAST"));
+    spans(btf, d);
     return new KernelLayout(d);
+  }
+
+  /** Largest sk_buff / net_device byte range the programs copy in one read (BPF stack is 512 bytes). */
+  static final long MAX_SKB_SPAN = 256;
+  static final long MAX_DEV_SPAN = 288;
+
+  /**
+   * One bulk read instead of many single ones (each bpf_probe_read_kernel call costs ~20-40 ns): the
+   * byte range of sk_buff holding every field the programs read from it, and the same for
+   * net_device, when they lie close enough together. SKB_SPAN_* / DEV_SPAN_* are left undefined
+   * when they don't (e.g. net_device before 6.8 keeps nd_net far from gso_max_size): the programs
+   * then read field by field. SHINFO_SPAN_LEN covers gso_size, gso_segs and gso_type.
+   */
+  private static void spans(Btf btf, Map<String, Long> d) throws BtfException {
+    long[] skb = range(btf, "sk_buff", "dev", "data_len", "protocol", "mac_header", "end", "head", "data",
+        "len");
+    for (String m : new String[] {"OFF_SKB_IP_SUMMED_BYTE", "OFF_SKB_ENCAP_BYTE", "OFF_SKB_CLONED_BYTE",
+        "OFF_SKB_REDIRECTED_BYTE"}) {
+      if (d.containsKey(m)) {
+        skb[0] = Math.min(skb[0], d.get(m));
+        skb[1] = Math.max(skb[1], d.get(m) + 1);
+      }
+    }
+    skb[0] &= ~7L; // keep 8-byte fields 8-byte aligned inside the copy
+    if (skb[1] - skb[0] <= MAX_SKB_SPAN) {
+      d.put("SKB_SPAN_START", skb[0]);
+      d.put("SKB_SPAN_LEN", skb[1] - skb[0]);
+    }
+    List<String> devFields = new ArrayList<>(List.of("gso_max_size", "gso_max_segs", "features", "ifindex",
+        "nd_net", "name"));
+    if (btf.findField("net_device.gso_ipv4_max_size").isPresent()) {
+      devFields.add("gso_ipv4_max_size");
+    }
+    long[] dev = range(btf, "net_device", devFields.toArray(String[]::new));
+    dev[0] &= ~7L;
+    if (dev[1] - dev[0] <= MAX_DEV_SPAN) {
+      d.put("DEV_SPAN_START", dev[0]);
+      d.put("DEV_SPAN_LEN", dev[1] - dev[0]);
+    }
+    long[] shinfo = range(btf, "skb_shared_info", "gso_size", "gso_segs", "gso_type");
+    d.put("SHINFO_SPAN_LEN", shinfo[1]);
+  }
+
+  /** [lowest start, highest end) in bytes of the named members. */
+  private static long[] range(Btf btf, String struct, String... members) throws BtfException {
+    long lo = Long.MAX_VALUE;
+    long hi = 0;
+    for (String m : members) {
+      FieldOffset f = btf.field(struct + "." + m);
+      lo = Math.min(lo, f.byteOffset());
+      hi = Math.max(hi, f.byteOffset() + f.byteSize());
+    }
+    return new long[] {lo, hi};
   }
 
   private static long offset(Btf btf, String path, long expectedSize) throws BtfException {

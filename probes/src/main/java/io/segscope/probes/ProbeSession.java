@@ -245,6 +245,33 @@ public final class ProbeSession implements AutoCloseable {
     return sum;
   }
 
+  private Boolean xdpGateClosed;
+
+  /**
+   * Tells the tracepoint-mode generic-XDP program whether any device has a generic XDP program
+   * (from the device inventory): while none has, it skips every received packet after one array
+   * lookup. No effect in the other modes (their programs only run inside do_xdp_generic).
+   */
+  public synchronized void setGenericXdpPresent(boolean present) throws ProbeException {
+    ensureOpen();
+    boolean closedNow = !present;
+    if (xdpGateClosed != null && xdpGateClosed == closedNow) {
+      return;
+    }
+    if (!module.tableNames().contains("xdp_gate")) {
+      xdpGateClosed = closedNow;
+      return;
+    }
+    try {
+      byte[] key = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0).array();
+      byte[] value = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(closedNow ? 1 : 0).array();
+      module.table("xdp_gate").update(key, value);
+      xdpGateClosed = closedNow;
+    } catch (BccException e) {
+      throw new ProbeException("set the generic-XDP gate: " + e.getMessage(), e);
+    }
+  }
+
   /** Drops a vanished device's counters so its series disappear. */
   public void forget(long netns, int ifindex) throws ProbeException {
     ensureOpen();

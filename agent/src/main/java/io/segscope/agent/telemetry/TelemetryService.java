@@ -64,9 +64,9 @@ public final class TelemetryService {
     for (Diagnostic d : Diagnostic.values()) {
       FunctionCounter.builder("segscope.probe.diagnostic", this, s -> s.diagnostic(d))
           .tag("kind", d.label())
-          .description("Events the programs could not fully attribute: segmented_untracked (segmentation "
-              + "of an skb whose queueing was not seen), segmented_other_cpu (counted, not timed), "
-              + "stats_map_full (not counted)")
+          .description("Events the programs could not fully attribute, by kind (docs/metrics.md): "
+              + java.util.Arrays.stream(Diagnostic.values()).map(Diagnostic::label)
+                  .collect(java.util.stream.Collectors.joining(", ")))
           .register(meters);
     }
   }
@@ -85,6 +85,8 @@ public final class TelemetryService {
       Map<Long, String> netnsNames = NetnsNames.scan();
       TelemetrySnapshot base = assembler.assemble(clock.instant(), reading, probes,
           (netns, ifindex, kernelName) -> InventoryView.name(inv, netnsNames, netns, ifindex, kernelName));
+      probes.setGenericXdpPresent(inv.devices().isEmpty()
+          || inv.devices().stream().anyMatch(d -> d.link().xdp().generic()));
       for (long[] gone : vanished.update(base.takenAt(), reading.devices(), inv)) {
         probes.forget(gone[0], (int) gone[1]);
       }

@@ -48,19 +48,18 @@ static __always_inline int gso_enter(void *skb, u64 tx_path)
     c->ts = 0;
     if (!(tx_path & 0xff)) /* bool argument: only the low byte is defined */
         return 0;
-    void *shinfo = skb_shinfo_of(skb);
-    void *dev = 0;
-    bpf_probe_read_kernel(&dev, sizeof dev, (char *)skb + OFF_SKB_DEV);
-    if (!shinfo || !dev)
+    struct skb_view v = {};
+    struct gso_info g = {};
+    if (skb_view_read(skb, &v) || gso_info_read(&v, &g) || !v.dev)
         return 0;
     c->skb = skb;
-    c->dev = dev;
-    bpf_probe_read_kernel(&c->len, sizeof c->len, (char *)skb + OFF_SKB_LEN);
-    bpf_probe_read_kernel(&c->gso_segs, sizeof c->gso_segs, (char *)shinfo + OFF_SHINFO_GSO_SEGS);
-    bpf_probe_read_kernel(&c->gso_type, sizeof c->gso_type, (char *)shinfo + OFF_SHINFO_GSO_TYPE);
-    bpf_probe_read_kernel(&c->protocol, sizeof c->protocol, (char *)skb + OFF_SKB_PROTOCOL);
-    c->ip_summed = skb_bits(skb, OFF_SKB_IP_SUMMED_BYTE, SKB_IP_SUMMED_SHIFT, SKB_IP_SUMMED_MASK);
-    c->encapsulation = skb_bits(skb, OFF_SKB_ENCAP_BYTE, SKB_ENCAP_SHIFT, SKB_ENCAP_MASK);
+    c->dev = v.dev;
+    c->len = v.len;
+    c->gso_segs = g.gso_segs;
+    c->gso_type = g.gso_type;
+    c->protocol = v.protocol;
+    c->ip_summed = v.ip_summed;
+    c->encapsulation = v.encapsulation;
     c->ts = bpf_ktime_get_ns();
     return 0;
 }
@@ -101,10 +100,11 @@ static __always_inline int gso_exit(void *skb, u64 ret)
         diag_inc(DIAG_GSO_ERROR);
         return 0;
     }
+    struct dev_view dv = {};
     struct dev_key key = {};
-    if (dev_key_of(f.dev, &key))
+    if (dev_view_read(f.dev, &dv) || dev_key_of(&dv, &key))
         return 0;
-    struct dev_stats *st = stats_for(f.dev, &key);
+    struct dev_stats *st = stats_for(&dv, &key);
     if (!st)
         return 0;
     u32 segs = f.gso_segs ? f.gso_segs : gso_count_list((void *)ret);
@@ -119,7 +119,7 @@ static __always_inline int gso_exit(void *skb, u64 ret)
         HIST_INC(st->dur, DUR_SLOTS, d);
     }
     COUNT_AT(st->cause, CAUSES,
-             gso_cause(f.dev, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol));
+             gso_cause(f.dev, &dv, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol));
     return 0;
 }
 
@@ -153,10 +153,11 @@ TRACEPOINT_PROBE(net, net_dev_start_xmit)
     bpf_probe_read_kernel(&dev, sizeof dev, (char *)args->skbaddr + OFF_SKB_DEV);
     if (!dev)
         return 0;
+    struct dev_view dv = {};
     struct dev_key key = {};
-    if (dev_key_of(dev, &key))
+    if (dev_view_read(dev, &dv) || dev_key_of(&dv, &key))
         return 0;
-    struct dev_stats *st = stats_for(dev, &key);
+    struct dev_stats *st = stats_for(&dv, &key);
     if (!st)
         return 0;
     st->off_skbs++;

@@ -28,7 +28,8 @@ struct inflight {
 };
 
 /* GSO skbs between net_dev_queue and their fate; LRU so skbs dropped on the way cannot leak entries. */
-BPF_TABLE("lru_hash", u64, struct inflight, gso_inflight, 65536);
+/* BPF_F_NO_COMMON_LRU (2): per-CPU LRU lists, no global lock on the hot path. */
+BPF_F_TABLE("lru_hash", u64, struct inflight, gso_inflight, 65536, 2);
 
 static __always_inline int in_validate_xmit_skb(u64 loc)
 {
@@ -44,27 +45,22 @@ static __always_inline int in_validate_xmit_skb(u64 loc)
 TRACEPOINT_PROBE(net, net_dev_queue)
 {
     void *skb = args->skbaddr;
-    void *shinfo = skb_shinfo_of(skb);
-    if (!shinfo)
-        return 0;
-    u16 gso_size = 0;
-    bpf_probe_read_kernel(&gso_size, sizeof gso_size, (char *)shinfo + OFF_SHINFO_GSO_SIZE);
-    if (gso_size == 0)
+    struct skb_view v = {};
+    struct gso_info g = {};
+    if (skb_view_read(skb, &v) || gso_info_read(&v, &g) || g.gso_size == 0 || !v.dev)
         return 0; /* not a super-packet */
 
     struct inflight f = {};
     f.ts = bpf_ktime_get_ns();
     f.cpu = bpf_get_smp_processor_id();
     f.len = args->len;
-    f.gso_size = gso_size;
-    bpf_probe_read_kernel(&f.gso_segs, sizeof f.gso_segs, (char *)shinfo + OFF_SHINFO_GSO_SEGS);
-    bpf_probe_read_kernel(&f.gso_type, sizeof f.gso_type, (char *)shinfo + OFF_SHINFO_GSO_TYPE);
-    bpf_probe_read_kernel(&f.dev, sizeof f.dev, (char *)skb + OFF_SKB_DEV);
-    bpf_probe_read_kernel(&f.protocol, sizeof f.protocol, (char *)skb + OFF_SKB_PROTOCOL);
-    f.ip_summed = skb_bits(skb, OFF_SKB_IP_SUMMED_BYTE, SKB_IP_SUMMED_SHIFT, SKB_IP_SUMMED_MASK);
-    f.encapsulation = skb_bits(skb, OFF_SKB_ENCAP_BYTE, SKB_ENCAP_SHIFT, SKB_ENCAP_MASK);
-    if (!f.dev)
-        return 0;
+    f.gso_size = g.gso_size;
+    f.gso_segs = g.gso_segs;
+    f.gso_type = g.gso_type;
+    f.dev = v.dev;
+    f.protocol = v.protocol;
+    f.ip_summed = v.ip_summed;
+    f.encapsulation = v.encapsulation;
     u64 a = (u64)skb;
     gso_inflight.update(&a, &f);
     return 0;
@@ -98,10 +94,11 @@ TRACEPOINT_PROBE(skb, consume_skb)
     struct inflight f = *fp;
     gso_inflight.delete(&a);
 
+    struct dev_view dv = {};
     struct dev_key key = {};
-    if (dev_key_of(f.dev, &key))
+    if (dev_view_read(f.dev, &dv) || dev_key_of(&dv, &key))
         return 0;
-    struct dev_stats *st = stats_for(f.dev, &key);
+    struct dev_stats *st = stats_for(&dv, &key);
     if (!st)
         return 0;
 
@@ -121,7 +118,7 @@ TRACEPOINT_PROBE(skb, consume_skb)
         diag_inc(DIAG_SEGMENTED_OTHER_CPU);
     }
     COUNT_AT(st->cause, CAUSES,
-             gso_cause(f.dev, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol));
+             gso_cause(f.dev, &dv, f.len, f.gso_segs, f.gso_type, f.ip_summed, f.encapsulation, f.protocol));
     return 0;
 }
 
@@ -137,10 +134,11 @@ TRACEPOINT_PROBE(net, net_dev_start_xmit)
     u32 len = fp->len;
     gso_inflight.delete(&a);
 
+    struct dev_view dv = {};
     struct dev_key key = {};
-    if (dev_key_of(dev, &key))
+    if (dev_view_read(dev, &dv) || dev_key_of(&dv, &key))
         return 0;
-    struct dev_stats *st = stats_for(dev, &key);
+    struct dev_stats *st = stats_for(&dv, &key);
     if (!st)
         return 0;
     st->off_skbs++;

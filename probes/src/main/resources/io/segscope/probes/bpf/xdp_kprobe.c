@@ -40,17 +40,13 @@ static __always_inline int xdp_enter(void *prog, void *arg)
     skb = 0;
     bpf_probe_read_kernel(&skb, sizeof skb, arg);
 #endif
-    if (!skb || skb_redirected(skb))
-        return 0;
-    void *dev = 0;
-    bpf_probe_read_kernel(&dev, sizeof dev, (char *)skb + OFF_SKB_DEV);
-    if (!dev)
+    struct skb_view v = {};
+    if (!skb || skb_view_read(skb, &v) || v.redirected || !v.dev)
         return 0;
     c->skb = skb;
-    c->dev = dev;
-    c->len = 0;
-    bpf_probe_read_kernel(&c->len, sizeof c->len, (char *)skb + OFF_SKB_LEN);
-    c->copy = xdp_copy_needed(skb);
+    c->dev = v.dev;
+    c->len = v.len;
+    c->copy = xdp_copy_needed(&v);
     c->ts = bpf_ktime_get_ns();
     return 0;
 }
@@ -66,10 +62,11 @@ static __always_inline int xdp_run(void *skb)
     c->ts = 0;
     if (!f.copy && skb != f.skb)
         return 0; /* not the skb whose entry we saw */
+    struct dev_view dv = {};
     struct dev_key key = {};
-    if (dev_key_of(f.dev, &key))
+    if (dev_view_read(f.dev, &dv) || dev_key_of(&dv, &key))
         return 0;
-    struct dev_stats *st = stats_for(f.dev, &key);
+    struct dev_stats *st = stats_for(&dv, &key);
     if (!st)
         return 0;
     if (f.copy) {
