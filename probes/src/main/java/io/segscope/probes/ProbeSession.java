@@ -107,6 +107,8 @@ public final class ProbeSession implements AutoCloseable {
       module = BpfModule.compile("segscope", programText(), cflags);
     } catch (BccException e) {
       throw new ProbeException("compile programs: " + e.getMessage(), e);
+    } finally {
+      NativeMemory.trim();
     }
     List<ProbeAttachment> attached = new ArrayList<>();
     try {
