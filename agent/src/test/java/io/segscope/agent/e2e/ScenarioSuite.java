@@ -53,7 +53,9 @@ abstract class ScenarioSuite {
   @BeforeAll
   void startAgent() throws Exception {
     Prerequisites.requireLab();
-    agent = AgentProcess.start("--interval", "1s", "--probe-mode", mode());
+    // short advice windows so a 3 s scenario can open its recommendation (defaults: 30 s / 30 s / 2 m)
+    agent = AgentProcess.start("--interval", "1s", "--probe-mode", mode(), "--advice-window", "3s",
+        "--advice-open-after", "2s", "--advice-close-after", "60s");
     agent.awaitReady(readyTimeout());
   }
 
@@ -137,6 +139,9 @@ abstract class ScenarioSuite {
     }
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s1.device("sender"))))
         .as("super-packets handed intact to the sender's veth").isGreaterThan(100);
+    DeviceAt sender = s1.device("sender");
+    assertRecommended(lab, "gso_size_mismatch", s1.device("uplink"),
+        "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384");
   }
 
   @Test
@@ -152,6 +157,7 @@ abstract class ScenarioSuite {
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", up)).as("intact super-packets on the uplink")
         .isGreaterThan(100);
     assertModeLabel(t, "segscope_gso_offloaded_skbs_total", up);
+    assertNoAdvice(lab);
   }
 
   @Test
@@ -173,6 +179,9 @@ abstract class ScenarioSuite {
       assertThat(t.delta("segscope_gso_sw_skbs_total", dev(s2.device(role))))
           .as("software segmentation on %s", role).isZero();
     }
+    DeviceAt low = s2.device("lower");
+    assertRecommended(lab, "offload_disabled", low,
+        "ip netns exec " + low.ns().name() + " ethtool -K " + low.name() + " tso on");
   }
 
   @Test
@@ -186,6 +195,7 @@ abstract class ScenarioSuite {
     }
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s2h.device("lower"))))
         .as("intact super-packets on the lower veth").isGreaterThan(100);
+    assertNoAdvice(lab);
   }
 
   @Test
@@ -213,6 +223,9 @@ abstract class ScenarioSuite {
     }
     assertThat(t.delta("segscope_xdp_generic_skbs_total", dev(s3.device("sender"))))
         .as("generic XDP on the sender (it has none)").isZero();
+    DeviceAt r = s3.device("receiver");
+    assertRecommended(lab, "generic_xdp_copy", r,
+        "nsenter --net=/run/netns/" + r.ns().name() + " bpftool net detach xdpgeneric dev " + r.name());
   }
 
   @Test
@@ -225,6 +238,43 @@ abstract class ScenarioSuite {
           .as("S3 healthy: generic XDP on %s", d.getKey()).isZero();
     }
     assertThat(t.sent().sentBytes()).as("traffic flowed").isPositive();
+    assertNoAdvice(lab);
+  }
+
+  /**
+   * The rule's recommendation about {@code subject} opens (within 15 s of the traffic: the advice
+   * window keeps the evidence for 3 s after it) and carries {@code command} among its commands.
+   */
+  private void assertRecommended(Lab lab, String rule, DeviceAt subject, String command) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    JsonNode last = null;
+    while (System.nanoTime() < deadline) {
+      last = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
+      for (JsonNode r : last) {
+        if (r.path("rule").asText().equals(rule)
+            && r.path("subject").path("netns").asLong() == subject.ns().inode()
+            && r.path("subject").path("device").asText().equals(subject.name())) {
+          java.util.List<String> cmds = new java.util.ArrayList<>();
+          r.path("commands").forEach(c -> cmds.add(c.asText()));
+          assertThat(cmds).as("[%s] %s commands", mode(), rule).contains(command);
+          assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
+          return;
+        }
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError("[" + mode() + "] no " + rule + " recommendation for " + subject + "; open: " + last);
+  }
+
+  /** No open recommendation concerns a device of this lab. */
+  private void assertNoAdvice(Lab lab) throws Exception {
+    java.util.Set<Long> ours = new java.util.HashSet<>();
+    lab.namespaces().forEach(n -> ours.add(n.inode()));
+    JsonNode recs = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
+    for (JsonNode r : recs) {
+      assertThat(ours).as("[%s] advice for a healthy control: %s", mode(), r).doesNotContain(
+          r.path("subject").path("netns").asLong());
+    }
   }
 
   /** Scrape, iperf3 from the scenario's sender to its receiver, wait for the map reads, scrape. */
