@@ -28,11 +28,21 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
     public static final Thresholds DEFAULT = new Thresholds(20, 100, 100, 0.5);
   }
 
+  /** A measured device found in the inventory, with its namespace. */
+  record Located(Device device, Netns netns) {}
+
+  /** The inventory's device and namespace for a cost's (netns, ifindex); empty if either is unknown. */
+  Optional<Located> locate(io.segscope.agent.cost.DeviceCost cost) {
+    Optional<Device> d = inventory.device(cost.device().netns(), cost.device().ifindex());
+    Optional<Netns> ns = netns(cost.device().netns());
+    return d.isPresent() && ns.isPresent() ? Optional.of(new Located(d.get(), ns.get())) : Optional.empty();
+  }
+
   Optional<Netns> netns(long inode) {
     return inventory.namespaces().stream().filter(n -> n.inode() == inode).findFirst();
   }
 
   static DeviceName name(Device d) {
-    return new DeviceName(d.netns(), d.netnsName(), d.name());
+    return new DeviceName(d.netns(), d.netnsName(), d.name(), d.ifindex());
   }
 }

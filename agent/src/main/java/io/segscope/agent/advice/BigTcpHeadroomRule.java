@@ -30,12 +30,12 @@ public final class BigTcpHeadroomRule implements Rule {
     if (cost.offloadedSkbsPerSec() < ctx.thresholds().minOffloadedPerSec()) {
       return Optional.empty();
     }
-    Optional<Device> dOpt = ctx.inventory().device(cost.device().netns(), cost.device().ifindex());
-    Optional<Netns> ns = ctx.netns(cost.device().netns());
-    if (dOpt.isEmpty() || ns.isEmpty()) {
+    Optional<AdviceContext.Located> at = ctx.locate(cost);
+    if (at.isEmpty()) {
       return Optional.empty();
     }
-    Device d = dOpt.get();
+    Device d = at.get().device();
+    Netns ns = at.get().netns();
     var l = d.link();
     if (!d.kind().isEmpty() || d.name().equals("lo") || l.gsoMaxSize().isEmpty() || l.tsoMaxSize().isEmpty()) {
       return Optional.empty();
@@ -58,7 +58,7 @@ public final class BigTcpHeadroomRule implements Rule {
     return Optional.of(new Finding(name(), "info", AdviceContext.name(d), List.of(AdviceContext.name(d)),
         String.format("%s takes super-packets up to %d bytes but advertises %d: BIG TCP is possible",
             AdviceContext.name(d), tso, gso),
-        ev, List.of(NetnsCommands.ipLinkSet(ns.get(), d.name(), String.join(" ", sets))), 0,
+        ev, List.of(NetnsCommands.ipLinkSet(ns, d.name(), String.join(" ", sets))), 0,
         "not estimated: fewer, larger super-packets cut per-packet stack work; measure before and after",
         "low",
         "IPv6 BIG TCP needs the receiver's gro_max_size raised too; middleboxes that inspect super-packets "

@@ -38,12 +38,12 @@ public final class GenericXdpCopyRule implements Rule {
     if (cost.xdpCopiedPerSec() < ctx.thresholds().minXdpCopiesPerSec()) {
       return Optional.empty();
     }
-    Optional<Device> dOpt = ctx.inventory().device(cost.device().netns(), cost.device().ifindex());
-    Optional<Netns> ns = ctx.netns(cost.device().netns());
-    if (dOpt.isEmpty() || ns.isEmpty()) {
+    Optional<AdviceContext.Located> at = ctx.locate(cost);
+    if (at.isEmpty()) {
       return Optional.empty();
     }
-    Device d = dOpt.get();
+    Device d = at.get().device();
+    Netns ns = at.get().netns();
     if (!d.link().xdp().generic() || !NATIVE_KINDS.contains(d.kind())) {
       return Optional.empty();
     }
@@ -55,8 +55,8 @@ public final class GenericXdpCopyRule implements Rule {
     List<String> commands = new ArrayList<>();
     String pin = "/sys/fs/bpf/segscope-xdp-" + prog.getAsInt();
     commands.add("bpftool prog pin id " + prog.getAsInt() + " " + pin);
-    commands.add(NetnsCommands.nsenter(ns.get(), "bpftool net detach xdpgeneric dev " + d.name()));
-    commands.add(NetnsCommands.nsenter(ns.get(), "bpftool net attach xdpdrv pinned " + pin + " dev " + d.name()));
+    commands.add(NetnsCommands.nsenter(ns, "bpftool net detach xdpgeneric dev " + d.name()));
+    commands.add(NetnsCommands.nsenter(ns, "bpftool net attach xdpdrv pinned " + pin + " dev " + d.name()));
     commands.add("rm " + pin);
     Map<String, Object> ev = new LinkedHashMap<>();
     ev.put("copies_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedPerSec()));

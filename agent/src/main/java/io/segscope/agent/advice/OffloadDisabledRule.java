@@ -44,12 +44,12 @@ public final class OffloadDisabledRule implements Rule {
     if (share < t.minCauseShare()) {
       return Optional.empty();
     }
-    Optional<Device> dOpt = ctx.inventory().device(cost.device().netns(), cost.device().ifindex());
-    Optional<Netns> ns = ctx.netns(cost.device().netns());
-    if (dOpt.isEmpty() || ns.isEmpty() || !dOpt.get().features().available()) {
+    Optional<AdviceContext.Located> at = ctx.locate(cost);
+    if (at.isEmpty() || !at.get().device().features().available()) {
       return Optional.empty();
     }
-    Device d = dOpt.get();
+    Device d = at.get().device();
+    Netns ns = at.get().netns();
     Features f = d.features();
     List<String> turnOn = new ArrayList<>();
     String missing;
@@ -80,7 +80,7 @@ public final class OffloadDisabledRule implements Rule {
       }
       turnOn.add(0, "tx on");
     }
-    String command = NetnsCommands.exec(ns.get(), "ethtool -K " + d.name() + " " + String.join(" ", turnOn));
+    String command = NetnsCommands.exec(ns, "ethtool -K " + d.name() + " " + String.join(" ", turnOn));
     Map<String, Object> ev = new LinkedHashMap<>();
     ev.put("software_gso_per_sec", GsoSizeMismatchRule.round(cost.swSkbsPerSec()));
     ev.put("bytes_per_sec", GsoSizeMismatchRule.round(cost.swBytesPerSec()));

@@ -93,14 +93,24 @@ public final class TelemetryService {
       List<Recommendation> open = advisor.update(base, inv);
       List<DeviceInfo> devices = new ArrayList<>();
       for (Device d : inv.devices()) {
-        devices.add(InventoryView.info(inv, d));
+        try {
+          devices.add(InventoryView.info(inv, d));
+        } catch (RuntimeException e) {
+          readErrors.increment();
+          LOG.warning("export device " + d.netns() + "/" + d.name() + ": " + e.getMessage());
+        }
       }
       List<RecommendationInfo> recs = new ArrayList<>();
       for (Recommendation r : open) {
         var s = r.finding().subject();
-        int ifindex = inv.device(s.netns(), s.device()).map(Device::ifindex).orElse(0);
-        recs.add(new RecommendationInfo(r.id(), r.finding().rule(), r.finding().severity(),
-            new DeviceRef(s.netns(), s.netnsName(), ifindex, s.device()), r.finding().cpuSavingCores()));
+        try {
+          recs.add(new RecommendationInfo(r.id(), r.finding().rule(), r.finding().severity(),
+              new DeviceRef(s.netns(), s.netnsName(), s.ifindex(), s.device()), r.finding().cpuSavingCores()));
+        } catch (RuntimeException e) {
+          // one bad record must never stop the reads: skip it, say so
+          readErrors.increment();
+          LOG.warning("export recommendation " + r.id() + ": " + e.getMessage());
+        }
       }
       lastReading.set(reading);
       latest.set(base.withDevicesAndRecommendations(devices, recs));

@@ -86,11 +86,11 @@ class AdviceEndToEndIT {
       assertThat(rec.path("evidence").path("cpu_basis").asText()).as("tracepoint mode estimates")
           .contains("cannot time");
 
-      Thread.sleep(1500); // let the first traffic's counts settle before the fix
-      PromText before = agent.scrape();
       runAll(cmds);
       assertThat(lab.exec(receiver.ns(), "ip", "-d", "link", "show", "dev", receiver.name()))
           .as("the program now runs in driver mode").contains("xdp").doesNotContain("xdpgeneric");
+      Thread.sleep(1500); // counts up to the fix settle into a read
+      PromText before = agent.scrape();
       lab.iperf(s3.sender(), s3.receiver(), s3.receiverAddr(), Duration.ofSeconds(3));
       Thread.sleep(1500);
       PromText after = agent.scrape();

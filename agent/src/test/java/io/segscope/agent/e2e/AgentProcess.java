@@ -137,6 +137,17 @@ final class AgentProcess implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    // keep the agent's warnings in the test's output: the log file itself is removed below
+    if (Files.exists(log)) {
+      List<String> warnings = Files.readAllLines(log).stream()
+          .filter(l -> l.contains(" WARNING ") || l.contains(" SEVERE ") || l.startsWith("\tat ")
+              || l.contains("Exception"))
+          .limit(80).toList();
+      if (!warnings.isEmpty()) {
+        System.out.println("agent warnings (pid " + process.pid() + "):");
+        warnings.forEach(w -> System.out.println("  " + w));
+      }
+    }
     if (process.isAlive()) {
       process.destroy();
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
