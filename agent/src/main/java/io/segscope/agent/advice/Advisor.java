@@ -57,7 +57,14 @@ public final class Advisor {
     Collection<DeviceCost> costs = CostModel.window(from, snapshot).values();
     lastCosts = costs;
     List<Finding> findings = recommender.evaluate(costs, new AdviceContext(inventory, thresholds, xdpFragsCopy));
-    for (RecommendationTracker.Change c : tracker.update(now, findings)) {
+    List<RecommendationTracker.Change> changes = new java.util.ArrayList<>(tracker.update(now, findings));
+    // a recommendation about a device that no longer exists closes now, not after --advice-close-after
+    // (an empty inventory is a failed read, not every device gone)
+    if (!inventory.devices().isEmpty()) {
+      changes.addAll(tracker.closeIf(f -> f.devices().stream().anyMatch(d -> inventory.device(d.netns(),
+          d.ifindex()).map(x -> !x.name().equals(d.device())).orElse(true))));
+    }
+    for (RecommendationTracker.Change c : changes) {
       Finding f = c.recommendation().finding();
       if (c.kind().equals("opened")) {
         LOG.info(String.format("recommendation opened: %s [%s] %s; saving %.4f cores; run: %s", c.recommendation().id(),

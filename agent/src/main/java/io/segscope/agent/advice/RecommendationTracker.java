@@ -66,6 +66,23 @@ public final class RecommendationTracker {
     return changes;
   }
 
+  /**
+   * Closes, at once, open recommendations (and forgets candidates) that {@code gone} says can no
+   * longer apply, e.g. because their device vanished: a deleted device's advice must not linger.
+   */
+  public List<Change> closeIf(java.util.function.Predicate<Finding> gone) {
+    List<Change> changes = new ArrayList<>();
+    candidates.values().removeIf(c -> gone.test(c.finding()));
+    for (var it = open.entrySet().iterator(); it.hasNext(); ) {
+      Recommendation r = it.next().getValue();
+      if (gone.test(r.finding())) {
+        it.remove();
+        changes.add(new Change("closed", r));
+      }
+    }
+    return changes;
+  }
+
   /** The open recommendations, most expensive first. */
   public List<Recommendation> open() {
     List<Recommendation> out = new ArrayList<>(open.values());

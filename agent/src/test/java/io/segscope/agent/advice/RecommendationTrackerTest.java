@@ -83,4 +83,14 @@ class RecommendationTrackerTest {
     t.update(at(0), List.of(cheap, dear));
     assertThat(t.open()).extracting(r -> r.finding().subject().device()).containsExactly("b", "a");
   }
+
+  @Test
+  void closeIfClosesAtOnceAndDropsTheStreak() {
+    var t = new RecommendationTracker(Duration.ZERO, Duration.ofMinutes(10));
+    t.update(at(0), List.of(finding("a"), finding("b")));
+    var closed = t.closeIf(f -> f.subject().device().equals("a"));
+    assertThat(closed).extracting(c -> c.kind() + ":" + c.recommendation().finding().subject().device())
+        .containsExactly("closed:a");
+    assertThat(t.open()).extracting(r -> r.finding().subject().device()).containsExactly("b");
+  }
 }

@@ -203,9 +203,11 @@ class AdviceEndToEndIT {
    * and other labs (or real workloads) may be running beside this test.
    */
   private static List<JsonNode> inLab(List<JsonNode> recs, Lab lab) {
-    java.util.Set<Long> ours = new java.util.HashSet<>();
-    lab.namespaces().forEach(n -> ours.add(n.inode()));
-    return recs.stream().filter(r -> ours.contains(r.path("subject").path("netns").asLong())).toList();
+    // by name as well as inode: a deleted namespace's inode is reused for the next one
+    java.util.Set<String> ours = new java.util.HashSet<>();
+    lab.namespaces().forEach(n -> ours.add(n.inode() + "/" + n.name()));
+    return recs.stream().filter(r -> ours.contains(r.path("subject").path("netns").asLong() + "/"
+        + r.path("subject").path("netns_name").asText())).toList();
   }
 
   private static List<String> commands(JsonNode rec) {

@@ -253,6 +253,7 @@ abstract class ScenarioSuite {
       for (JsonNode r : last) {
         if (r.path("rule").asText().equals(rule)
             && r.path("subject").path("netns").asLong() == subject.ns().inode()
+            && r.path("subject").path("netns_name").asText().equals(subject.ns().name())
             && r.path("subject").path("device").asText().equals(subject.name())) {
           java.util.List<String> cmds = new java.util.ArrayList<>();
           r.path("commands").forEach(c -> cmds.add(c.asText()));
@@ -268,12 +269,13 @@ abstract class ScenarioSuite {
 
   /** No open recommendation concerns a device of this lab. */
   private void assertNoAdvice(Lab lab) throws Exception {
-    java.util.Set<Long> ours = new java.util.HashSet<>();
-    lab.namespaces().forEach(n -> ours.add(n.inode()));
+    // by name as well as inode: a deleted namespace's inode is reused for the next one
+    java.util.Set<String> ours = new java.util.HashSet<>();
+    lab.namespaces().forEach(n -> ours.add(n.inode() + "/" + n.name()));
     JsonNode recs = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
     for (JsonNode r : recs) {
       assertThat(ours).as("[%s] advice for a healthy control: %s", mode(), r).doesNotContain(
-          r.path("subject").path("netns").asLong());
+          r.path("subject").path("netns").asLong() + "/" + r.path("subject").path("netns_name").asText());
     }
   }
 
