@@ -14,8 +14,9 @@ import picocli.CommandLine.Option;
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Attach the probes and serve /metrics (Prometheus text, OpenMetrics or protobuf by content "
-          + "negotiation), /healthz and /readyz until SIGINT or SIGTERM."
+      "Attach the probes, follow every network device in every namespace, and serve /metrics "
+          + "(Prometheus text, OpenMetrics or protobuf by content negotiation), /api/v1/devices, "
+          + "/api/v1/recommendations, /healthz and /readyz until SIGINT or SIGTERM."
     })
 public final class RunCommand implements Callable<Integer> {
 
