@@ -63,7 +63,8 @@ public final class AgentVerticle extends VerticleBase {
         .listen(port, host)
         .onSuccess(s -> {
           server = s;
-          LOG.info("serving /metrics, /healthz, /readyz on " + host + ":" + s.actualPort());
+          LOG.info("serving /metrics, /api/v1/devices, /api/v1/recommendations, /healthz, /readyz on " + host + ":"
+              + s.actualPort());
         });
   }
 
