@@ -72,22 +72,9 @@ final class ConfinedAgent implements AutoCloseable {
   }
 
   void awaitReady(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new AssertionError("the confined agent exited with " + process.exitValue() + ":\n" + log());
-      }
-      try {
-        if (get("/readyz").statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("the confined agent was not ready within " + timeout + ":\n" + log());
+    io.segscope.testing.Readiness.await("the confined agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
   }
+
 
   /** The capability names in the agent process' effective set (from /proc/PID/status). */
   TreeSet<String> effectiveCapabilities() throws IOException {

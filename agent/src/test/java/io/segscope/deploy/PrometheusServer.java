@@ -74,22 +74,9 @@ final class PrometheusServer implements AutoCloseable {
   }
 
   private void awaitReady(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new AssertionError("prometheus exited with " + process.exitValue() + ":\n" + log());
-      }
-      try {
-        if (get("/-/ready").statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("prometheus was not ready within " + timeout + ":\n" + log());
+    io.segscope.testing.Readiness.await("prometheus", process, () -> get("/-/ready").statusCode(), timeout, this::log);
   }
+
 
   private HttpResponse<String> get(String pathAndQuery) throws IOException, InterruptedException {
     HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))

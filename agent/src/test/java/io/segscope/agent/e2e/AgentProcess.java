@@ -87,22 +87,9 @@ final class AgentProcess implements AutoCloseable {
 
   /** Waits for /readyz to answer 200; fails with the agent's log otherwise. */
   void awaitReady(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new AssertionError("the agent exited with " + process.exitValue() + ":\n" + log());
-      }
-      try {
-        if (get("/readyz").statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("the agent was not ready within " + timeout + ":\n" + log());
+    io.segscope.testing.Readiness.await("the agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
   }
+
 
   HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
