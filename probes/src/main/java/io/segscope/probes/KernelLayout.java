@@ -65,6 +65,7 @@ public final class KernelLayout {
       d.put("OFF_DEV_GSO_IPV4_MAX_SIZE", ipv4.get().byteOffset());
     }
     d.put("OFF_DEV_XDP_PROG", offset(btf, "net_device.xdp_prog", 8));
+    d.put("OFF_DEV_MTU", offset(btf, "net_device.mtu", 4));
     if (btf.findField("sk_buff.redirected").isPresent()) {
       bitfield(btf, d, "sk_buff.redirected", "SKB_REDIRECTED", "OFF_SKB_REDIRECTED_BYTE");
     }
@@ -76,12 +77,26 @@ public final class KernelLayout {
     d.put("XDP_GENERIC_PSKB", pagePoolXdp ? 1L : 0L);
     // struct net: the namespace inode, the key shared with the device inventory
     d.put("OFF_NET_INUM", offset(btf, "net.ns.inum", 4));
+    // the namespace cookie (5.8+, a u64 since 5.12): never reused while the host runs, so a
+    // namespace created after another was deleted can never inherit its counters through a reused inode
+    Optional<FieldOffset> cookie = btf.findField("net.net_cookie");
+    if (cookie.isPresent() && cookie.get().byteSize() == 8 && !cookie.get().isBitfield()) {
+      d.put("OFF_NET_COOKIE", cookie.get().byteOffset());
+    }
+    // skb_shared_info.gso_type bits, by name (SKB_GSO_* enumerators)
+    for (String bit : GSO_TYPE_BITS) {
+      d.put("SEG_GSO_" + bit, btf.findEnumValue("SKB_GSO_" + bit).orElse(0));
+    }
     // netdev feature bits: never hard-coded, they move between kernels
     d.put("NETIF_F_GSO_SHIFT", btf.enumValue("NETIF_F_GSO_SHIFT"));
     d.put("NETIF_F_GSO_LAST", btf.enumValue("NETIF_F_GSO_LAST"));
     spans(btf, d);
     return new KernelLayout(d);
   }
+
+  /** The SKB_GSO_* bits the programs classify (absent ones are 0: never set). */
+  static final List<String> GSO_TYPE_BITS = List.of("TCPV4", "TCPV6", "UDP_L4", "UDP_TUNNEL",
+      "UDP_TUNNEL_CSUM", "GRE", "GRE_CSUM", "IPXIP4", "IPXIP6", "FRAGLIST");
 
   /** Largest sk_buff / net_device byte range the programs copy in one read (BPF stack is 512 bytes). */
   static final long MAX_SKB_SPAN = 256;
@@ -110,7 +125,7 @@ public final class KernelLayout {
       d.put("SKB_SPAN_LEN", skb[1] - skb[0]);
     }
     List<String> devFields = new ArrayList<>(List.of("gso_max_size", "gso_max_segs", "features", "ifindex",
-        "nd_net", "name"));
+        "nd_net", "mtu", "xdp_prog"));
     if (btf.findField("net_device.gso_ipv4_max_size").isPresent()) {
       devFields.add("gso_ipv4_max_size");
     }

@@ -1,5 +1,6 @@
 package io.segscope.probes;
 
+import io.segscope.probes.load.AttachPoint;
 import java.util.List;
 import java.util.Optional;
 
@@ -38,9 +39,14 @@ public interface KernelProbes {
   Optional<String> tracepointFieldMissing(String category, String event, String field);
 
   /**
-   * Loads an empty program of {@code spec}'s kind and attaches it to its kernel function, then leaves it
-   * to be detached on close: empty when that worked, else the failure's first line (e.g.
-   * {@code "bcc_func_load kfunc____skb_gso_segment: Operation not permitted (errno 1)"}).
+   * The arguments a BTF-typed or raw tracepoint program of {@code event} receives, by name (from the
+   * kernel's BTF {@code btf_trace_<event>} prototype); empty when BTF does not describe it.
    */
-  Optional<String> tryAttach(ProgramSpec spec);
+  Optional<List<String>> tracepointArgs(String event);
+
+  /**
+   * Loads an empty program for {@code point}, attaches it and detaches it again: empty when that
+   * worked, else the failure (e.g. {@code "bpf BPF_PROG_LOAD segscope_trial: Permission denied (errno 1)"}).
+   */
+  Optional<String> tryAttach(AttachPoint point);
 }

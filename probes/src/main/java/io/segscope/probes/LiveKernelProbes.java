@@ -1,29 +1,27 @@
 package io.segscope.probes;
 
-import io.segscope.probes.bcc.BccException;
-import io.segscope.probes.bcc.BpfModule;
 import io.segscope.probes.btf.Btf;
 import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.ksym.KallsymsException;
+import io.segscope.probes.load.AttachPoint;
+import io.segscope.probes.load.KernelAbi;
+import io.segscope.probes.load.Programs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * {@link KernelProbes} answered by the running kernel: BTF from {@code /sys/kernel/btf/vmlinux},
  * symbols from {@code /proc/kallsyms}, tracefs, the kprobe PMU, and real trial attaches.
  *
- * <p>The trial programs are empty ({@code return 0;}); all of them live in ONE module compiled on the
- * first {@link #tryAttach} (a BCC compile costs 0.4 s here, several seconds under emulation). What
- * attached stays attached until {@link #close()}, which detaches everything. Not thread-safe.
+ * <p>The trial programs are two instructions ({@code r0 = 0; exit}) loaded through bpf(2) — no compiler,
+ * no libbcc — attached and detached again at once; answers are cached per attach point. Not thread-safe.
  */
 public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   static final Path KPROBE_PMU = Path.of("/sys/bus/event_source/devices/kprobe");
@@ -34,8 +32,6 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   private final Kallsyms kallsyms;
   private final String kallsymsProblem;
   private final Map<String, Optional<String>> trials = new HashMap<>();
-  private BpfModule trialModule;
-  private String trialCompileProblem;
 
   private LiveKernelProbes(Btf btf, String btfProblem, Kallsyms kallsyms, String kallsymsProblem) {
     this.btf = btf;
@@ -148,58 +144,14 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   }
 
   @Override
-  public Optional<String> tryAttach(ProgramSpec spec) {
-    if (!spec.kind().onFunction()) {
-      throw new IllegalArgumentException("try attach " + spec.describe() + ": only function programs are tried");
-    }
-    return trials.computeIfAbsent(spec.function(), f -> attach(spec));
+  public Optional<List<String>> tracepointArgs(String event) {
+    return btf == null ? Optional.empty() : btf.tracepointArgs(event);
   }
 
-  private Optional<String> attach(ProgramSpec spec) {
-    if (trialModule == null && trialCompileProblem == null) {
-      compileTrials();
-    }
-    if (trialCompileProblem != null) {
-      return Optional.of(trialCompileProblem);
-    }
-    try {
-      switch (spec.kind()) {
-        case FENTRY, FEXIT -> trialModule.attachKfunc(spec.function());
-        case KPROBE -> trialModule.attachKprobe(spec.function(), spec.target());
-        case KRETPROBE -> trialModule.attachKretprobe(spec.function(), spec.target());
-        default -> throw new IllegalStateException("unreachable: " + spec.kind());
-      }
-      return Optional.empty();
-    } catch (BccException e) {
-      return Optional.of(firstLine(e.getMessage()));
-    }
-  }
-
-  private void compileTrials() {
-    try {
-      trialModule = BpfModule.compile("segscope-trial", trialText(), List.of());
-    } catch (BccException e) {
-      trialCompileProblem = "compile trial programs: " + firstLine(e.getMessage());
-    }
-  }
-
-  /** Empty programs for every function program of every path in fentry and kprobe mode. */
-  static String trialText() {
-    Set<String> lines = new LinkedHashSet<>();
-    lines.add("#include <uapi/linux/ptrace.h>");
-    for (MeasuredPath path : MeasuredPath.values()) {
-      for (ProbeMode mode : List.of(ProbeMode.FENTRY, ProbeMode.KPROBE)) {
-        for (ProgramSpec s : ProgramSpec.of(path, mode)) {
-          switch (s.kind()) {
-            case FENTRY -> lines.add("KFUNC_PROBE(" + s.target() + ") { return 0; }");
-            case FEXIT -> lines.add("KRETFUNC_PROBE(" + s.target() + ") { return 0; }");
-            case KPROBE, KRETPROBE -> lines.add("int " + s.function() + "(struct pt_regs *ctx) { return 0; }");
-            default -> { }
-          }
-        }
-      }
-    }
-    return String.join("\n", new ArrayList<>(lines)) + "\n";
+  @Override
+  public Optional<String> tryAttach(AttachPoint point) {
+    return trials.computeIfAbsent(point.describe(),
+        p -> Programs.trial(KernelAbi.of(btf), point, tracefs().orElse(TRACEFS.get(0))).map(LiveKernelProbes::firstLine));
   }
 
   static String firstLine(String message) {
@@ -210,12 +162,9 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
     return (nl < 0 ? message : message.substring(0, nl)).strip();
   }
 
-  /** Detaches every trial program. */
+  /** Nothing stays attached after a trial: kept for try-with-resources callers. */
   @Override
   public void close() {
-    if (trialModule != null) {
-      trialModule.close();
-      trialModule = null;
-    }
+    trials.clear();
   }
 }

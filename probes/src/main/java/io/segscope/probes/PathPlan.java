@@ -34,11 +34,6 @@ public record PathPlan(MeasuredPath path, Optional<ProbeMode> mode, List<ModeVer
     return verdicts.stream().filter(v -> v.mode() == m).findFirst();
   }
 
-  /** The programs this path attaches in its mode; empty when not measured. */
-  public List<ProgramSpec> programs() {
-    return mode.map(m -> ProgramSpec.of(path, m)).orElse(List.of());
-  }
-
   /** Why the better modes are out (or, unmeasured, why every mode is): {@code "fentry: ...; kprobe: ..."}. */
   public String reason() {
     return verdicts.stream().filter(v -> !v.usable()).map(ModeVerdict::describe)

@@ -1,295 +1,228 @@
 package io.segscope.probes;
 
-import io.segscope.probes.bcc.Bcc;
-import io.segscope.probes.bcc.BccException;
-import io.segscope.probes.bcc.BpfModule;
-import io.segscope.probes.bcc.BpfTable;
-import io.segscope.probes.bcc.ProgramStats;
+import com.sun.jna.Memory;
 import io.segscope.probes.btf.Btf;
 import io.segscope.probes.btf.BtfException;
-import io.segscope.probes.gso.DeviceCounters;
-import io.segscope.probes.gso.DeviceStatsDecoder;
-import io.segscope.probes.gso.Diagnostic;
+import io.segscope.probes.compile.CompiledObject;
 import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.ksym.KallsymsException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
+import io.segscope.probes.load.Attachment;
+import io.segscope.probes.load.KernelAbi;
+import io.segscope.probes.load.LoadedObject;
+import io.segscope.probes.load.MapReader;
+import io.segscope.probes.load.Programs;
+import io.segscope.probes.program.CallSites;
+import io.segscope.probes.program.ProgramText;
+import io.segscope.probes.sys.Bpf;
+import io.segscope.probes.sys.Cpus;
+import io.segscope.probes.sys.SysException;
+import io.segscope.probes.wire.Counts;
+import io.segscope.probes.wire.DeviceKey;
+import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.Diagnostic;
+import io.segscope.probes.wire.GsoDetail;
+import io.segscope.probes.wire.XdpDetail;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The running probes: ONE BPF module (compiled by libbcc from {@code bpf/common.h} plus every path's
- * program files, each path's mode switched on by the {@link ProbePlan}'s {@code -D} flags, with the
- * kernel layout from BTF as constants), its attachments and its maps. Every path shares the one
- * per-device {@code dev_stats} map. Closing it detaches everything and releases every file
- * descriptor, once, in one place.
+ * The running probes: ONE compiled object (common.h + every path's program file, each path's mode
+ * switched on by the {@link ProbePlan}'s flags, the kernel layout from BTF as constants), its maps,
+ * its programs and their attachments, closed in one place.
+ *
+ * <p>Opening compiles in a child process ({@link Compiler#childProcess()}: LLVM never lives here),
+ * creates the maps, loads and attaches each measured path's programs through bpf(2). A path whose
+ * real program fails to load or attach falls back to its next mode (the whole object is compiled
+ * again for the new plan) and the failure becomes that mode's verdict; the other paths keep theirs.
+ * Programs marked on demand are loaded at open but attached only while the agent asks
+ * ({@link #setGenericXdpPresent}, {@link #setSegmentationSeen}).
+ *
+ * <p>Reading is streaming ({@link MapReader}): per-CPU counters for every device, the shared detail
+ * maps (histograms, causes, sites) only for devices that segmented or copied.
  */
-public final class ProbeSession implements AutoCloseable {
+public final class ProbeSession implements ProbeSource, AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(ProbeSession.class.getName());
 
   /** The path measured by the TX programs. */
   public static final String PATH_GSO_TX = MeasuredPath.GSO_TX.label();
-
   /** The path measured by the generic-XDP programs. */
   public static final String PATH_XDP_GENERIC = MeasuredPath.XDP_GENERIC.label();
+  /** Test hook: {@code -Dsegscope.test.failLoad=gso_tx:fentry} makes that path's programs fail to load in that mode. */
+  static final String FAIL_LOAD_PROPERTY = "segscope.test.failLoad";
 
-  /** The program files, in the order they are concatenated after common.h. */
-  static final List<String> PROGRAM_FILES = List.of("bpf/gso_tracepoint.c", "bpf/gso_kprobe.c",
-      "bpf/xdp_tracepoint.c", "bpf/xdp_kprobe.c");
+  /** How to open a session. */
+  public record Options(int maxDevices, Compiler compiler) {
+    public Options {
+      if (maxDevices < 16 || maxDevices > 1 << 20) {
+        throw new IllegalArgumentException("open probes: max devices must be in [16, 1048576], got " + maxDevices);
+      }
+      Objects.requireNonNull(compiler, "compiler");
+    }
 
-  private final BpfModule module;
+    /** 4096 devices, compiled in a child process. */
+    public static Options defaults() {
+      return new Options(4096, Compiler.childProcess());
+    }
+  }
+
   private final ProbePlan plan;
   private final KernelLayout layout;
-  private final List<ProbeAttachment> attachments;
-  private final DeviceStatsDecoder decoder;
-  private final BpfTable stats;
-  private final BpfTable diag;
+  private final LoadedObject object;
+  private final Map<String, ProgramSpec> specs;
+  private final Map<String, String> pathOf;
+  private final Map<String, Attachment> attached = new LinkedHashMap<>();
+  private final Map<String, String> detachedWhy = new LinkedHashMap<>();
+  private final Path tracefs;
   private final int cpus;
-  private volatile boolean closed;
+  private final MapReader counts;
+  private final MapReader gsoDetails;
+  private final MapReader xdpDetails;
+  private final MapReader names;
+  private final Map<DeviceKey, Long> offloaded = new HashMap<>();
+  private boolean xdpWanted;
+  private boolean segmentationWanted;
+  private boolean closed;
 
-  private ProbeSession(BpfModule module, ProbePlan plan, KernelLayout layout, List<ProbeAttachment> attachments)
-      throws BccException {
-    this.module = module;
+  private ProbeSession(ProbePlan plan, KernelLayout layout, LoadedObject object, Map<String, ProgramSpec> specs,
+      Map<String, String> pathOf, Map<String, Attachment> attached, Path tracefs) {
     this.plan = plan;
     this.layout = layout;
-    this.attachments = List.copyOf(attachments);
-    this.cpus = Bcc.possibleCpus();
-    this.stats = module.table("dev_stats");
-    this.diag = module.table("diag");
-    this.decoder = new DeviceStatsDecoder(cpus, stats.keySize(), stats.valueSize());
+    this.object = object;
+    this.specs = specs;
+    this.pathOf = pathOf;
+    this.attached.putAll(attached);
+    this.tracefs = tracefs;
+    this.cpus = Cpus.possible();
+    this.counts = reader("dev_counts", DeviceKey.SIZE, MapReader.perCpuBytes(Counts.SIZE, cpus));
+    this.gsoDetails = reader("gso_detail", DeviceKey.SIZE, GsoDetail.SIZE);
+    this.xdpDetails = object.hasMap("xdp_detail") ? reader("xdp_detail", DeviceKey.SIZE, XdpDetail.SIZE) : null;
+    this.names = reader("dev_names", DeviceKey.SIZE, 16);
+  }
+
+  private MapReader reader(String map, int keySize, int valueBytes) {
+    return new MapReader(object.mapFd(map), map, keySize, valueBytes);
   }
 
   /**
-   * Compiles and attaches the tracepoint-mode programs of every path.
+   * Opens {@code plan} (decided with {@link ProbePlan#decide}): compiles, loads and attaches.
    *
-   * @throws ProbeException naming what failed (BTF, kallsyms, compile, load, attach) and why
+   * @throws ProbeException when the plan cannot run ({@link ProbePlan#failure()}), naming what failed
+   *     (BTF, kallsyms, compile, map creation), or when every fallback of some forced mode failed
    */
-  public static ProbeSession openTracepointMode() throws ProbeException {
-    return open(ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT)));
-  }
-
-  /**
-   * Compiles one module for {@code plan} and attaches every measured path's programs. Unmeasured
-   * paths appear in {@link #attachments()} as not attached, with the plan's reason.
-   *
-   * @throws ProbeException when the plan cannot run ({@link ProbePlan#failure()}: a forced mode some
-   *     path cannot use, or no path measurable), or naming what failed (BTF, kallsyms, compile, attach)
-   */
-  public static ProbeSession open(ProbePlan plan) throws ProbeException {
-    Optional<String> failure = plan.failure();
-    if (failure.isPresent()) {
-      throw new ProbeException(failure.get());
-    }
-    try {
-      Bcc.requireCompatible();
-    } catch (BccException e) {
-      throw new ProbeException("check libbcc: " + e.getMessage(), e);
-    }
+  public static ProbeSession open(ProbePlan plan, Options options) throws ProbeException, InterruptedException {
+    Btf btf;
     KernelLayout layout;
     try {
-      layout = KernelLayout.fromBtf(Btf.loadKernel());
+      btf = Btf.loadKernel();
+      layout = KernelLayout.fromBtf(btf);
     } catch (BtfException e) {
       throw new ProbeException("read kernel layout from BTF: " + e.getMessage(), e);
     }
-    List<String> cflags = new ArrayList<>(layout.cflags());
-    cflags.addAll(plan.cflags());
-    if (plan.path(MeasuredPath.GSO_TX).mode().equals(Optional.of(ProbeMode.TRACEPOINT))) {
-      cflags.addAll(validateXmitSkbRanges());
-    }
-    BpfModule module;
+    CallSites sites;
     try {
-      module = BpfModule.compile("segscope", programText(), cflags);
-    } catch (BccException e) {
-      throw new ProbeException("compile programs: " + e.getMessage(), e);
-    } finally {
-      NativeMemory.trim();
+      sites = CallSites.resolve(Kallsyms.load());
+    } catch (KallsymsException e) {
+      throw new ProbeException("resolve segmentation call sites: " + e.getMessage(), e);
     }
-    List<ProbeAttachment> attached = new ArrayList<>();
-    try {
-      for (PathPlan p : plan.paths()) {
-        if (!p.measured()) {
-          attached.addAll(unmeasured(p));
-          continue;
+    KernelAbi abi = KernelAbi.of(btf);
+    Path tracefs = LiveKernelProbes.tracefs().orElse(LiveKernelProbes.TRACEFS.get(0));
+    String text = ProgramText.of(sites);
+    try (LiveKernelProbes kernel = LiveKernelProbes.open()) {
+      for (int attempt = 0; ; attempt++) {
+        Optional<String> failure = plan.failure();
+        if (failure.isPresent()) {
+          throw new ProbeException(failure.get());
         }
-        String mode = p.mode().get().label();
-        for (ProgramSpec spec : p.programs()) {
-          try {
-            attach(module, spec);
-          } catch (BccException e) {
-            throw new ProbeException("attach " + p.path().label() + " program " + spec.function() + " ("
-                + spec.describe() + ", mode " + mode + "): " + e.getMessage(), e);
+        List<String> cflags = new ArrayList<>(layout.cflags());
+        cflags.addAll(plan.cflags());
+        cflags.add("-DMAX_DEVICES=" + options.maxDevices());
+        cflags.add("-DMAP_FLAGS=1"); // BPF_F_NO_PREALLOC: memory grows with the devices seen, not the maximum
+        if (plan.tracepointAttach() == TracepointAttach.CLASSIC) {
+          List<String[]> events = new ArrayList<>();
+          for (PathPlan p : plan.paths()) {
+            p.mode().ifPresent(m -> events.addAll(ProgramSpec.tracepoints(p.path(), m)));
           }
-          attached.add(new ProbeAttachment(p.path().label(), spec.function(), mode, spec.describe(), true, ""));
+          cflags.addAll(TracepointFormat.cflags(tracefs, events));
         }
+        CompiledObject compiled = options.compiler().compile("segscope", text, cflags);
+        LoadedObject object;
+        try {
+          object = LoadedObject.create(compiled, abi);
+        } catch (SysException e) {
+          throw new ProbeException("create maps: " + e.getMessage(), e);
+        }
+        Map<String, ProgramSpec> specs = new LinkedHashMap<>();
+        Map<String, String> pathOf = new LinkedHashMap<>();
+        Map<String, Attachment> attached = new LinkedHashMap<>();
+        PathFailure failed = null;
+        for (PathPlan p : plan.paths()) {
+          if (!p.measured()) {
+            continue;
+          }
+          try {
+            attachPath(p, plan.programs(p.path()), object, tracefs, specs, pathOf, attached);
+          } catch (SysException | ProbeException e) {
+            failed = new PathFailure(p.path(), p.mode().get(), e.getMessage());
+            break;
+          }
+        }
+        if (failed == null) {
+          return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs);
+        }
+        attached.values().forEach(Attachment::detach);
+        object.close();
+        if (attempt >= ProbeMode.values().length * MeasuredPath.values().length) {
+          throw new ProbeException("attach " + failed.path().label() + " in mode " + failed.mode().label() + ": "
+              + failed.reason());
+        }
+        LOG.log(System.Logger.Level.WARNING, "probe path " + failed.path().label() + ": mode "
+            + failed.mode().label() + " failed to load (" + failed.reason() + "), trying the next mode");
+        plan = plan.without(failed.path(), failed.mode(), "its program failed to load: " + failed.reason(), kernel);
       }
-      return new ProbeSession(module, plan, layout, attached);
-    } catch (BccException e) {
-      module.close();
-      throw new ProbeException("open tables: " + e.getMessage(), e);
-    } catch (ProbeException | RuntimeException e) {
-      module.close();
-      throw e;
     }
   }
 
-  private static void attach(BpfModule module, ProgramSpec spec) throws BccException {
-    switch (spec.kind()) {
-      case TRACEPOINT -> {
-        String[] ce = spec.target().split(":", 2);
-        module.attachTracepoint(spec.function(), ce[0], ce[1]);
+  private record PathFailure(MeasuredPath path, ProbeMode mode, String reason) {}
+
+  private static void attachPath(PathPlan p, List<ProgramSpec> programs, LoadedObject object, Path tracefs,
+      Map<String, ProgramSpec> specs, Map<String, String> pathOf, Map<String, Attachment> attached)
+      throws SysException, ProbeException {
+    String inject = System.getProperty(FAIL_LOAD_PROPERTY, "");
+    if (inject.equals(p.path().label() + ":" + p.mode().get().label())) {
+      throw new ProbeException("injected load failure (" + FAIL_LOAD_PROPERTY + "=" + inject + ")");
+    }
+    for (ProgramSpec s : programs) {
+      int fd = object.program(s.function(), s.point());
+      specs.put(s.function(), s);
+      pathOf.put(s.function(), p.path().label());
+      if (!s.onDemand()) {
+        attached.put(s.function(), Programs.attach(s.function(), fd, s.point(), tracefs));
       }
-      case KPROBE -> module.attachKprobe(spec.function(), spec.target());
-      case KRETPROBE -> module.attachKretprobe(spec.function(), spec.target());
-      case FENTRY, FEXIT -> module.attachKfunc(spec.function());
-      default -> throw new IllegalStateException("attach " + spec.function() + ": unknown kind " + spec.kind());
     }
   }
 
-  /** An unmeasured path, reported as the programs of the last mode tried, none attached. */
-  static List<ProbeAttachment> unmeasured(PathPlan p) {
-    ProbeMode last = p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT
-        : p.verdicts().get(p.verdicts().size() - 1).mode();
-    return ProgramSpec.of(p.path(), last).stream()
-        .map(s -> new ProbeAttachment(p.path().label(), s.function(), last.label(), s.describe(), false,
-            "not measured: " + p.reason()))
-        .toList();
-  }
-
-  /** common.h followed by every program file; the -D mode flags pick what is compiled in. */
-  static String programText() {
-    StringBuilder text = new StringBuilder("#include <uapi/linux/ptrace.h>\n").append(resource("bpf/common.h"));
-    for (String file : PROGRAM_FILES) {
-      text.append('\n').append(resource(file));
-    }
-    return text.toString();
-  }
-
-  /** The plan this session runs. */
+  /** The plan this session runs (after any fallbacks). */
   public ProbePlan plan() {
     return plan;
   }
 
-  /** The mode label of each measured path, by path label, e.g. {@code {gso_tx=kprobe, xdp_generic=kprobe}}. */
+  /** The mode label of each measured path, by path label. */
   public Map<String, String> modeLabels() {
     return plan.modeLabels();
   }
 
-  /** -DVXS_START0=..., the address ranges of validate_xmit_skb and its clones. */
-  static List<String> validateXmitSkbRanges() throws ProbeException {
-    List<Kallsyms.Symbol> syms;
-    try {
-      syms = Kallsyms.load().functionAndClones("validate_xmit_skb");
-    } catch (KallsymsException e) {
-      throw new ProbeException("resolve validate_xmit_skb: " + e.getMessage(), e);
-    }
-    if (syms.isEmpty()) {
-      throw new ProbeException("resolve validate_xmit_skb: not in /proc/kallsyms (inlined into its callers on "
-          + "this kernel?): tracepoint mode cannot tell where consume_skb ran");
-    }
-    if (syms.size() > 2) {
-      throw new ProbeException("resolve validate_xmit_skb: " + syms.size() + " copies in /proc/kallsyms "
-          + syms.stream().map(Kallsyms.Symbol::name).toList() + ", the program handles at most 2");
-    }
-    List<String> flags = new ArrayList<>();
-    for (int i = 0; i < syms.size(); i++) {
-      flags.add("-DVXS_START" + i + "=0x" + Long.toHexString(syms.get(i).start()) + "ULL");
-      flags.add("-DVXS_END" + i + "=0x" + Long.toHexString(syms.get(i).end()) + "ULL");
-    }
-    return flags;
-  }
-
-  static String resource(String name) {
-    try (InputStream in = ProbeSession.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("load program " + name + ": missing from the jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("load program " + name, e);
-    }
-  }
-
-  /** Reads every device's cumulative counters and the diagnostics. Safe to call from any one thread. */
-  public ProbeReading read() throws ProbeException {
-    ensureOpen();
-    try {
-      List<DeviceCounters> devices = new ArrayList<>();
-      for (BpfTable.Entry e : stats.entries()) {
-        devices.add(decoder.decode(e.key(), e.value()));
-      }
-      Map<Diagnostic, Long> d = new EnumMap<>(Diagnostic.class);
-      for (Diagnostic x : Diagnostic.values()) {
-        d.put(x, percpuSum(diag, x.ordinal()));
-      }
-      return new ProbeReading(System.nanoTime(), devices, d);
-    } catch (BccException e) {
-      throw new ProbeException("read maps: " + e.getMessage(), e);
-    }
-  }
-
-  private long percpuSum(BpfTable table, int index) throws BccException {
-    byte[] key = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(index).array();
-    Optional<byte[]> v = table.lookup(key);
-    if (v.isEmpty()) {
-      return 0;
-    }
-    ByteBuffer b = ByteBuffer.wrap(v.get()).order(ByteOrder.nativeOrder());
-    long sum = 0;
-    for (int c = 0; c < cpus; c++) {
-      sum += b.getLong(c * table.valueStride());
-    }
-    return sum;
-  }
-
-  private Boolean xdpGateClosed;
-
-  /**
-   * Tells the tracepoint-mode generic-XDP program whether any device has a generic XDP program
-   * (from the device inventory): while none has, it skips every received packet after one array
-   * lookup. No effect in the other modes (their programs only run inside do_xdp_generic).
-   */
-  public synchronized void setGenericXdpPresent(boolean present) throws ProbeException {
-    ensureOpen();
-    boolean closedNow = !present;
-    if (xdpGateClosed != null && xdpGateClosed == closedNow) {
-      return;
-    }
-    if (!module.tableNames().contains("xdp_gate")) {
-      xdpGateClosed = closedNow;
-      return;
-    }
-    try {
-      byte[] key = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0).array();
-      byte[] value = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(closedNow ? 1 : 0).array();
-      module.table("xdp_gate").update(key, value);
-      xdpGateClosed = closedNow;
-    } catch (BccException e) {
-      throw new ProbeException("set the generic-XDP gate: " + e.getMessage(), e);
-    }
-  }
-
-  /** Drops a vanished device's counters so its series disappear. */
-  public void forget(long netns, int ifindex) throws ProbeException {
-    ensureOpen();
-    byte[] key = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder())
-        .putInt((int) netns).putInt(ifindex).array();
-    try {
-      stats.delete(key);
-    } catch (BccException e) {
-      throw new ProbeException("forget device " + netns + "/" + ifindex + ": " + e.getMessage(), e);
-    }
-  }
-
-  public List<ProbeAttachment> attachments() {
-    return closed ? attachments.stream()
-        .map(a -> new ProbeAttachment(a.path(), a.program(), a.mode(), a.target(), false, "closed")).toList()
-        : attachments;
+  /** The mode a path's programs run in ({@code tracepoint}, {@code kprobe}, {@code fentry}), "" if none run. */
+  public String mode(String path) {
+    return plan.modeLabels().getOrDefault(path, "");
   }
 
   /** The running kernel's layout, as the programs were compiled against it. */
@@ -297,28 +230,211 @@ public final class ProbeSession implements AutoCloseable {
     return layout;
   }
 
-  /** The mode a path's programs run in ({@code tracepoint}, {@code kprobe}, {@code fentry}), "" if none run. */
-  public String mode(String path) {
-    return attachments.stream().filter(a -> a.path().equals(path) && a.attached()).map(ProbeAttachment::mode)
-        .findFirst().orElse("");
+  /**
+   * Tells the probes whether any device has a generic XDP program: in tracepoint mode the program on
+   * net:netif_receive_skb (which fires for every received packet) is attached only while one does.
+   */
+  public synchronized void setGenericXdpPresent(boolean present) throws ProbeException {
+    xdpWanted = present;
+    setOnDemand(PATH_XDP_GENERIC, present);
   }
 
-  /** In-kernel run time and count per program (non-zero only while kernel.bpf_stats_enabled=1). */
-  public List<ProgramStats> programStats() {
-    return closed ? List.of() : module.programStats();
+  /**
+   * Tells the probes whether software segmentation is being seen: in tracepoint mode the program on
+   * qdisc:qdisc_dequeue (which moves the start of the segmentation time to the dequeue on queued
+   * devices, and fires for every dequeue) is attached only while it is.
+   */
+  public synchronized void setSegmentationSeen(boolean seen) throws ProbeException {
+    segmentationWanted = seen;
+    setOnDemand(PATH_GSO_TX, seen);
+  }
+
+  private void setOnDemand(String path, boolean on) throws ProbeException {
+    ensureOpen();
+    for (ProgramSpec s : specs.values()) {
+      if (!s.onDemand() || !path.equals(pathOf.get(s.function()))) {
+        continue;
+      }
+      Attachment a = attached.get(s.function());
+      if (on && (a == null || !a.attached())) {
+        try {
+          attached.put(s.function(), Programs.attach(s.function(), object.program(s.function(), s.point()),
+              s.point(), tracefs));
+          detachedWhy.remove(s.function());
+        } catch (SysException e) {
+          detachedWhy.put(s.function(), e.getMessage());
+          throw new ProbeException("attach " + s.describe() + ": " + e.getMessage(), e);
+        }
+      } else if (!on && a != null && a.attached()) {
+        String problem = a.detach();
+        if (!problem.isEmpty()) {
+          LOG.log(System.Logger.Level.WARNING, problem);
+        }
+      }
+    }
+  }
+
+  /** Reads every device's cumulative counters and the diagnostics. Call from one thread at a time. */
+  public synchronized ProbeReading read() throws ProbeException {
+    ensureOpen();
+    try {
+      Map<DeviceKey, String> nameOf = new HashMap<>();
+      names.forEach((k, ko, v, vo) -> nameOf.put(DeviceKey.read(k, ko), nameAt(v, vo)));
+      Map<DeviceKey, GsoDetail> gso = new HashMap<>();
+      gsoDetails.forEach((k, ko, v, vo) -> gso.put(DeviceKey.read(k, ko), GsoDetail.read(v, vo)));
+      Map<DeviceKey, XdpDetail> xdp = new HashMap<>();
+      if (xdpDetails != null) {
+        xdpDetails.forEach((k, ko, v, vo) -> xdp.put(DeviceKey.read(k, ko), XdpDetail.read(v, vo)));
+      }
+      List<DeviceReading> devices = new ArrayList<>();
+      int stride = (Counts.SIZE + 7) & ~7;
+      counts.forEach((k, ko, v, vo) -> {
+        DeviceKey key = DeviceKey.read(k, ko);
+        Counts c = Counts.sumPerCpu(v, vo, cpus, stride);
+        long off = Math.max(offloaded.getOrDefault(key, 0L), Math.max(0, c.offloadedRaw()));
+        offloaded.put(key, off);
+        devices.add(new DeviceReading(key, nameOf.getOrDefault(key, ""), c, off, Optional.ofNullable(gso.get(key)),
+            Optional.ofNullable(xdp.get(key))));
+      });
+      offloaded.keySet().retainAll(devices.stream().map(DeviceReading::key).toList());
+      return new ProbeReading(System.nanoTime(), devices, diagnostics());
+    } catch (SysException e) {
+      throw new ProbeException("read maps: " + e.getMessage(), e);
+    }
+  }
+
+  private static String nameAt(ByteBuffer v, int offset) {
+    byte[] b = new byte[16];
+    for (int i = 0; i < 16; i++) {
+      b[i] = v.get(offset + i);
+    }
+    int n = 0;
+    while (n < 16 && b[n] != 0) {
+      n++;
+    }
+    return io.segscope.probes.wire.NameBytes.text(java.util.Arrays.copyOf(b, n));
+  }
+
+  private Map<Diagnostic, Long> diagnostics() throws SysException {
+    Map<Diagnostic, Long> d = new EnumMap<>(Diagnostic.class);
+    int fd = object.mapFd("diag");
+    try (Memory key = new Memory(4); Memory value = new Memory((long) cpus * 8)) {
+      for (Diagnostic x : Diagnostic.values()) {
+        key.setInt(0, x.code());
+        long sum = 0;
+        if (Bpf.mapLookup(fd, key, value)) {
+          ByteBuffer b = value.getByteBuffer(0, (long) cpus * 8).order(ByteOrder.nativeOrder());
+          for (int c = 0; c < cpus; c++) {
+            sum += b.getLong(c * 8);
+          }
+        }
+        d.put(x, sum);
+      }
+    }
+    return d;
+  }
+
+  /** Drops a vanished device's entries from every map, so its series disappear. */
+  public synchronized void forget(DeviceKey key) throws ProbeException {
+    ensureOpen();
+    try (Memory k = new Memory(DeviceKey.SIZE)) {
+      key.write(k.getByteBuffer(0, DeviceKey.SIZE).order(ByteOrder.nativeOrder()), 0);
+      for (String map : List.of("dev_counts", "gso_detail", "dev_names", "xdp_detail")) {
+        if (object.hasMap(map)) {
+          Bpf.mapDelete(object.mapFd(map), k);
+        }
+      }
+      offloaded.remove(key);
+    } catch (SysException e) {
+      throw new ProbeException("forget device " + key + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Every program of the plan, attached or not, with why not (unmeasured paths: the plan's reason). */
+  public synchronized List<ProbeAttachment> attachments() {
+    List<ProbeAttachment> out = new ArrayList<>();
+    for (PathPlan p : plan.paths()) {
+      if (!p.measured()) {
+        ProbeMode last = p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT : p.verdicts().get(p.verdicts().size() - 1).mode();
+        for (ProgramSpec s : ProgramSpec.of(p.path(), last, plan.tracepointAttach())) {
+          out.add(new ProbeAttachment(p.path().label(), s.function(), last.label(), s.describe(),
+              s.point().kind(), false, s.onDemand(), "not measured: " + p.reason()));
+        }
+        continue;
+      }
+      for (ProgramSpec s : plan.programs(p.path())) {
+        Attachment a = attached.get(s.function());
+        boolean on = !closed && a != null && a.attached();
+        String why = on ? "" : closed ? "closed" : s.onDemand()
+            ? detachedWhy.getOrDefault(s.function(), "on demand: not needed now") : "detached";
+        out.add(new ProbeAttachment(p.path().label(), s.function(), p.mode().get().label(), s.describe(),
+            s.point().kind(), on, s.onDemand(), why));
+      }
+    }
+    return out;
+  }
+
+  /** In-kernel run time and count per loaded program (they grow only while bpf_stats is on). */
+  public synchronized List<ProgramRunStats> programStats() {
+    if (closed) {
+      return List.of();
+    }
+    List<ProgramRunStats> out = new ArrayList<>();
+    for (Map.Entry<String, Integer> e : object.programs().entrySet()) {
+      try {
+        Bpf.ProgramInfo info = Bpf.progInfo(e.getValue());
+        out.add(new ProgramRunStats(e.getKey(), info.runTimeNanos(), info.runCount()));
+      } catch (SysException ex) {
+        LOG.log(System.Logger.Level.WARNING, "read run statistics of " + e.getKey() + ": " + ex.getMessage());
+      }
+    }
+    return out;
+  }
+
+  /** The kernel memory the maps hold, as the kernel accounts it, by map (bytes). */
+  public synchronized Map<String, Long> mapMemory() {
+    return closed ? Map.of() : object.mapMemory();
   }
 
   private void ensureOpen() throws ProbeException {
     if (closed) {
-      throw new ProbeException("read maps: the probe session is closed");
+      throw new ProbeException("use probes: the probe session is closed");
     }
   }
 
+  /** Detaches everything (newest first), then closes every program and map. Idempotent. */
   @Override
-  public void close() {
-    if (!closed) {
-      closed = true;
-      module.close();
+  public synchronized void close() {
+    if (closed) {
+      return;
     }
+    closed = true;
+    List<String> problems = new ArrayList<>();
+    List<Attachment> newestFirst = new ArrayList<>(attached.values());
+    java.util.Collections.reverse(newestFirst);
+    for (Attachment a : newestFirst) {
+      String p = a.detach();
+      if (!p.isEmpty()) {
+        problems.add(p);
+      }
+    }
+    counts.close();
+    gsoDetails.close();
+    names.close();
+    if (xdpDetails != null) {
+      xdpDetails.close();
+    }
+    problems.addAll(object.closeAll());
+    if (!problems.isEmpty()) {
+      LOG.log(System.Logger.Level.WARNING, "close probes: " + String.join("; ", problems));
+    }
+  }
+
+  boolean xdpWanted() {
+    return xdpWanted;
+  }
+
+  boolean segmentationWanted() {
+    return segmentationWanted;
   }
 }

@@ -1,81 +1,105 @@
 package io.segscope.probes;
 
+import io.segscope.probes.load.AttachPoint;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
- * One BPF program of a path in a mode: its function name in the BPF C text and where it attaches.
+ * One BPF program of a path: its function in the C text, where it attaches, and whether it runs all
+ * the time or only on demand (a program on a per-packet hook that only matters while something exists
+ * to measure: netif_receive_skb while a generic XDP program exists, qdisc_dequeue while software
+ * segmentation is seen).
  *
- * @param function the C function, e.g. {@code kprobe____skb_gso_segment} (BCC naming: {@code kfunc__},
- *     {@code kretfunc__}, {@code kprobe__}, {@code kretprobe__}, {@code tracepoint__<cat>__<event>})
- * @param kind how it attaches
- * @param target the kernel function, or {@code category:event} for a tracepoint
+ * @param function the C function, e.g. {@code tp_btf__consume_skb}, {@code kprobe____skb_gso_segment}
+ * @param point where it attaches (which also decides how it is loaded)
+ * @param onDemand attached only while the agent says it is needed
  */
-public record ProgramSpec(String function, Kind kind, String target) {
-
-  /** How a program attaches. */
-  public enum Kind {
-    FENTRY("fentry"),
-    FEXIT("fexit"),
-    KPROBE("kprobe"),
-    KRETPROBE("kretprobe"),
-    TRACEPOINT("tracepoint");
-
-    private final String prefix;
-
-    Kind(String prefix) {
-      this.prefix = prefix;
-    }
-
-    /** Whether the target is a kernel function (rather than a tracepoint). */
-    public boolean onFunction() {
-      return this != TRACEPOINT;
-    }
+public record ProgramSpec(String function, AttachPoint point, boolean onDemand) {
+  public ProgramSpec {
+    Objects.requireNonNull(function, "function");
+    Objects.requireNonNull(point, "point");
   }
 
-  /** {@code kprobe:__skb_gso_segment}, {@code tracepoint:net:net_dev_queue}, ... */
+  /** {@code tp_btf:consume_skb}, {@code kprobe:__skb_gso_segment}, ... */
   public String describe() {
-    return kind.prefix + ":" + target;
+    return point.describe();
   }
 
-  static ProgramSpec tracepoint(String category, String event) {
-    return new ProgramSpec("tracepoint__" + category + "__" + event, Kind.TRACEPOINT, category + ":" + event);
+  /** Whether it attaches to a kernel function (kprobe, fentry) rather than a tracepoint. */
+  public boolean onFunction() {
+    return point instanceof AttachPoint.Kprobe || point instanceof AttachPoint.Fentry;
   }
 
-  /** The program attached to a kernel function's entry or return in {@code mode}. */
+  /** The program on a tracepoint in flavour {@code tp}. */
+  static ProgramSpec tracepoint(TracepointAttach tp, String category, String event, boolean onDemand) {
+    return new ProgramSpec(tp.function(category, event), tp.point(category, event), onDemand);
+  }
+
+  /** The program at the entry or return of a kernel function in {@code mode}. */
   static ProgramSpec onFunction(ProbeMode mode, String kernelFunction, boolean exit) {
     return switch (mode) {
       case FENTRY -> new ProgramSpec((exit ? "kretfunc__" : "kfunc__") + kernelFunction,
-          exit ? Kind.FEXIT : Kind.FENTRY, kernelFunction);
+          new AttachPoint.Fentry(kernelFunction, exit), false);
       case KPROBE -> new ProgramSpec((exit ? "kretprobe__" : "kprobe__") + kernelFunction,
-          exit ? Kind.KRETPROBE : Kind.KPROBE, kernelFunction);
+          new AttachPoint.Kprobe(kernelFunction, exit), false);
       case TRACEPOINT -> throw new IllegalArgumentException("attach " + kernelFunction
           + ": tracepoint mode has no function programs");
     };
   }
 
-  /**
-   * Every program of {@code path} in {@code mode}, in attach order. Must match the BPF C resources
-   * ({@code bpf/gso_*.c}, {@code bpf/xdp_*.c}).
-   */
-  public static List<ProgramSpec> of(MeasuredPath path, ProbeMode mode) {
-    List<ProgramSpec> specs = new ArrayList<>();
+  /** The tracepoints (category, event) a path uses in {@code mode}, in attach order. */
+  static List<String[]> tracepoints(MeasuredPath path, ProbeMode mode) {
+    List<String[]> tps = new ArrayList<>();
     switch (path) {
       case GSO_TX -> {
+        tps.add(new String[] {"net", "net_dev_queue"});
+        tps.add(new String[] {"skb", "kfree_skb"});
         if (mode == ProbeMode.TRACEPOINT) {
-          specs.add(tracepoint("net", "net_dev_queue"));
-          specs.add(tracepoint("qdisc", "qdisc_dequeue"));
-          specs.add(tracepoint("skb", "consume_skb"));
-        } else {
-          specs.add(onFunction(mode, "__skb_gso_segment", false));
-          specs.add(onFunction(mode, "__skb_gso_segment", true));
+          tps.add(new String[] {"skb", "consume_skb"});
+          tps.add(new String[] {"qdisc", "qdisc_dequeue"});
         }
-        specs.add(tracepoint("net", "net_dev_start_xmit"));
       }
       case XDP_GENERIC -> {
         if (mode == ProbeMode.TRACEPOINT) {
-          specs.add(tracepoint("net", "netif_receive_skb"));
-        } else {
+          tps.add(new String[] {"net", "netif_receive_skb"});
+        }
+      }
+      default -> throw new IllegalArgumentException("list tracepoints of " + path + ": unknown path");
+    }
+    return tps;
+  }
+
+  /** The kernel functions a path attaches to in {@code mode} (kprobe/fentry), in attach order. */
+  static List<String> functions(MeasuredPath path, ProbeMode mode) {
+    if (mode == ProbeMode.TRACEPOINT) {
+      return List.of();
+    }
+    return switch (path) {
+      case GSO_TX -> List.of("__skb_gso_segment");
+      case XDP_GENERIC -> List.of("do_xdp_generic", "bpf_prog_run_generic_xdp");
+    };
+  }
+
+  /**
+   * Every program of {@code path} in {@code mode}, tracepoints attached as {@code tp}, in attach order.
+   * Must match the C text ({@code bpf/gso.c}, {@code bpf/xdp.c}).
+   */
+  public static List<ProgramSpec> of(MeasuredPath path, ProbeMode mode, TracepointAttach tp) {
+    List<ProgramSpec> specs = new ArrayList<>();
+    for (String[] t : tracepoints(path, mode)) {
+      boolean onDemand = t[1].equals("qdisc_dequeue") || t[1].equals("netif_receive_skb");
+      specs.add(tracepoint(tp, t[0], t[1], onDemand));
+    }
+    switch (path) {
+      case GSO_TX -> {
+        if (mode != ProbeMode.TRACEPOINT) {
+          specs.add(onFunction(mode, "__skb_gso_segment", false));
+          specs.add(onFunction(mode, "__skb_gso_segment", true));
+        }
+      }
+      case XDP_GENERIC -> {
+        if (mode != ProbeMode.TRACEPOINT) {
           specs.add(onFunction(mode, "do_xdp_generic", false));
           specs.add(onFunction(mode, "bpf_prog_run_generic_xdp", false));
         }

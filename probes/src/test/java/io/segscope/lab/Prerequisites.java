@@ -40,6 +40,13 @@ public final class Prerequisites {
         labMissing().ifPresent(Prerequisites::unmet);
     }
 
+    /** Skips (or on CI fails) the current test unless it runs as root. */
+    public static void requireRoot(String why) {
+        if (!isRoot()) {
+            unmet(why + " (effective uid 0)");
+        }
+    }
+
     /** Skips (or on CI fails) the current test unless a clang that targets BPF is installed. */
     public static void requireClang() {
         if (Tools.clang().isEmpty()) {

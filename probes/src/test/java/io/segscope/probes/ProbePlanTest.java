@@ -29,8 +29,16 @@ class ProbePlanTest {
         "validate_xmit_skb", List.of("validate_xmit_skb.isra.0")));
     final Set<String> missingTracepoints = new HashSet<>();
     final Set<String> missingFields = new HashSet<>();
-    final Map<ProgramSpec.Kind, String> refusedKinds = new HashMap<>();
+    /** Attach kinds (AttachPoint.kind(): fentry, fexit, kprobe, tp_btf, raw_tp, ...) the kernel refuses. */
+    final Map<String, String> refusedKinds = new HashMap<>();
     final List<String> attachTries = new ArrayList<>();
+    /** tp_btf/raw_tp prototypes; by default what 6.18 passes. */
+    final Map<String, List<String>> tracepointArgs = new HashMap<>(Map.of(
+        "net_dev_queue", List.of("struct sk_buff *"),
+        "kfree_skb", List.of("struct sk_buff *", "void *", "enum skb_drop_reason", "struct sock *"),
+        "consume_skb", List.of("struct sk_buff *", "void *"),
+        "qdisc_dequeue", List.of("struct Qdisc *", "struct netdev_queue *", "int", "struct sk_buff *"),
+        "netif_receive_skb", List.of("struct sk_buff *")));
 
     @Override
     public Optional<String> btfMissing() {
@@ -71,24 +79,28 @@ class ProbePlanTest {
     }
 
     @Override
-    public Optional<String> tryAttach(ProgramSpec spec) {
-      attachTries.add(spec.function());
-      return Optional.ofNullable(refusedKinds.get(spec.kind()))
-          .map(why -> "attach " + spec.function() + ": " + why);
+    public Optional<List<String>> tracepointArgs(String event) {
+      return Optional.ofNullable(tracepointArgs.get(event));
+    }
+
+    @Override
+    public Optional<String> tryAttach(io.segscope.probes.load.AttachPoint point) {
+      attachTries.add(point.describe());
+      return Optional.ofNullable(refusedKinds.get(point.kind())).map(why -> "attach " + point.describe() + ": " + why);
     }
 
     /** The development kernel: fentry refused at load, no kprobes. */
     static FakeKernel development() {
       FakeKernel k = new FakeKernel();
-      k.refusedKinds.put(ProgramSpec.Kind.FENTRY, "Operation not permitted (errno 1)");
-      k.refusedKinds.put(ProgramSpec.Kind.FEXIT, "Operation not permitted (errno 1)");
+      k.refusedKinds.put("fentry", "Operation not permitted (errno 1)");
+      k.refusedKinds.put("fexit", "Operation not permitted (errno 1)");
       k.kprobeProblem = "CONFIG_KPROBES is not set";
       return k;
     }
   }
 
   private static ProbePlan auto(FakeKernel k) {
-    return ProbePlan.decide(Optional.empty(), k);
+    return ProbePlan.decide(Optional.empty(), Optional.empty(), k);
   }
 
   @Test
@@ -100,9 +112,12 @@ class ProbePlanTest {
       assertThat(p.verdicts()).containsExactly(new ModeVerdict(ProbeMode.FENTRY, true, ""));
       assertThat(p.reason()).isEmpty();
     }
-    assertThat(k.attachTries).containsExactly("kfunc____skb_gso_segment", "kretfunc____skb_gso_segment",
-        "kfunc__do_xdp_generic", "kfunc__bpf_prog_run_generic_xdp");
-    assertThat(plan.cflags()).containsExactly("-DGSO_MODE_FENTRY=1", "-DXDP_MODE_FENTRY=1");
+    assertThat(k.attachTries).containsExactly("fentry:__skb_gso_segment", "fexit:__skb_gso_segment",
+        "fentry:do_xdp_generic", "fentry:bpf_prog_run_generic_xdp",
+        "tp_btf:net_dev_queue", "tp_btf:kfree_skb");
+    assertThat(plan.cflags()).containsExactly("-DGSO_MODE_FENTRY=1", "-DXDP_MODE_FENTRY=1", "-DTP_ATTACH_BTF=1");
+    assertThat(plan.tracepointAttach()).isEqualTo(TracepointAttach.TP_BTF);
+    assertThat(plan.tracepointAttachVerdicts()).isEmpty();
     assertThat(plan.failure()).isEmpty();
     assertThat(plan.modeLabels()).containsExactly(Map.entry("gso_tx", "fentry"), Map.entry("xdp_generic", "fentry"));
   }
@@ -110,14 +125,14 @@ class ProbePlanTest {
   @Test
   void aRefusedFentryFallsBackToKprobeWithTheRefusalAsReason() {
     FakeKernel k = new FakeKernel();
-    k.refusedKinds.put(ProgramSpec.Kind.FEXIT, "Device or resource busy (errno 16)");
+    k.refusedKinds.put("fexit", "Device or resource busy (errno 16)");
     ProbePlan plan = auto(k);
     PathPlan gso = plan.path(MeasuredPath.GSO_TX);
     assertThat(gso.mode()).contains(ProbeMode.KPROBE);
     assertThat(gso.reason()).isEqualTo(
-        "fentry: attach kretfunc____skb_gso_segment: Device or resource busy (errno 16)");
+        "fentry: attach fexit:__skb_gso_segment: Device or resource busy (errno 16)");
     assertThat(plan.path(MeasuredPath.XDP_GENERIC).mode()).as("no fexit there").contains(ProbeMode.FENTRY);
-    assertThat(plan.cflags()).containsExactly("-DGSO_MODE_KPROBE=1", "-DXDP_MODE_FENTRY=1");
+    assertThat(plan.cflags()).containsExactly("-DGSO_MODE_KPROBE=1", "-DXDP_MODE_FENTRY=1", "-DTP_ATTACH_BTF=1");
   }
 
   @Test
@@ -128,11 +143,20 @@ class ProbePlanTest {
     assertThat(gso.mode()).contains(ProbeMode.TRACEPOINT);
     assertThat(gso.verdicts()).extracting(ModeVerdict::mode)
         .containsExactly(ProbeMode.FENTRY, ProbeMode.KPROBE, ProbeMode.TRACEPOINT);
-    assertThat(gso.describe()).isEqualTo("gso_tx: tracepoint (fentry: attach kfunc____skb_gso_segment: "
+    assertThat(gso.describe()).isEqualTo("gso_tx: tracepoint (fentry: attach fentry:__skb_gso_segment: "
         + "Operation not permitted (errno 1); kprobe: CONFIG_KPROBES is not set)");
     assertThat(k.attachTries).as("kprobes are not tried without kprobe support")
         .noneMatch(f -> f.startsWith("kprobe") || f.startsWith("kretprobe"));
-    assertThat(plan.cflags()).containsExactly("-DGSO_MODE_TRACEPOINT=1", "-DXDP_MODE_TRACEPOINT=1");
+    assertThat(plan.cflags()).containsExactly("-DGSO_MODE_TRACEPOINT=1", "-DXDP_MODE_TRACEPOINT=1",
+        "-DTP_ATTACH_BTF=1");
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).extracting(ProgramSpec::describe).containsExactly(
+        "tp_btf:net_dev_queue", "tp_btf:kfree_skb", "tp_btf:consume_skb", "tp_btf:qdisc_dequeue");
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(ProgramSpec::onDemand)
+        .extracting(ProgramSpec::function).containsExactly("tp_btf__qdisc_dequeue");
+    assertThat(plan.programs(MeasuredPath.XDP_GENERIC)).singleElement().satisfies(p -> {
+      assertThat(p.function()).isEqualTo("tp_btf__netif_receive_skb");
+      assertThat(p.onDemand()).as("fires for every received packet: only while a generic XDP program exists").isTrue();
+    });
   }
 
   @Test
@@ -145,7 +169,7 @@ class ProbePlanTest {
         + " as the compiler's renamed clone __skb_gso_segment.isra.0 (whose arguments may differ): attaching by"
         + " name cannot resolve it");
     assertThat(gso.verdict(ProbeMode.KPROBE).orElseThrow().reason()).contains("renamed clone");
-    assertThat(k.attachTries).noneMatch(f -> f.endsWith("__skb_gso_segment"));
+    assertThat(k.attachTries).noneMatch(f -> f.endsWith(":__skb_gso_segment"));
   }
 
   @Test
@@ -185,24 +209,25 @@ class ProbePlanTest {
   @Test
   void aForcedModeIsTheOnlyOneTriedAndFailsTheRunWhenUnusable() {
     FakeKernel k = FakeKernel.development();
-    ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.KPROBE), k);
+    ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.KPROBE), Optional.empty(), k);
     assertThat(plan.paths()).allSatisfy(p -> {
       assertThat(p.measured()).isFalse();
       assertThat(p.verdicts()).extracting(ModeVerdict::mode).containsExactly(ProbeMode.KPROBE);
     });
     assertThat(plan.failure()).contains("use probe mode kprobe: gso_tx: kprobe: CONFIG_KPROBES is not set; "
         + "xdp_generic: kprobe: CONFIG_KPROBES is not set");
-    assertThat(plan.cflags()).isEmpty();
-    assertThatThrownBy(() -> ProbeSession.open(plan)).isInstanceOf(ProbeException.class)
-        .hasMessage(plan.failure().get());
+    assertThat(plan.cflags()).containsExactly("-DTP_ATTACH_BTF=1");
+    assertThatThrownBy(() -> ProbeSession.open(plan, new ProbeSession.Options(4096, (n, t, f) -> {
+      throw new AssertionError("nothing is compiled for a plan that cannot run");
+    }))).isInstanceOf(ProbeException.class).hasMessage(plan.failure().get());
   }
 
   @Test
   void aForcedTracepointModeIsUsedEvenWhereFentryWouldWork() {
     FakeKernel k = new FakeKernel();
-    ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT), k);
+    ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT), Optional.empty(), k);
     assertThat(plan.modeLabels()).containsEntry("gso_tx", "tracepoint").containsEntry("xdp_generic", "tracepoint");
-    assertThat(k.attachTries).isEmpty();
+    assertThat(k.attachTries).as("only the tracepoint attach trials").allMatch(t -> t.startsWith("tp_btf:"));
     assertThat(plan.failure()).isEmpty();
   }
 
@@ -213,11 +238,11 @@ class ProbePlanTest {
     ProbePlan plan = auto(k);
     PathPlan gso = plan.path(MeasuredPath.GSO_TX);
     assertThat(gso.measured()).isFalse();
-    assertThat(gso.programs()).isEmpty();
+    assertThat(auto(k).programs(MeasuredPath.GSO_TX)).isEmpty();
     assertThat(gso.describe()).startsWith("gso_tx: not measured (fentry: ").contains(
         "tracepoint: validate_xmit_skb is not in /proc/kallsyms (inlined into its callers?)");
     assertThat(plan.failure()).isEmpty();
-    assertThat(plan.cflags()).containsExactly("-DXDP_MODE_TRACEPOINT=1");
+    assertThat(plan.cflags()).containsExactly("-DXDP_MODE_TRACEPOINT=1", "-DTP_ATTACH_BTF=1");
 
     k.missingTracepoints.add("net:netif_receive_skb");
     assertThat(auto(k).failure()).hasValueSatisfying(f -> assertThat(f)
@@ -237,25 +262,54 @@ class ProbePlanTest {
   }
 
   @Test
-  void anUnmeasuredPathIsReportedAsItsProgramsNotAttachedWithTheReason() {
+  void tracepointsAttachAsTpBtfThenRawTpThenClassicWithTheReasons() {
     FakeKernel k = FakeKernel.development();
-    k.symbols.remove("validate_xmit_skb");
-    PathPlan gso = auto(k).path(MeasuredPath.GSO_TX);
-    assertThat(ProbeSession.unmeasured(gso)).hasSize(4).allSatisfy(a -> {
-      assertThat(a.path()).isEqualTo("gso_tx");
-      assertThat(a.mode()).isEqualTo("tracepoint");
-      assertThat(a.attached()).isFalse();
-      assertThat(a.detail()).startsWith("not measured: fentry: ").contains("validate_xmit_skb is not in /proc/kallsyms");
-    }).extracting(ProbeAttachment::program).contains("tracepoint__skb__consume_skb");
+    k.refusedKinds.put("tp_btf", "Operation not permitted (errno 1)");
+    ProbePlan plan = auto(k);
+    assertThat(plan.tracepointAttach()).isEqualTo(TracepointAttach.RAW_TP);
+    assertThat(plan.tracepointAttachVerdicts())
+        .containsExactly("tp_btf: attach tp_btf:net_dev_queue: Operation not permitted (errno 1)");
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).extracting(ProgramSpec::function)
+        .containsExactly("raw_tp__net_dev_queue", "raw_tp__kfree_skb", "raw_tp__consume_skb", "raw_tp__qdisc_dequeue");
+
+    k.tracepointArgs.put("consume_skb", List.of("struct sk_buff *"));
+    plan = auto(k);
+    assertThat(plan.tracepointAttach()).isEqualTo(TracepointAttach.CLASSIC);
+    assertThat(plan.tracepointAttachVerdicts().get(plan.tracepointAttachVerdicts().size() - 1))
+        .isEqualTo("raw_tp: consume_skb passes [struct sk_buff *], the programs read [struct sk_buff *, void *]");
+    assertThat(plan.cflags()).contains("-DTP_ATTACH_CLASSIC=1");
+    assertThat(plan.programs(MeasuredPath.XDP_GENERIC)).extracting(ProgramSpec::describe)
+        .containsExactly("tracepoint:net:netif_receive_skb");
   }
 
   @Test
-  void tooManyValidateXmitSkbCopiesRuleOutTracepointMode() {
+  void whenNoTracepointAttachTypeWorksThePathsThatNeedThemAreUnmeasured() {
     FakeKernel k = FakeKernel.development();
-    k.symbols.put("validate_xmit_skb", List.of("validate_xmit_skb", "validate_xmit_skb.isra.0",
-        "validate_xmit_skb.part.0"));
-    assertThat(auto(k).path(MeasuredPath.GSO_TX).verdict(ProbeMode.TRACEPOINT).orElseThrow().reason())
-        .startsWith("validate_xmit_skb has 3 copies in /proc/kallsyms");
+    k.refusedKinds.put("tp_btf", "refused");
+    k.refusedKinds.put("raw_tp", "refused");
+    k.refusedKinds.put("tracepoint", "refused");
+    ProbePlan plan = auto(k);
+    assertThat(plan.paths()).allSatisfy(p -> assertThat(p.measured()).isFalse());
+    assertThat(plan.failure()).hasValueSatisfying(f -> assertThat(f).contains("no tracepoint attach type works"));
+  }
+
+  @Test
+  void aForcedTracepointAttachTypeIsTheOnlyOneTried() {
+    FakeKernel k = FakeKernel.development();
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), Optional.of(TracepointAttach.CLASSIC), k);
+    assertThat(plan.tracepointAttach()).isEqualTo(TracepointAttach.CLASSIC);
+    assertThat(k.attachTries).noneMatch(t -> t.startsWith("tp_btf:") || t.startsWith("raw_tp:"));
+  }
+
+  @Test
+  void aModeWhoseRealProgramFailedIsRuledOutAndTheNextOneChosen() {
+    FakeKernel k = new FakeKernel();
+    ProbePlan plan = auto(k);
+    assertThat(plan.path(MeasuredPath.GSO_TX).mode()).contains(ProbeMode.FENTRY);
+    ProbePlan again = plan.without(MeasuredPath.GSO_TX, ProbeMode.FENTRY, "its program failed to load: verifier", k);
+    assertThat(again.path(MeasuredPath.GSO_TX).mode()).contains(ProbeMode.KPROBE);
+    assertThat(again.path(MeasuredPath.GSO_TX).reason()).isEqualTo("fentry: its program failed to load: verifier");
+    assertThat(again.path(MeasuredPath.XDP_GENERIC).mode()).as("the other path keeps its mode").contains(ProbeMode.FENTRY);
   }
 
   @Test
@@ -270,11 +324,11 @@ class ProbePlanTest {
   @Test
   void aMissingTracepointOfAFunctionModeIsItsReason() {
     FakeKernel k = new FakeKernel();
-    k.missingTracepoints.add("net:net_dev_start_xmit");
+    k.missingTracepoints.add("skb:kfree_skb");
     PathPlan gso = auto(k).path(MeasuredPath.GSO_TX);
     assertThat(gso.measured()).isFalse();
     assertThat(gso.verdict(ProbeMode.FENTRY).orElseThrow().reason())
-        .isEqualTo("tracepoint net:net_dev_start_xmit does not exist");
+        .isEqualTo("tracepoint skb:kfree_skb does not exist");
   }
 
   @Test
@@ -291,23 +345,20 @@ class ProbePlanTest {
   }
 
   @Test
-  void everyProgramOfEveryModeIsDefinedInTheBpfText() {
-    String text = ProbeSession.programText();
+  void everyProgramOfEveryModeAndAttachTypeIsDefinedInTheBpfText() {
+    String text = String.join("\n", io.segscope.probes.program.ProgramText.resource("bpf/gso.c"),
+        io.segscope.probes.program.ProgramText.resource("bpf/xdp.c"));
     for (MeasuredPath path : MeasuredPath.values()) {
       for (ProbeMode mode : ProbeMode.values()) {
-        for (ProgramSpec s : ProgramSpec.of(path, mode)) {
-          String definition = switch (s.kind()) {
-            case FENTRY -> "KFUNC_PROBE(" + s.target() + ",";
-            case FEXIT -> "KRETFUNC_PROBE(" + s.target() + ",";
-            case KPROBE, KRETPROBE -> "int " + s.function() + "(struct pt_regs *ctx)";
-            case TRACEPOINT -> "TRACEPOINT_PROBE(" + s.target().replace(":", ", ") + ")";
-          };
-          assertThat(text).as("%s of %s in %s mode", s.function(), path, mode).contains(definition);
+        for (TracepointAttach tp : TracepointAttach.values()) {
+          for (ProgramSpec s : ProgramSpec.of(path, mode, tp)) {
+            String definition = s.point() instanceof io.segscope.probes.load.AttachPoint.Fentry f
+                ? (f.exit() ? "KRETFUNC_PROBE(" : "KFUNC_PROBE(") + f.function() + ","
+                : "int " + s.function() + "(";
+            assertThat(text).as("%s of %s in %s mode, %s", s.function(), path, mode, tp).contains(definition);
+          }
         }
       }
     }
-    assertThat(LiveKernelProbes.trialText()).contains("KFUNC_PROBE(__skb_gso_segment)",
-        "KRETFUNC_PROBE(__skb_gso_segment)", "int kretprobe____skb_gso_segment(struct pt_regs *ctx)",
-        "KFUNC_PROBE(bpf_prog_run_generic_xdp)", "int kprobe__do_xdp_generic(struct pt_regs *ctx)");
   }
 }

@@ -342,6 +342,43 @@ public final class BpfModule implements AutoCloseable {
     return names;
   }
 
+  /**
+   * The compiled instructions of {@code function} (8 bytes each), as libbcc relocated them: map
+   * references are {@code ld_imm64} instructions with src_reg 1 (BPF_PSEUDO_MAP_FD) holding this
+   * module's map fds.
+   */
+  public byte[] functionCode(String function) throws BccException {
+    Objects.requireNonNull(function, "function");
+    return whileOpen("bpf_function_start", function, () -> {
+      Pointer fnName = strings.cstring(function);
+      Pointer start = bcc.bpf_function_start(module, fnName);
+      if (start == null) {
+        throw new BccException("bpf_function_start", function, "no such function in module " + name);
+      }
+      long size = bcc.bpf_function_size(module, fnName);
+      return start.getByteArray(0, Math.toIntExact(size));
+    });
+  }
+
+  /** The license string the text declared (BCC defaults to "GPL"). */
+  public String license() throws BccException {
+    return whileOpen("bpf_module_license", name, () -> {
+      Pointer l = bcc.bpf_module_license(module);
+      return l == null ? "GPL" : l.getString(0);
+    });
+  }
+
+  /** LINUX_VERSION_CODE of the headers the module was compiled against. */
+  public int kernelVersion() throws BccException {
+    return whileOpen("bpf_module_kern_version", name, () -> bcc.bpf_module_kern_version(module));
+  }
+
+  /** The map flags a table was declared with ({@code BPF_F_TABLE(..., flags)}), e.g. BPF_F_NO_PREALLOC. */
+  public int tableFlags(String tableName) throws BccException {
+    Objects.requireNonNull(tableName, "tableName");
+    return whileOpen("bpf_table_flags", tableName, () -> bcc.bpf_table_flags(module, tableName));
+  }
+
   /** Names of the module's functions (programs that can be loaded); empty after close. */
   public List<String> functionNames() {
     lock.readLock().lock();

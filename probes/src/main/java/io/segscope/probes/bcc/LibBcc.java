@@ -73,6 +73,8 @@ interface LibBcc extends Library {
 
   long bpf_table_leaf_size(Pointer program, String tableName);
 
+  int bpf_table_flags(Pointer program, String tableName);
+
   int bcc_func_load(Pointer program, int progType, Pointer name, Pointer insns, int progLen,
       Pointer license, int kernVersion, int logLevel, Pointer logBuf, int logBufSize,
       Pointer devName, int attachType);

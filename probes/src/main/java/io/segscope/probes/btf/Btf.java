@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -118,6 +121,82 @@ public final class Btf {
     public boolean hasFunction(String name) {
         Objects.requireNonNull(name, "name");
         return names.function(name);
+    }
+
+    /**
+     * The BTF type id of the kernel function {@code name} (a FUNC), the {@code attach_btf_id} an
+     * fentry/fexit program names; empty when the BTF has no such function.
+     */
+    public OptionalInt functionId(String name) {
+        Objects.requireNonNull(name, "name");
+        int id = names.functionId(name);
+        return id == 0 ? OptionalInt.empty() : OptionalInt.of(id);
+    }
+
+    /** The BTF type id of the typedef {@code name}; empty when there is none. */
+    public OptionalInt typedefId(String name) {
+        Objects.requireNonNull(name, "name");
+        int id = names.typedef(name);
+        return id == 0 ? OptionalInt.empty() : OptionalInt.of(id);
+    }
+
+    /**
+     * The argument types a BTF-typed tracepoint program ({@code tp_btf}) of {@code event} receives, e.g.
+     * {@code [struct sk_buff *, void *]} for {@code consume_skb} on 6.3+: the parameters of the function
+     * prototype behind the kernel's {@code btf_trace_<event>} typedef (whose parameter names BTF does not
+     * keep), without its first, hidden {@code void *__data}. Typedefs and qualifiers are looked through.
+     * Empty when the kernel has no such typedef (no such tracepoint, or BTF without tracepoint types).
+     */
+    public Optional<List<String>> tracepointArgs(String event) {
+        Objects.requireNonNull(event, "event");
+        int id = names.typedef("btf_trace_" + event);
+        if (id == 0) {
+            return Optional.empty();
+        }
+        int ptr = types.ref(id);
+        if (ptr <= 0 || ptr > types.count() || types.kind(ptr) != BtfKind.PTR) {
+            return Optional.empty();
+        }
+        int proto = types.ref(ptr);
+        if (proto <= 0 || proto > types.count() || types.kind(proto) != BtfKind.FUNC_PROTO) {
+            return Optional.empty();
+        }
+        List<String> args = new ArrayList<>();
+        for (int i = 1; i < types.vlen(proto); i++) {
+            args.add(typeName(types.paramType(proto, i), 0));
+        }
+        return Optional.of(List.copyOf(args));
+    }
+
+    /** A C-like name of a type: {@code struct sk_buff *}, {@code void *}, {@code int}, {@code enum skb_drop_reason}. */
+    private String typeName(int id, int depth) {
+        if (id == 0) {
+            return "void";
+        }
+        if (depth > 16 || id > types.count()) {
+            return "?";
+        }
+        BtfKind kind = types.kind(id);
+        String name = types.string(types.nameOff(id));
+        switch (kind) {
+            case PTR:
+                return typeName(types.ref(id), depth + 1) + " *";
+            case STRUCT:
+                return "struct " + name;
+            case UNION:
+                return "union " + name;
+            case ENUM:
+            case ENUM64:
+                return "enum " + name;
+            case TYPEDEF:
+            case CONST:
+            case VOLATILE:
+            case RESTRICT:
+            case TYPE_TAG:
+                return typeName(types.ref(id), depth + 1);
+            default:
+                return name.isEmpty() ? kind.name() : name;
+        }
     }
 
     /** Size in bytes of the struct or union of that name (or typedef of one); empty when absent or only declared. */

@@ -1,9 +1,7 @@
 package io.segscope.probes.btf;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Name lookups over a {@link TypeTable}, each index built on first use in one pass over the types,
@@ -14,7 +12,7 @@ final class NameIndex {
     private final TypeTable types;
     private volatile Aggregates aggregates;
     private volatile Map<String, Long> enumerators;
-    private volatile Set<String> functions;
+    private volatile Map<String, Integer> functions;
 
     /** Struct/union names and typedef names, to their first type id. */
     private record Aggregates(Map<String, Integer> composites, Map<String, Integer> typedefs) {
@@ -60,7 +58,12 @@ final class NameIndex {
     }
 
     boolean function(String name) {
-        Set<String> index = functions;
+        return functionId(name) != 0;
+    }
+
+    /** Type id of the first FUNC with this name, or 0. */
+    int functionId(String name) {
+        Map<String, Integer> index = functions;
         if (index == null) {
             synchronized (this) {
                 index = functions;
@@ -70,7 +73,7 @@ final class NameIndex {
                 }
             }
         }
-        return index.contains(name);
+        return index.getOrDefault(name, 0);
     }
 
     private Aggregates aggregates() {
@@ -123,13 +126,13 @@ final class NameIndex {
         return Map.copyOf(index);
     }
 
-    private Set<String> buildFunctions() {
-        Set<String> index = new HashSet<>();
+    private Map<String, Integer> buildFunctions() {
+        Map<String, Integer> index = new HashMap<>();
         for (int id = 1; id <= types.count(); id++) {
             if (types.kind(id) == BtfKind.FUNC) {
-                index.add(types.string(types.nameOff(id)));
+                index.putIfAbsent(types.string(types.nameOff(id)), id);
             }
         }
-        return Set.copyOf(index);
+        return Map.copyOf(index);
     }
 }

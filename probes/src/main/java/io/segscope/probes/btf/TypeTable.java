@@ -275,6 +275,16 @@ final class TypeTable {
         return buf.getInt(offsets[id] + TYPE_RECORD + i * 12 + 8);
     }
 
+    /** Name offset of parameter i of a FUNC_PROTO. */
+    int paramNameOff(int id, int i) {
+        return buf.getInt(offsets[id] + TYPE_RECORD + i * 8);
+    }
+
+    /** Type id of parameter i of a FUNC_PROTO. */
+    int paramType(int id, int i) {
+        return buf.getInt(offsets[id] + TYPE_RECORD + i * 8 + 4);
+    }
+
     int arrayElemType(int id) {
         return buf.getInt(offsets[id] + TYPE_RECORD);
     }

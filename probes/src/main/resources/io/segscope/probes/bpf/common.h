@@ -1,70 +1,125 @@
 /*
- * segscope: definitions shared by every program.
+ * segscope: definitions shared by every program (the C half of the contract io.segscope.probes.wire
+ * mirrors; ContractTest pins the two together).
  *
- * Kernel struct fields are NEVER read through the (possibly wrong) kernel headers BCC finds:
- * every OFF_* / *_SHIFT / *_MASK macro below is passed in with -D by the Java loader, computed from the
- * running kernel's BTF (/sys/kernel/btf/vmlinux). See io.segscope.probes.KernelLayout.
+ * Kernel struct fields are NEVER read through the kernel headers BCC finds (they may belong to
+ * another kernel): every OFF_* / *_SHIFT / *_MASK macro is passed in with -D by the Java loader,
+ * computed from the running kernel's BTF. Programs of BTF-typed attach types (tp_btf, fentry/fexit)
+ * read fields with plain loads the verifier checks against BTF; the others (raw tracepoints,
+ * classic tracepoints, kprobes) with bpf_probe_read_kernel, one read per struct span.
  */
 
 /* ABI constants (uapi / skbuff.h values that have not changed since 2.6). */
 #define SEG_CHECKSUM_UNNECESSARY 1
 #define SEG_CHECKSUM_PARTIAL 3
 #define SEG_ETH_P_IP 0x0800
+#define SEG_XDP_PACKET_HEADROOM 256
 
+/* Why a device could not take a super-packet whole. Java: io.segscope.probes.wire.Cause. */
 #define CAUSE_FEATURE_MISSING 0
 #define CAUSE_GSO_MAX_SIZE 1
 #define CAUSE_GSO_MAX_SEGS 2
 #define CAUSE_CHECKSUM 3
 #define CAUSE_OTHER 4
-#define CAUSES 5
+#define CAUSE_MTU 5
+#define CAUSE_QDISC 6
+#define CAUSE_TUNNEL_FEATURE_MISSING 7
+#define CAUSES 8
 
-#define DUR_SLOTS 40 /* log2 ns: slot 39 holds [2^38, 2^39-1] ns, ~9 minutes */
-#define SEG_SLOTS 18 /* log2 segments: gso_segs is a u16 */
+/* Where the kernel segmented. Java: io.segscope.probes.wire.Site. */
+#define SITE_XMIT 0          /* validate_xmit_skb: the device below could not take it (after the queue) */
+#define SITE_IP_OUTPUT_MTU 1 /* ip(6)_finish_output_gso: forwarded, larger than the egress MTU */
+#define SITE_QDISC 2         /* a qdisc segments (tbf, cake, netem, taprio): after the queue */
+#define SITE_XFRM 3          /* IPsec output */
+#define SITE_UDP_RX 4        /* UDP GRO packets segmented again for a socket that did not ask for GRO */
+#define SITE_OTHER 5         /* everything else: netfilter queue, Open vSwitch, tap, drivers */
+#define SITES 6
+
+/* GSO type classes (from skb_shared_info.gso_type). Java: io.segscope.probes.wire.GsoType. */
+#define GTYPE_TCP4 0
+#define GTYPE_TCP6 1
+#define GTYPE_UDP_L4 2
+#define GTYPE_UDP_TUNNEL 3
+#define GTYPE_GRE 4
+#define GTYPE_IPIP 5
+#define GTYPE_FRAGLIST 6
+#define GTYPE_OTHER 7
+#define GTYPES 8
+
+/* Diagnostics, per CPU. Java: io.segscope.probes.wire.Diagnostic. */
+#define DIAG_SEGMENTED_UNTIMED 0 /* counted, but its start was not seen on this CPU: not timed */
+#define DIAG_COUNTS_FULL 1       /* per-device counter map full: event not counted */
+#define DIAG_DETAIL_FULL 2       /* per-device detail map full: histograms/causes not kept */
+#define DIAG_GSO_NULL 3          /* kprobe/fentry: __skb_gso_segment returned NULL */
+#define DIAG_GSO_ERROR 4         /* kprobe/fentry: __skb_gso_segment returned an ERR_PTR */
+#define DIAGS 8
+
+/* Duration histogram: DUR_SLOTS slots, slot 0 the native zero bucket; dur_slot() is generated. */
+/* Segments-per-skb histogram: native schema 0, slot 0 the zero bucket, slot i+1 = (2^(i-1), 2^i]. */
+#define SEG_SLOTS 18
 
 #define NETIF_GSO_MASK ((((u64)1) << (NETIF_F_GSO_LAST + 1)) - (((u64)1) << NETIF_F_GSO_SHIFT))
 
-/* (netns inode, ifindex): the key every per-device map shares with the device inventory. */
+/*
+ * The key every per-device map shares with the device inventory: the namespace's cookie (never
+ * reused while the host runs; 0 on kernels without one), its inode (the `netns` label) and the
+ * ifindex. Java: io.segscope.probes.wire.DeviceKeyCodec.
+ */
 struct dev_key {
+    u64 netns_cookie;
     u32 netns;
     u32 ifindex;
 };
 
-/*
- * Per-device counters and histograms, one value per CPU (no atomics on the hot path).
- * The layout is mirrored by io.segscope.probes.gso.DeviceCountersDecoder: change both together.
- */
-struct dev_stats {
-    char name[16];          /* the device's name at its last event on this CPU (fallback only) */
-    u64 name_ns;            /* when name was read: the decoder takes the newest CPU's name */
-    u64 sw_skbs;            /* super-packets segmented in software */
-    u64 sw_segs;            /* segments they produced */
-    u64 sw_bytes;           /* their length in bytes */
-    u64 sw_timed;           /* how many of them were timed */
-    u64 sw_ns;              /* total segmentation time of the timed ones */
-    u64 off_skbs;           /* super-packets handed intact to the driver */
-    u64 off_bytes;
-    u64 cause[CAUSES];
-    u64 dur[DUR_SLOTS];     /* log2 histogram of segmentation time, ns */
-    u64 seg[SEG_SLOTS];     /* log2 histogram of segments per super-packet */
-    u64 xdp_copied;         /* skbs copied/linearized for generic XDP */
-    u64 xdp_passed;         /* skbs that reached generic XDP without a copy */
+/* Per-device counters, one value per CPU (no atomics on the hot path). Java: wire.CountsCodec. */
+struct dev_counts {
+    u64 gso_queued;        /* GSO super-packets queued for transmission on the device */
+    u64 gso_queued_bytes;
+    u64 gso_tx_dropped;    /* GSO super-packets dropped on the transmit path before the driver */
+    u64 sw_skbs;           /* super-packets segmented in software (any site) on the device */
+    u64 sw_segs;
+    u64 sw_bytes;
+    u64 sw_after_queue;    /* of those, segmented after net_dev_queue on this device (xmit, qdisc) */
+    u64 xdp_copied;        /* skbs generic XDP copied/linearized */
     u64 xdp_copied_bytes;
-    u64 xdp_timed;
-    u64 xdp_ns;
-    u64 xdp_dur[DUR_SLOTS]; /* log2 histogram of copy time, ns */
+    u64 xdp_passed;        /* skbs that reached generic XDP without a copy */
+    u64 xdp_passed_bytes;
 };
 
-/* Diagnostics, per CPU; index names in io.segscope.probes.gso.Diagnostic. */
-#define DIAG_SEGMENTED_UNTRACKED 0  /* segmented at validate_xmit_skb, but its net_dev_queue was not seen */
-#define DIAG_SEGMENTED_OTHER_CPU 1  /* segmented on another CPU than queued/dequeued: counted, not timed */
-#define DIAG_STATS_FULL 2           /* per-device map full: event dropped */
-#define DIAG_GSO_NULL 3             /* kprobe/fentry: __skb_gso_segment returned NULL (nothing segmented) */
-#define DIAG_GSO_ERROR 4            /* kprobe/fentry: __skb_gso_segment returned an ERR_PTR */
-#define DIAG_SLOTS 8
+/*
+ * What a device that segmented in software also gets: shared by all CPUs (atomic adds), created on
+ * its first software segmentation, so devices that never segment cost no histogram memory.
+ * Java: wire.GsoDetailCodec.
+ */
+struct gso_detail {
+    char name[16];         /* the device's name at its first segmentation */
+    u64 timed;
+    u64 timed_ns;
+    u64 cause[CAUSES];
+    u64 site[SITES];
+    u64 gtype[GTYPES];
+    u64 seg[SEG_SLOTS];
+    u64 dur[DUR_SLOTS];
+};
 
-BPF_PERCPU_ARRAY(stats_zero, struct dev_stats, 1);
-BPF_PERCPU_HASH(dev_stats, struct dev_key, struct dev_stats, 4096);
-BPF_PERCPU_ARRAY(diag, u64, DIAG_SLOTS);
+/* The same for generic-XDP copies, created on a device's first copy. Java: wire.XdpDetailCodec. */
+struct xdp_detail {
+    char name[16];
+    u64 timed;
+    u64 timed_ns;
+    u64 dur[DUR_SLOTS];
+};
+
+/* The device name of every counted device, written once when its counters are created. */
+struct dev_name {
+    char name[16];
+};
+
+BPF_F_TABLE("percpu_hash", struct dev_key, struct dev_counts, dev_counts, MAX_DEVICES, MAP_FLAGS);
+BPF_F_TABLE("hash", struct dev_key, struct gso_detail, gso_detail, MAX_DEVICES, MAP_FLAGS);
+BPF_F_TABLE("hash", struct dev_key, struct dev_name, dev_names, MAX_DEVICES, MAP_FLAGS);
+BPF_PERCPU_ARRAY(diag, u64, DIAGS);
+BPF_PERCPU_ARRAY(zero_gso_detail, struct gso_detail, 1);
 
 static __always_inline void diag_inc(int idx)
 {
@@ -73,110 +128,43 @@ static __always_inline void diag_inc(int idx)
         (*v)++;
 }
 
-static __always_inline u64 log2_slot(u64 v, u64 slots)
+/*
+ * counter[index] += 1 when index < n (atomically: the detail maps are shared by every CPU).
+ * The empty asm makes the index opaque to clang right before its bound check, so the check and the
+ * access use the same register (6.1's verifier refuses "R2 unbounded memory access" otherwise).
+ */
+#define ATOMIC_INC_AT(counter, n, index)                  \
+    do {                                                  \
+        u64 __idx = (index);                              \
+        asm volatile("" : "+r"(__idx));                   \
+        if (__idx < (n))                                  \
+            __sync_fetch_and_add(&(counter)[__idx], 1);   \
+    } while (0)
+
+/* Native schema-0 slot of a segment count: 0 -> zero bucket, v -> 1 + ceil(log2 v). */
+static __always_inline u64 seg_slot(u64 v)
 {
-    /* bcc's bpf_log2l(v) is already floor(log2(v)) + 1: slot i holds [2^(i-1), 2^i - 1], slot 0 holds 0 */
-    u64 s = v ? bpf_log2l(v) : 0;
-    return s < slots ? s : slots - 1;
+    if (v == 0)
+        return 0;
+    /* bcc's bpf_log2l(x) is floor(log2 x) + 1 for x > 0 */
+    u64 s = v <= 1 ? 1 : 1 + bpf_log2l(v - 1);
+    return s < SEG_SLOTS ? s : SEG_SLOTS - 1;
 }
 
-/*
- * counter[index]++ when index < n, and hist[slot of value]++.
- * The empty asm makes the index opaque to clang right before its bound check, so the check and the
- * access use the same 64-bit register: otherwise clang may check one copy of the index (or drop the
- * check as redundant after log2_slot's clamp) and index with another, which 6.1's verifier refuses
- * ("R2 unbounded memory access"); newer verifiers track it either way. (libbpf calls this barrier_var.)
- */
-#define COUNT_AT(counter, n, index)               \
-    do {                                          \
-        u64 __idx = (index);                      \
-        asm volatile("" : "+r"(__idx));           \
-        if (__idx < (n))                          \
-            (counter)[__idx]++;                   \
-    } while (0)
-#define HIST_INC(hist, slots, value) COUNT_AT(hist, slots, log2_slot((value), (slots)))
-
-/*
- * ---- Views: the fields the programs need from a net_device / sk_buff, read in ONE bulk copy when the
- * running kernel's layout keeps them within DEV_SPAN_LEN / SKB_SPAN_LEN bytes (KernelLayout computes
- * the spans from BTF), else field by field. Each bpf_probe_read_kernel call costs ~20-40 ns: a
- * super-packet's path went from ~10 reads at net_dev_queue and ~8 at consume_skb to 2 and 2.
- */
-#define AT(buf, start, type, off) (*(type *)((char *)(buf) + ((off) - (start))))
+/* ---- views: the fields the programs use, read once per event ---- */
 
 struct dev_view {
     u64 features;
-    void *net;
+    u64 hw_enc_features;
+    u64 netns_cookie;
+    u32 netns;
     u32 ifindex;
     u32 gso_max_size;
     u32 gso_ipv4_max_size;
+    u32 mtu;
     u16 gso_max_segs;
-    char name[16];
+    void *xdp_prog;
 };
-
-static __always_inline int dev_view_read(void *dev, struct dev_view *v)
-{
-#ifdef DEV_SPAN_LEN
-    u64 buf[(DEV_SPAN_LEN + 7) / 8];
-    if (bpf_probe_read_kernel(buf, DEV_SPAN_LEN, (char *)dev + DEV_SPAN_START))
-        return -1;
-    v->features = AT(buf, DEV_SPAN_START, u64, OFF_DEV_FEATURES);
-    v->net = AT(buf, DEV_SPAN_START, void *, OFF_DEV_ND_NET);
-    v->ifindex = AT(buf, DEV_SPAN_START, u32, OFF_DEV_IFINDEX);
-    v->gso_max_size = AT(buf, DEV_SPAN_START, u32, OFF_DEV_GSO_MAX_SIZE);
-    v->gso_max_segs = AT(buf, DEV_SPAN_START, u16, OFF_DEV_GSO_MAX_SEGS);
-#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
-    v->gso_ipv4_max_size = AT(buf, DEV_SPAN_START, u32, OFF_DEV_GSO_IPV4_MAX_SIZE);
-#endif
-    __builtin_memcpy(v->name, (char *)buf + (OFF_DEV_NAME - DEV_SPAN_START), sizeof v->name);
-#else
-    if (bpf_probe_read_kernel(&v->ifindex, sizeof v->ifindex, (char *)dev + OFF_DEV_IFINDEX))
-        return -1;
-    bpf_probe_read_kernel(&v->net, sizeof v->net, (char *)dev + OFF_DEV_ND_NET);
-    bpf_probe_read_kernel(&v->features, sizeof v->features, (char *)dev + OFF_DEV_FEATURES);
-    bpf_probe_read_kernel(&v->gso_max_size, sizeof v->gso_max_size, (char *)dev + OFF_DEV_GSO_MAX_SIZE);
-    bpf_probe_read_kernel(&v->gso_max_segs, sizeof v->gso_max_segs, (char *)dev + OFF_DEV_GSO_MAX_SEGS);
-#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
-    bpf_probe_read_kernel(&v->gso_ipv4_max_size, sizeof v->gso_ipv4_max_size,
-                          (char *)dev + OFF_DEV_GSO_IPV4_MAX_SIZE);
-#endif
-    bpf_probe_read_kernel(&v->name, sizeof v->name, (char *)dev + OFF_DEV_NAME);
-#endif
-    return 0;
-}
-
-/* (netns inode, ifindex) of a device: one more read, for the namespace inode. */
-static __always_inline int dev_key_of(struct dev_view *v, struct dev_key *key)
-{
-    u32 inum = 0;
-    if (v->net && bpf_probe_read_kernel(&inum, sizeof inum, (char *)v->net + OFF_NET_INUM))
-        return -1;
-    key->netns = inum;
-    key->ifindex = v->ifindex;
-    return 0;
-}
-
-/* The device's per-CPU stats entry, created on first use, with the device's current name. */
-static __always_inline struct dev_stats *stats_for(struct dev_view *v, struct dev_key *key)
-{
-    int zero = 0;
-    struct dev_stats *init = stats_zero.lookup(&zero);
-    if (!init)
-        return 0;
-    struct dev_stats *st = dev_stats.lookup_or_try_init(key, init);
-    if (!st) {
-        diag_inc(DIAG_STATS_FULL);
-        return 0;
-    }
-    /*
-     * Refreshed on every event (from the view: no extra read): a (netns inode, ifindex) key is reused
-     * when a namespace is deleted and another created, and the entry must carry the current device's
-     * name. The agent forgets vanished devices' entries (ProbeSession.forget).
-     */
-    __builtin_memcpy(st->name, v->name, sizeof st->name);
-    st->name_ns = bpf_ktime_get_ns();
-    return st;
-}
 
 struct skb_view {
     void *dev;
@@ -194,8 +182,60 @@ struct skb_view {
 };
 
 #define SKB_BITS(byte, shift, mask) (((byte) >> (shift)) & (mask))
+#define AT(buf, start, type, off) (*(type *)((char *)(buf) + ((off) - (start))))
+#define LD(type, p, off) (*(type *)((char *)(p) + (off)))
+/* A classic tracepoint's field, at the offset its tracefs format file gives (-DTPOFF_<event>_<field>). */
+#define TP_ARG(ctx, event, field, type) (*(type *)((char *)(ctx) + TPOFF_##event##_##field))
 
-static __always_inline int skb_view_read(void *skb, struct skb_view *v)
+/* BTF-typed pointers (tp_btf, fentry, fexit): plain loads, checked by the verifier against BTF. */
+static __always_inline void skb_view_btf(void *skb, struct skb_view *v)
+{
+    v->dev = LD(void *, skb, OFF_SKB_DEV);
+    v->head = LD(void *, skb, OFF_SKB_HEAD);
+    v->data = LD(void *, skb, OFF_SKB_DATA);
+#if SKB_END_IS_OFFSET
+    v->end = LD(u32, skb, OFF_SKB_END);
+#else
+    v->end = (u64)LD(void *, skb, OFF_SKB_END);
+#endif
+    v->len = LD(u32, skb, OFF_SKB_LEN);
+    v->data_len = LD(u32, skb, OFF_SKB_DATA_LEN);
+    v->protocol = LD(u16, skb, OFF_SKB_PROTOCOL);
+    v->mac_header = LD(u16, skb, OFF_SKB_MAC_HEADER);
+    v->ip_summed = SKB_BITS(LD(u8, skb, OFF_SKB_IP_SUMMED_BYTE), SKB_IP_SUMMED_SHIFT, SKB_IP_SUMMED_MASK);
+    v->encapsulation = SKB_BITS(LD(u8, skb, OFF_SKB_ENCAP_BYTE), SKB_ENCAP_SHIFT, SKB_ENCAP_MASK);
+    v->cloned = SKB_BITS(LD(u8, skb, OFF_SKB_CLONED_BYTE), SKB_CLONED_SHIFT, SKB_CLONED_MASK);
+#ifdef OFF_SKB_REDIRECTED_BYTE
+    v->redirected = SKB_BITS(LD(u8, skb, OFF_SKB_REDIRECTED_BYTE), SKB_REDIRECTED_SHIFT, SKB_REDIRECTED_MASK);
+#endif
+}
+
+static __always_inline int dev_view_btf(void *dev, struct dev_view *v)
+{
+    if (!dev)
+        return -1;
+    v->features = LD(u64, dev, OFF_DEV_FEATURES);
+    v->hw_enc_features = LD(u64, dev, OFF_DEV_HW_ENC_FEATURES);
+    v->ifindex = LD(u32, dev, OFF_DEV_IFINDEX);
+    v->gso_max_size = LD(u32, dev, OFF_DEV_GSO_MAX_SIZE);
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+    v->gso_ipv4_max_size = LD(u32, dev, OFF_DEV_GSO_IPV4_MAX_SIZE);
+#endif
+    v->gso_max_segs = LD(u16, dev, OFF_DEV_GSO_MAX_SEGS);
+    v->mtu = LD(u32, dev, OFF_DEV_MTU);
+    v->xdp_prog = LD(void *, dev, OFF_DEV_XDP_PROG);
+    void *net = LD(void *, dev, OFF_DEV_ND_NET);
+    if (net) {
+        v->netns = LD(u32, net, OFF_NET_INUM);
+#ifdef OFF_NET_COOKIE
+        v->netns_cookie = LD(u64, net, OFF_NET_COOKIE);
+#endif
+    }
+    return 0;
+}
+
+/* Raw pointers (raw and classic tracepoints, kprobes): one probe read per struct span. */
+static __always_inline int skb_view_probe(void *skb, struct skb_view *v)
 {
 #ifdef SKB_SPAN_LEN
     u64 buf[(SKB_SPAN_LEN + 7) / 8];
@@ -222,6 +262,7 @@ static __always_inline int skb_view_read(void *skb, struct skb_view *v)
                              SKB_REDIRECTED_MASK);
 #endif
 #else
+    /* this kernel's sk_buff keeps the fields too far apart for one read: field by field */
     u8 b = 0;
     if (bpf_probe_read_kernel(&v->dev, sizeof v->dev, (char *)skb + OFF_SKB_DEV))
         return -1;
@@ -252,6 +293,50 @@ static __always_inline int skb_view_read(void *skb, struct skb_view *v)
     return 0;
 }
 
+static __always_inline int dev_view_probe(void *dev, struct dev_view *v)
+{
+    if (!dev)
+        return -1;
+    void *net = 0;
+#ifdef DEV_SPAN_LEN
+    u64 buf[(DEV_SPAN_LEN + 7) / 8];
+    if (bpf_probe_read_kernel(buf, DEV_SPAN_LEN, (char *)dev + DEV_SPAN_START))
+        return -1;
+    v->features = AT(buf, DEV_SPAN_START, u64, OFF_DEV_FEATURES);
+    v->ifindex = AT(buf, DEV_SPAN_START, u32, OFF_DEV_IFINDEX);
+    v->gso_max_size = AT(buf, DEV_SPAN_START, u32, OFF_DEV_GSO_MAX_SIZE);
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+    v->gso_ipv4_max_size = AT(buf, DEV_SPAN_START, u32, OFF_DEV_GSO_IPV4_MAX_SIZE);
+#endif
+    v->gso_max_segs = AT(buf, DEV_SPAN_START, u16, OFF_DEV_GSO_MAX_SEGS);
+    v->mtu = AT(buf, DEV_SPAN_START, u32, OFF_DEV_MTU);
+    v->xdp_prog = AT(buf, DEV_SPAN_START, void *, OFF_DEV_XDP_PROG);
+    net = AT(buf, DEV_SPAN_START, void *, OFF_DEV_ND_NET);
+#else
+    /* this kernel's net_device keeps the fields too far apart for one read (before 6.8) */
+    if (bpf_probe_read_kernel(&v->ifindex, sizeof v->ifindex, (char *)dev + OFF_DEV_IFINDEX))
+        return -1;
+    bpf_probe_read_kernel(&v->features, sizeof v->features, (char *)dev + OFF_DEV_FEATURES);
+    bpf_probe_read_kernel(&v->gso_max_size, sizeof v->gso_max_size, (char *)dev + OFF_DEV_GSO_MAX_SIZE);
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+    bpf_probe_read_kernel(&v->gso_ipv4_max_size, sizeof v->gso_ipv4_max_size,
+                          (char *)dev + OFF_DEV_GSO_IPV4_MAX_SIZE);
+#endif
+    bpf_probe_read_kernel(&v->gso_max_segs, sizeof v->gso_max_segs, (char *)dev + OFF_DEV_GSO_MAX_SEGS);
+    bpf_probe_read_kernel(&v->mtu, sizeof v->mtu, (char *)dev + OFF_DEV_MTU);
+    bpf_probe_read_kernel(&v->xdp_prog, sizeof v->xdp_prog, (char *)dev + OFF_DEV_XDP_PROG);
+    bpf_probe_read_kernel(&net, sizeof net, (char *)dev + OFF_DEV_ND_NET);
+#endif
+    bpf_probe_read_kernel(&v->hw_enc_features, sizeof v->hw_enc_features, (char *)dev + OFF_DEV_HW_ENC_FEATURES);
+    if (net) {
+        bpf_probe_read_kernel(&v->netns, sizeof v->netns, (char *)net + OFF_NET_INUM);
+#ifdef OFF_NET_COOKIE
+        bpf_probe_read_kernel(&v->netns_cookie, sizeof v->netns_cookie, (char *)net + OFF_NET_COOKIE);
+#endif
+    }
+    return 0;
+}
+
 static __always_inline void *skb_shinfo_of(struct skb_view *v)
 {
     if (!v->head)
@@ -263,7 +348,7 @@ static __always_inline void *skb_shinfo_of(struct skb_view *v)
 #endif
 }
 
-/* gso_size, gso_segs, gso_type of a skb, in one read of the start of its skb_shared_info. */
+/* gso_size, gso_segs, gso_type of a skb: one read of the start of its skb_shared_info. */
 struct gso_info {
     u16 gso_size;
     u16 gso_segs;
@@ -282,62 +367,169 @@ static __always_inline int gso_info_read(struct skb_view *v, struct gso_info *g)
     return 0;
 }
 
+static __always_inline void dev_key_of(struct dev_view *d, struct dev_key *k)
+{
+    k->netns_cookie = d->netns_cookie;
+    k->netns = d->netns;
+    k->ifindex = d->ifindex;
+}
+
 /*
- * Why the kernel could not hand this GSO skb to the device intact, in the order the kernel decides it
- * (gso_features_check, then skb_gso_ok, then the checksum condition of netif_needs_gso).
+ * The device's per-CPU counters, created on first use. The device's name is kept once, in
+ * dev_names, at creation (a fallback for devices the inventory cannot see).
  */
-static __always_inline u32 gso_cause(void *dev, struct dev_view *d, u32 len, u16 gso_segs, u32 gso_type,
-                                     u8 ip_summed, u8 encapsulation, u16 protocol)
+static __always_inline struct dev_counts *counts_for(void *dev, struct dev_key *key)
+{
+    struct dev_counts *c = dev_counts.lookup(key);
+    if (c)
+        return c;
+    struct dev_counts zero = {};
+    if (dev_counts.insert(key, &zero) && !dev_counts.lookup(key)) {
+        diag_inc(DIAG_COUNTS_FULL);
+        return 0;
+    }
+    struct dev_name n = {};
+    bpf_probe_read_kernel(&n.name, sizeof n.name, (char *)dev + OFF_DEV_NAME);
+    dev_names.update(key, &n);
+    return dev_counts.lookup(key);
+}
+
+static __always_inline struct gso_detail *gso_detail_for(void *dev, struct dev_key *key)
+{
+    struct gso_detail *d = gso_detail.lookup(key);
+    if (d)
+        return d;
+    int zero = 0;
+    struct gso_detail *init = zero_gso_detail.lookup(&zero);
+    if (!init)
+        return 0;
+    bpf_probe_read_kernel(&init->name, sizeof init->name, (char *)dev + OFF_DEV_NAME);
+    gso_detail.insert(key, init);
+    d = gso_detail.lookup(key);
+    if (!d)
+        diag_inc(DIAG_DETAIL_FULL);
+    return d;
+}
+
+/* The GSO type class of a gso_type bit set (tunnels first: their inner type is also set). */
+static __always_inline u32 gso_type_class(u32 t)
+{
+    if (t & (SEG_GSO_UDP_TUNNEL | SEG_GSO_UDP_TUNNEL_CSUM))
+        return GTYPE_UDP_TUNNEL;
+    if (t & (SEG_GSO_GRE | SEG_GSO_GRE_CSUM))
+        return GTYPE_GRE;
+    if (t & (SEG_GSO_IPXIP4 | SEG_GSO_IPXIP6))
+        return GTYPE_IPIP;
+    if (t & SEG_GSO_FRAGLIST)
+        return GTYPE_FRAGLIST;
+    if (t & SEG_GSO_TCPV4)
+        return GTYPE_TCP4;
+    if (t & SEG_GSO_TCPV6)
+        return GTYPE_TCP6;
+    if (t & SEG_GSO_UDP_L4)
+        return GTYPE_UDP_L4;
+    return GTYPE_OTHER;
+}
+
+/*
+ * Why the kernel could not hand this GSO skb to device d intact (segmented at validate_xmit_skb), in
+ * the kernel's own order: gso_features_check, then skb_gso_ok, then the checksum condition.
+ */
+static __always_inline u32 xmit_cause(struct dev_view *d, struct skb_view *s, struct gso_info *g)
 {
     u64 features = d->features;
     u32 max_size = d->gso_max_size;
-    u16 max_segs = d->gso_max_segs;
 #ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
-    if (protocol == bpf_htons(SEG_ETH_P_IP))
+    if (s->protocol == bpf_htons(SEG_ETH_P_IP))
         max_size = d->gso_ipv4_max_size;
 #endif
-    if (encapsulation) {
-        u64 enc = 0;
-        bpf_probe_read_kernel(&enc, sizeof enc, (char *)dev + OFF_DEV_HW_ENC_FEATURES);
-        features &= enc;
-    }
-    if (max_segs && gso_segs > max_segs)
+    if (d->gso_max_segs && g->gso_segs > d->gso_max_segs)
         return CAUSE_GSO_MAX_SEGS;
-    if (max_size && len >= max_size)
+    if (max_size && s->len >= max_size)
         return CAUSE_GSO_MAX_SIZE;
-    if ((((u64)gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK & ~features)
+    if (s->encapsulation) {
+        if ((((u64)g->gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK & ~(features & d->hw_enc_features))
+            return (((u64)g->gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK & ~features
+                ? CAUSE_FEATURE_MISSING : CAUSE_TUNNEL_FEATURE_MISSING;
+    } else if ((((u64)g->gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK & ~features) {
         return CAUSE_FEATURE_MISSING;
-    if (ip_summed != SEG_CHECKSUM_PARTIAL && ip_summed != SEG_CHECKSUM_UNNECESSARY)
+    }
+    if (s->ip_summed != SEG_CHECKSUM_PARTIAL && s->ip_summed != SEG_CHECKSUM_UNNECESSARY)
         return CAUSE_CHECKSUM;
     return CAUSE_OTHER;
 }
 
-/* ---- generic XDP: the kernel's copy predicate, shared by every mode (kernel-facts.md §2) ---- */
-#define SEG_XDP_PACKET_HEADROOM 256
+static __always_inline u32 cause_of(u32 site, struct dev_view *d, struct skb_view *s, struct gso_info *g)
+{
+    if (site == SITE_IP_OUTPUT_MTU)
+        return CAUSE_MTU;
+    if (site == SITE_QDISC)
+        return CAUSE_QDISC;
+    return xmit_cause(d, s, g);
+}
 
 /*
- * Whether generic XDP will copy/linearize this skb, evaluated where skb->data is at the network
- * header (net:netif_receive_skb, do_xdp_generic entry):
- *     cloned-and-shared || nonlinear || headroom < XDP_PACKET_HEADROOM
- * headroom = data - head before 6.9; from 6.9 the kernel measures it after pushing the MAC header,
- * i.e. the MAC header offset (XDP_HEADROOM_AFTER_MAC_PUSH). Redirected skbs are passed by the kernel
- * without running the program: callers skip them (v->redirected).
+ * One software segmentation of skb s (gso g) on device d; code = site_of()'s answer (the site, plus
+ * SITE_AFTER_QUEUE when it happened after net_dev_queue); timed when duration_ns != ~0.
  */
-static __always_inline int xdp_copy_needed(struct skb_view *v)
+static __always_inline void count_segmentation(void *dev, struct dev_view *d, struct skb_view *s,
+                                               struct gso_info *g, u32 segs, u32 code, u64 duration_ns)
 {
-    u64 headroom = (u64)v->data - (u64)v->head;
-#if XDP_HEADROOM_AFTER_MAC_PUSH
-    if (v->mac_header != 0xffff)
-        headroom = v->mac_header;
-#endif
-    if (v->data_len != 0 || headroom < SEG_XDP_PACKET_HEADROOM)
-        return 1;
-    if (v->cloned) {
-        void *shinfo = skb_shinfo_of(v);
-        u32 dataref = 0;
-        if (shinfo)
-            bpf_probe_read_kernel(&dataref, sizeof dataref, (char *)shinfo + OFF_SHINFO_DATAREF);
-        return (dataref & 0xffff) != 1;
+    u32 site = code & SITE_MASK;
+    struct dev_key key = {};
+    dev_key_of(d, &key);
+    struct dev_counts *c = counts_for(dev, &key);
+    if (!c)
+        return;
+    c->sw_skbs++;
+    c->sw_segs += segs;
+    c->sw_bytes += s->len;
+    if (code & SITE_AFTER_QUEUE)
+        c->sw_after_queue++;
+    struct gso_detail *det = gso_detail_for(dev, &key);
+    if (!det)
+        return;
+    ATOMIC_INC_AT(det->cause, CAUSES, cause_of(site, d, s, g));
+    ATOMIC_INC_AT(det->site, SITES, site);
+    ATOMIC_INC_AT(det->gtype, GTYPES, gso_type_class(g->gso_type));
+    ATOMIC_INC_AT(det->seg, SEG_SLOTS, seg_slot(segs));
+    if (duration_ns != ~0ULL) {
+        __sync_fetch_and_add(&det->timed, 1);
+        __sync_fetch_and_add(&det->timed_ns, duration_ns);
+        ATOMIC_INC_AT(det->dur, DUR_SLOTS, dur_slot(duration_ns));
+    } else {
+        diag_inc(DIAG_SEGMENTED_UNTIMED);
     }
-    return 0;
+}
+
+/* Segments the skb will be cut into: gso_segs, or (DODGY skbs carry 0) from the length. */
+static __always_inline u32 segments_of(struct skb_view *s, struct gso_info *g)
+{
+    if (g->gso_segs)
+        return g->gso_segs;
+    if (!g->gso_size)
+        return 0;
+    return (s->len + g->gso_size - 1) / g->gso_size;
+}
+
+/* A GSO skb queued for transmission on its device (net:net_dev_queue). */
+static __always_inline void count_queued(void *dev, struct dev_view *d, struct skb_view *s)
+{
+    struct dev_key key = {};
+    dev_key_of(d, &key);
+    struct dev_counts *c = counts_for(dev, &key);
+    if (!c)
+        return;
+    c->gso_queued++;
+    c->gso_queued_bytes += s->len;
+}
+
+/* A GSO skb dropped on the transmit path before reaching the driver (skb:kfree_skb). */
+static __always_inline void count_tx_drop(void *dev, struct dev_view *d)
+{
+    struct dev_key key = {};
+    dev_key_of(d, &key);
+    struct dev_counts *c = counts_for(dev, &key);
+    if (c)
+        c->gso_tx_dropped++;
 }

@@ -1,0 +1,31 @@
+package io.segscope.probes;
+
+import io.segscope.probes.wire.DeviceKey;
+import java.util.List;
+
+/**
+ * What the agent needs of running probes: the seam between telemetry and the kernel.
+ * {@link ProbeSession} is the real one; tests use fakes.
+ */
+public interface ProbeSource {
+  /** Every device's cumulative counters and the diagnostics. */
+  ProbeReading read() throws ProbeException;
+
+  /** Every planned program, attached or not. */
+  List<ProbeAttachment> attachments();
+
+  /** The mode a path runs in, "" when it is not measured. */
+  String mode(String path);
+
+  /** Whether any device has a generic XDP program (on-demand programs follow). */
+  void setGenericXdpPresent(boolean present) throws ProbeException;
+
+  /** Whether software segmentation is being seen (on-demand programs follow). */
+  void setSegmentationSeen(boolean seen) throws ProbeException;
+
+  /** Drops a vanished device's entries. */
+  void forget(DeviceKey key) throws ProbeException;
+
+  /** Run statistics of every loaded program. */
+  List<ProgramRunStats> programStats();
+}

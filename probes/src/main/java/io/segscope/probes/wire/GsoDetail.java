@@ -1,0 +1,115 @@
+package io.segscope.probes.wire;
+
+import io.segscope.probes.program.DurationBuckets;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What a device that segmented in software also has ({@code struct gso_detail}, shared by all CPUs):
+ * how many segmentations were timed and their total time, counts by cause, site and GSO type, the
+ * segments-per-skb histogram (native schema 0 slots) and the duration histogram
+ * ({@link DurationBuckets} slots).
+ */
+public record GsoDetail(String kernelName, long timed, long timedNanos, long[] causes, long[] sites,
+    long[] gsoTypes, long[] segmentSlots, long[] durationSlots) {
+
+  /** Slots of the segments-per-skb histogram: the zero bucket, then native schema-0 indexes 0..16. */
+  public static final int SEG_SLOTS = 18;
+  /** Fields of {@code struct gso_detail}, in order, with their element counts. */
+  public static final List<String> FIELDS = List.of("name[16]", "timed", "timed_ns", "cause[CAUSES]", "site[SITES]",
+      "gtype[GTYPES]", "seg[SEG_SLOTS]", "dur[DUR_SLOTS]");
+  public static final int SIZE = NameBytes.SIZE + 8 * (2 + Cause.values().length + Site.values().length
+      + GsoType.values().length + SEG_SLOTS + DurationBuckets.SLOTS);
+
+  public GsoDetail {
+    causes = causes.clone();
+    sites = sites.clone();
+    gsoTypes = gsoTypes.clone();
+    segmentSlots = segmentSlots.clone();
+    durationSlots = durationSlots.clone();
+  }
+
+  /** Reads one value at {@code offset} of a native-order buffer. */
+  public static GsoDetail read(ByteBuffer b, int offset) {
+    String name = NameBytes.text(NameBytes.read(b, offset));
+    int p = offset + NameBytes.SIZE;
+    long timed = b.getLong(p);
+    long ns = b.getLong(p + 8);
+    p += 16;
+    long[] causes = longs(b, p, Cause.values().length);
+    p += 8 * causes.length;
+    long[] sites = longs(b, p, Site.values().length);
+    p += 8 * sites.length;
+    long[] types = longs(b, p, GsoType.values().length);
+    p += 8 * types.length;
+    long[] seg = longs(b, p, SEG_SLOTS);
+    p += 8 * SEG_SLOTS;
+    long[] dur = longs(b, p, DurationBuckets.SLOTS);
+    return new GsoDetail(name, timed, ns, causes, sites, types, seg, dur);
+  }
+
+  static long[] longs(ByteBuffer b, int p, int n) {
+    long[] out = new long[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = b.getLong(p + 8 * i);
+    }
+    return out;
+  }
+
+  public long cause(Cause c) {
+    return causes[c.ordinal()];
+  }
+
+  public long site(Site s) {
+    return sites[s.ordinal()];
+  }
+
+  public long gsoType(GsoType t) {
+    return gsoTypes[t.ordinal()];
+  }
+
+  @Override
+  public long[] causes() {
+    return causes.clone();
+  }
+
+  @Override
+  public long[] sites() {
+    return sites.clone();
+  }
+
+  @Override
+  public long[] gsoTypes() {
+    return gsoTypes.clone();
+  }
+
+  @Override
+  public long[] segmentSlots() {
+    return segmentSlots.clone();
+  }
+
+  @Override
+  public long[] durationSlots() {
+    return durationSlots.clone();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof GsoDetail d && kernelName.equals(d.kernelName) && timed == d.timed
+        && timedNanos == d.timedNanos && Arrays.equals(causes, d.causes) && Arrays.equals(sites, d.sites)
+        && Arrays.equals(gsoTypes, d.gsoTypes) && Arrays.equals(segmentSlots, d.segmentSlots)
+        && Arrays.equals(durationSlots, d.durationSlots);
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(timed) * 31 + Arrays.hashCode(sites);
+  }
+
+  @Override
+  public String toString() {
+    return "GsoDetail[" + kernelName + ", timed=" + timed + ", causes=" + Arrays.toString(causes) + ", sites="
+        + Arrays.toString(sites) + ", types=" + Arrays.toString(gsoTypes) + "]";
+  }
+}

@@ -1,0 +1,353 @@
+/*
+ * segscope: TX software segmentation and the fate of every GSO super-packet, in every mode.
+ *
+ * Every mode (when the gso_tx path is measured):
+ *   net:net_dev_queue(skb)             a GSO super-packet queued on skb->dev: gso_queued (+ the start of
+ *                                      its segmentation time in tracepoint mode)
+ *   skb:kfree_skb(skb, location)       a GSO super-packet dropped on the transmit path before the
+ *                                      driver (location in the TX functions): gso_tx_dropped
+ * Tracepoint mode (no kprobes/fentry):
+ *   skb:consume_skb(skb, location)     location inside a function that segments (validate_xmit_skb,
+ *                                      ip_finish_output_gso, tbf/cake/netem/taprio, xfrm, udp rx, ...)
+ *                                      and the skb still a super-packet: it was just segmented in
+ *                                      software there and the original is freed. Count, site, cause,
+ *                                      and the time since net_dev_queue / qdisc_dequeue on this CPU.
+ *   qdisc:qdisc_dequeue(.., skb)       (attached only while software segmentation is seen) the start
+ *                                      moves to the dequeue on queued devices
+ * kprobe / fentry modes:
+ *   __skb_gso_segment entry/exit       one segmentation, timed exactly (both tx_path values)
+ * "Offloaded" (handed intact to the driver) is derived by the reader: queued - segmented after the
+ * queue (sites xmit, qdisc) - dropped before the driver. No program runs per segment.
+ *
+ * Entry points exist per attach type: TP_ATTACH_BTF (tp_btf: BTF-typed args, plain loads),
+ * TP_ATTACH_RAW (raw_tp: probe reads) or TP_ATTACH_CLASSIC (classic tracepoints, BCC's args struct).
+ */
+#if defined(GSO_MODE_TRACEPOINT) || defined(GSO_MODE_KPROBE) || defined(GSO_MODE_FENTRY)
+
+/* The last GSO super-packet queued (or dequeued) on this CPU and when: pairs queue and segmentation. */
+struct xmit_start {
+    void *skb;
+    u64 ts;
+};
+BPF_PERCPU_ARRAY(xmit_start_slot, struct xmit_start, 1);
+
+static __always_inline void queued_body(void *skb, void *dev, struct skb_view *s, struct dev_view *d)
+{
+    struct gso_info g = {};
+    if (gso_info_read(s, &g) || !g.gso_size)
+        return;
+    count_queued(dev, d, s);
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    if (st) {
+        st->skb = skb;
+        st->ts = bpf_ktime_get_ns();
+    }
+}
+
+static __always_inline void tx_drop_body(void *dev, struct skb_view *s, struct dev_view *d)
+{
+    struct gso_info g = {};
+    if (gso_info_read(s, &g) || !g.gso_size)
+        return;
+    count_tx_drop(dev, d);
+}
+
+#ifdef TP_ATTACH_BTF
+int tp_btf__net_dev_queue(u64 *ctx)
+{
+    void *skb = (void *)ctx[0];
+    void *dev = LD(void *, skb, OFF_SKB_DEV);
+    if (!dev)
+        return 0;
+    /* small linear packets (ACKs) are no super-packets: skip them before the shared-info read */
+    if (LD(u32, skb, OFF_SKB_LEN) <= LD(u32, dev, OFF_DEV_MTU) && !LD(u32, skb, OFF_SKB_DATA_LEN))
+        return 0;
+    struct skb_view s = {};
+    struct dev_view d = {};
+    skb_view_btf(skb, &s);
+    dev_view_btf(dev, &d);
+    queued_body(skb, dev, &s, &d);
+    return 0;
+}
+
+int tp_btf__kfree_skb(u64 *ctx)
+{
+    if (!tx_drop_site(ctx[1]))
+        return 0;
+    void *skb = (void *)ctx[0];
+    struct skb_view s = {};
+    struct dev_view d = {};
+    skb_view_btf(skb, &s);
+    if (dev_view_btf(s.dev, &d))
+        return 0;
+    tx_drop_body(s.dev, &s, &d);
+    return 0;
+}
+#else
+static __always_inline int net_dev_queue_probe(void *skb)
+{
+    struct skb_view s = {};
+    struct dev_view d = {};
+    if (skb_view_probe(skb, &s) || dev_view_probe(s.dev, &d))
+        return 0;
+    if (s.len <= d.mtu && !s.data_len)
+        return 0;
+    queued_body(skb, s.dev, &s, &d);
+    return 0;
+}
+
+static __always_inline int kfree_skb_probe(void *skb, u64 location)
+{
+    if (!tx_drop_site(location))
+        return 0;
+    struct skb_view s = {};
+    struct dev_view d = {};
+    if (skb_view_probe(skb, &s) || dev_view_probe(s.dev, &d))
+        return 0;
+    tx_drop_body(s.dev, &s, &d);
+    return 0;
+}
+#ifdef TP_ATTACH_RAW
+int raw_tp__net_dev_queue(struct bpf_raw_tracepoint_args *ctx)
+{
+    return net_dev_queue_probe((void *)ctx->args[0]);
+}
+
+int raw_tp__kfree_skb(struct bpf_raw_tracepoint_args *ctx)
+{
+    return kfree_skb_probe((void *)ctx->args[0], ctx->args[1]);
+}
+#else
+int tp__net_dev_queue(void *ctx)
+{
+    return net_dev_queue_probe(TP_ARG(ctx, net_dev_queue, skbaddr, void *));
+}
+
+int tp__kfree_skb(void *ctx)
+{
+    return kfree_skb_probe(TP_ARG(ctx, kfree_skb, skbaddr, void *), TP_ARG(ctx, kfree_skb, location, u64));
+}
+#endif
+#endif /* TP_ATTACH_BTF */
+
+/* ---- tracepoint mode: segmentation seen where the original super-packet is freed ---- */
+#ifdef GSO_MODE_TRACEPOINT
+
+static __always_inline void consumed_body(void *skb, u32 site, struct skb_view *s, struct dev_view *d)
+{
+    struct gso_info g = {};
+    if (gso_info_read(s, &g) || !g.gso_size)
+        return; /* not a super-packet: freed there for another reason */
+    u64 duration = ~0ULL;
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    if (st && st->skb == skb) {
+        u64 now = bpf_ktime_get_ns();
+        if (now >= st->ts)
+            duration = now - st->ts;
+        st->skb = 0;
+    }
+    count_segmentation(s->dev, d, s, &g, segments_of(s, &g), site, duration);
+}
+
+static __always_inline void dequeued_body(void *skb)
+{
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    if (st) {
+        st->skb = skb;
+        st->ts = bpf_ktime_get_ns();
+    }
+}
+
+#ifdef TP_ATTACH_BTF
+int tp_btf__consume_skb(u64 *ctx)
+{
+    u32 site = site_of(ctx[1]);
+    if (site == SITES)
+        return 0;
+    void *skb = (void *)ctx[0];
+    struct skb_view s = {};
+    struct dev_view d = {};
+    skb_view_btf(skb, &s);
+    if (dev_view_btf(s.dev, &d))
+        return 0;
+    consumed_body(skb, site, &s, &d);
+    return 0;
+}
+
+int tp_btf__qdisc_dequeue(u64 *ctx)
+{
+    dequeued_body((void *)ctx[3]);
+    return 0;
+}
+#else
+static __always_inline int consume_skb_probe(void *skb, u64 location)
+{
+    u32 site = site_of(location);
+    if (site == SITES)
+        return 0;
+    struct skb_view s = {};
+    struct dev_view d = {};
+    if (skb_view_probe(skb, &s) || dev_view_probe(s.dev, &d))
+        return 0;
+    consumed_body(skb, site, &s, &d);
+    return 0;
+}
+#ifdef TP_ATTACH_RAW
+int raw_tp__consume_skb(struct bpf_raw_tracepoint_args *ctx)
+{
+    return consume_skb_probe((void *)ctx->args[0], ctx->args[1]);
+}
+
+int raw_tp__qdisc_dequeue(struct bpf_raw_tracepoint_args *ctx)
+{
+    dequeued_body((void *)ctx->args[3]);
+    return 0;
+}
+#else
+int tp__consume_skb(void *ctx)
+{
+    return consume_skb_probe(TP_ARG(ctx, consume_skb, skbaddr, void *), TP_ARG(ctx, consume_skb, location, u64));
+}
+
+int tp__qdisc_dequeue(void *ctx)
+{
+    dequeued_body(TP_ARG(ctx, qdisc_dequeue, skbaddr, void *));
+    return 0;
+}
+#endif
+#endif /* TP_ATTACH_BTF */
+#endif /* GSO_MODE_TRACEPOINT */
+
+/* ---- kprobe / fentry modes: __skb_gso_segment itself ---- */
+#if defined(GSO_MODE_KPROBE) || defined(GSO_MODE_FENTRY)
+
+#define GSO_WALK_MAX 64
+#define SEG_MAX_ERRNO 4095
+
+struct gso_call {
+    u64 ts;          /* entry time, ns; 0 = slot empty */
+    void *skb;
+    void *dev;
+    struct skb_view s;
+    struct dev_view d;
+    struct gso_info g;
+    u32 site;
+};
+BPF_PERCPU_ARRAY(gso_call_slot, struct gso_call, 1);
+
+/*
+ * Entry: the callers run with bottom halves disabled, so entry and exit of one call happen on one
+ * CPU with no other segmentation in between: a per-CPU slot pairs them.
+ */
+static __always_inline struct gso_call *gso_slot(void)
+{
+    int zero = 0;
+    return gso_call_slot.lookup(&zero);
+}
+
+static __always_inline void gso_enter(struct gso_call *c, void *skb, u32 site)
+{
+    if (gso_info_read(&c->s, &c->g) || !c->g.gso_size || !c->s.dev) {
+        c->ts = 0;
+        return;
+    }
+    c->skb = skb;
+    c->dev = c->s.dev;
+    c->site = site;
+    c->ts = bpf_ktime_get_ns();
+}
+
+/* Segments in the returned list, for skbs that carry no gso_segs. */
+static __always_inline u32 gso_count_list(void *segs)
+{
+    u32 n = 0;
+    void *p = segs;
+#pragma unroll
+    for (int i = 0; i < GSO_WALK_MAX; i++) {
+        if (!p)
+            break;
+        n++;
+        if (bpf_probe_read_kernel(&p, sizeof p, (char *)p + OFF_SKB_NEXT))
+            break;
+    }
+    return n;
+}
+
+static __always_inline int gso_exit(void *skb, u64 ret)
+{
+    u64 now = bpf_ktime_get_ns();
+    struct gso_call *c = gso_slot();
+    if (!c || c->ts == 0)
+        return 0;
+    u64 ts = c->ts;
+    c->ts = 0;
+    if (skb && skb != c->skb)
+        return 0;
+    if (ret == 0) {
+        diag_inc(DIAG_GSO_NULL);
+        return 0;
+    }
+    if (ret >= (u64)-SEG_MAX_ERRNO) {
+        diag_inc(DIAG_GSO_ERROR);
+        return 0;
+    }
+    u32 segs = c->g.gso_segs ? c->g.gso_segs : gso_count_list((void *)ret);
+    count_segmentation(c->dev, &c->d, &c->s, &c->g, segs, c->site, now >= ts ? now - ts : ~0ULL);
+    return 0;
+}
+
+#ifdef GSO_MODE_FENTRY
+/*
+ * fentry cannot see its caller: a segmentation of the super-packet last queued on this CPU is taken
+ * to be after the queue (site xmit: validate_xmit_skb, or a qdisc on that device); others are "other".
+ */
+KFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path)
+{
+    struct gso_call *c = gso_slot();
+    if (!c)
+        return 0;
+    skb_view_btf(skb, &c->s);
+    if (dev_view_btf(c->s.dev, &c->d)) {
+        c->ts = 0;
+        return 0;
+    }
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    gso_enter(c, skb, st && st->skb == skb ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER);
+    return 0;
+}
+
+KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *ret)
+{
+    return gso_exit(skb, (u64)ret);
+}
+#else
+/* kprobe: the return address on the stack names the caller, classified like consume_skb locations. */
+int kprobe____skb_gso_segment(struct pt_regs *ctx)
+{
+    struct gso_call *c = gso_slot();
+    if (!c)
+        return 0;
+    void *skb = (void *)PT_REGS_PARM1(ctx);
+    if (skb_view_probe(skb, &c->s) || dev_view_probe(c->s.dev, &c->d)) {
+        c->ts = 0;
+        return 0;
+    }
+    u64 ret_addr = 0;
+    bpf_probe_read_kernel(&ret_addr, sizeof ret_addr, (void *)PT_REGS_SP(ctx));
+    u32 site = site_of(ret_addr);
+    gso_enter(c, skb, site == SITES ? SITE_OTHER : site);
+    return 0;
+}
+
+int kretprobe____skb_gso_segment(struct pt_regs *ctx)
+{
+    return gso_exit(0, PT_REGS_RC(ctx));
+}
+#endif
+
+#endif /* GSO_MODE_KPROBE || GSO_MODE_FENTRY */
+#endif /* any GSO mode */
