@@ -45,6 +45,18 @@ final class Families {
           "GSO super-packets segmented in software on the device, by the reason the device could"
               + " not take them whole.",
           null, NETNS, DEVICE, "cause");
+  static final Family GSO_SW_SITE_SKBS =
+      Family.counter(
+          "segscope_gso_sw_site_skbs",
+          "GSO super-packets segmented in software on the device, by the kernel call site that"
+              + " segmented them (xmit, ip_output_mtu, qdisc, xfrm, udp_rx, other).",
+          null, NETNS, DEVICE, "site");
+  static final Family GSO_SW_TYPE_SKBS =
+      Family.counter(
+          "segscope_gso_sw_type_skbs",
+          "GSO super-packets segmented in software on the device, by GSO type (tcp4, tcp6, udp_l4,"
+              + " udp_tunnel, gre, ipip, fraglist, other).",
+          null, NETNS, DEVICE, "gso_type");
   static final Family GSO_OFFLOADED_SKBS =
       Family.counter(
           "segscope_gso_offloaded_skbs",
@@ -62,6 +74,11 @@ final class Families {
           "segscope_xdp_generic_copied_bytes",
           "Bytes copied or linearized so a generic XDP program could run on the device.",
           Unit.BYTES, NETNS, DEVICE, MODE);
+  static final Family XDP_GENERIC_PASSED_BYTES =
+      Family.counter(
+          "segscope_xdp_generic_passed_bytes",
+          "Bytes of the skbs that reached a generic XDP program on the device without a copy.",
+          Unit.BYTES, NETNS, DEVICE, MODE);
   static final Family XDP_GENERIC_COPY_DURATION =
       Family.histogram(
           "segscope_xdp_generic_copy_duration_seconds",
@@ -71,20 +88,27 @@ final class Families {
   static final Family PROBE_ATTACHED =
       Family.gauge(
           "segscope_probe_attached",
-          "1 if the probe program for this kernel path is attached in this mode, 0 if it is not.",
-          null, "path", "program", MODE);
+          "1 if the probe program for this kernel path is attached in this mode, 0 if it is not;"
+              + " attach is how (tp_btf, raw_tp, tracepoint, kprobe, kretprobe, fentry, fexit).",
+          null, "path", "program", MODE, "attach");
   static final Family PROBE_RUN_SECONDS =
       Family.counter(
           "segscope_probe_run_seconds",
-          "CPU time the kernel spent running this segscope BPF program (bpf_stats; needs"
-              + " kernel.bpf_stats_enabled=1).",
+          "CPU time the kernel spent running this segscope BPF program (bpf_stats; with --self-cost"
+              + " sampled, extrapolated from the sampled windows).",
           Unit.SECONDS, "program");
   static final Family PROBE_RUNS =
       Family.counter(
           "segscope_probe_runs",
-          "Times the kernel ran this segscope BPF program (bpf_stats; needs"
-              + " kernel.bpf_stats_enabled=1).",
+          "Times the kernel ran this segscope BPF program (bpf_stats; with --self-cost sampled,"
+              + " extrapolated from the sampled windows).",
           null, "program");
+  static final Family SELF_COST_SAMPLED_SECONDS =
+      Family.counter(
+          "segscope_self_cost_sampled_seconds",
+          "Time bpf_stats was on to measure the agent's own programs (all the time with --self-cost"
+              + " always, about 1 s per minute with sampled, never with off).",
+          Unit.SECONDS);
   static final Family BUILD_INFO =
       Family.info(
           "segscope_build",
@@ -139,13 +163,17 @@ final class Families {
           GSO_SW_DURATION,
           GSO_SW_SEGMENTS_PER_SKB,
           GSO_SW_CAUSE_SKBS,
+          GSO_SW_SITE_SKBS,
+          GSO_SW_TYPE_SKBS,
           GSO_OFFLOADED_SKBS,
           XDP_GENERIC_SKBS,
           XDP_GENERIC_COPIED_BYTES,
+          XDP_GENERIC_PASSED_BYTES,
           XDP_GENERIC_COPY_DURATION,
           PROBE_ATTACHED,
           PROBE_RUN_SECONDS,
           PROBE_RUNS,
+          SELF_COST_SAMPLED_SECONDS,
           BUILD_INFO,
           SNAPSHOT_TIMESTAMP,
           DEVICE_INFO,

@@ -7,13 +7,17 @@ import static io.segscope.exporters.Families.GSO_SW_CAUSE_SKBS;
 import static io.segscope.exporters.Families.GSO_SW_DURATION;
 import static io.segscope.exporters.Families.GSO_SW_SEGMENTS;
 import static io.segscope.exporters.Families.GSO_SW_SEGMENTS_PER_SKB;
+import static io.segscope.exporters.Families.GSO_SW_SITE_SKBS;
 import static io.segscope.exporters.Families.GSO_SW_SKBS;
+import static io.segscope.exporters.Families.GSO_SW_TYPE_SKBS;
 import static io.segscope.exporters.Families.PROBE_ATTACHED;
 import static io.segscope.exporters.Families.PROBE_RUNS;
 import static io.segscope.exporters.Families.PROBE_RUN_SECONDS;
 import static io.segscope.exporters.Families.SNAPSHOT_TIMESTAMP;
 import static io.segscope.exporters.Families.XDP_GENERIC_COPIED_BYTES;
 import static io.segscope.exporters.Families.XDP_GENERIC_COPY_DURATION;
+import static io.segscope.exporters.Families.XDP_GENERIC_PASSED_BYTES;
+import static io.segscope.exporters.Families.SELF_COST_SAMPLED_SECONDS;
 import static io.segscope.exporters.Families.XDP_GENERIC_SKBS;
 
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
@@ -21,10 +25,11 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapsho
 import io.prometheus.metrics.model.snapshots.InfoSnapshot.InfoDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import io.segscope.exporters.Log2Buckets.SourceUnit;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.ProgramStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
@@ -62,6 +67,14 @@ final class SnapshotTranslator {
         TranslationErrorListener.RECOMMENDATION,
         SnapshotTranslator::recommendation,
         errors);
+    series.addRecord(
+        List.of(
+            new Sample(
+                SELF_COST_SAMPLED_SECONDS,
+                CounterDataPointSnapshot.builder()
+                    .labels(Labels.EMPTY)
+                    .value(snapshot.selfCostSampledSeconds())
+                    .build())));
     series.addRecord(
         List.of(
             new Sample(
@@ -104,19 +117,25 @@ final class SnapshotTranslator {
     samples.add(
         new Sample(
             GSO_SW_DURATION,
-            Log2Buckets.dataPoint(
-                r.durationNanos(),
-                SourceUnit.NANOSECONDS,
+            HistogramBuckets.dataPoint(
+                r.duration(),
+                HistogramBuckets.DURATION_BOUNDS,
                 GSO_SW_DURATION.labels(netns, device, r.mode()))));
     samples.add(
         new Sample(
             GSO_SW_SEGMENTS_PER_SKB,
-            Log2Buckets.dataPoint(
+            HistogramBuckets.dataPoint(
                 r.segmentsPerSkb(),
-                SourceUnit.ONE,
+                HistogramBuckets.SEGMENT_BOUNDS,
                 GSO_SW_SEGMENTS_PER_SKB.labels(netns, device, r.mode()))));
     for (GsoCause cause : GsoCause.values()) {
       samples.add(counter(GSO_SW_CAUSE_SKBS, r.cause(cause), netns, device, cause.label()));
+    }
+    for (GsoSite site : GsoSite.values()) {
+      samples.add(counter(GSO_SW_SITE_SKBS, r.site(site), netns, device, site.label()));
+    }
+    for (GsoType type : GsoType.values()) {
+      samples.add(counter(GSO_SW_TYPE_SKBS, r.type(type), netns, device, type.label()));
     }
     samples.add(counter(GSO_OFFLOADED_SKBS, r.offloadedSkbs(), netns, device, r.mode()));
     return samples;
@@ -129,15 +148,12 @@ final class SnapshotTranslator {
     samples.add(counter(XDP_GENERIC_SKBS, r.copiedSkbs(), netns, device, r.mode(), "copied"));
     samples.add(counter(XDP_GENERIC_SKBS, r.passedSkbs(), netns, device, r.mode(), "passed"));
     samples.add(counter(XDP_GENERIC_COPIED_BYTES, r.copiedBytes(), netns, device, r.mode()));
-    if (!r.copyDurationNanos().isEmpty()) {
-      samples.add(
-          new Sample(
-              XDP_GENERIC_COPY_DURATION,
-              Log2Buckets.dataPoint(
-                  r.copyDurationNanos(),
-                  SourceUnit.NANOSECONDS,
-                  XDP_GENERIC_COPY_DURATION.labels(netns, device, r.mode()))));
-    }
+    samples.add(counter(XDP_GENERIC_PASSED_BYTES, r.passedBytes(), netns, device, r.mode()));
+    r.copyDuration().ifPresent(d -> samples.add(
+        new Sample(
+            XDP_GENERIC_COPY_DURATION,
+            HistogramBuckets.dataPoint(
+                d, HistogramBuckets.DURATION_BOUNDS, XDP_GENERIC_COPY_DURATION.labels(netns, device, r.mode())))));
     return samples;
   }
 
@@ -146,7 +162,7 @@ final class SnapshotTranslator {
         new Sample(
             PROBE_ATTACHED,
             GaugeDataPointSnapshot.builder()
-                .labels(PROBE_ATTACHED.labels(r.path(), r.program(), r.mode()))
+                .labels(PROBE_ATTACHED.labels(r.path(), r.program(), r.mode(), r.attach()))
                 .value(r.attached() ? 1 : 0)
                 .build()));
   }
@@ -157,7 +173,7 @@ final class SnapshotTranslator {
             PROBE_RUN_SECONDS,
             CounterDataPointSnapshot.builder()
                 .labels(PROBE_RUN_SECONDS.labels(r.program()))
-                .value(SourceUnit.NANOSECONDS.toBase(r.runTimeNanos()))
+                .value(r.runTimeNanos() / 1e9)
                 .build()),
         counter(PROBE_RUNS, r.runCount(), r.program()));
   }

@@ -4,13 +4,16 @@ import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
+import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.ProgramStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 
 /** Fixed snapshots shared by the tests; the golden files were checked against these by hand. */
 final class Fixtures {
@@ -21,15 +24,21 @@ final class Fixtures {
   static final DeviceRef RECV = new DeviceRef(4026532400L, "lab-recv", 3, "eth0");
   static final DeviceRef RECV2 = new DeviceRef(4026532401L, "", 4, "eth1");
 
-  /**
-   * Durations: 3 in slot 10 [512, 1023] ns, 5 in slot 11 [1024, 2047], 2 in slot 12 [2048, 4095];
-   * sum 15600 ns.
-   */
-  static final Log2Histogram UPLINK_DURATION =
-      new Log2Histogram(new long[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 5, 2}, 15600);
+  /** The probes' duration layout: native schema 3 over seconds, zero bucket up to 2^(-217/8) s. */
+  static final double ZERO_THRESHOLD = Math.pow(2, -217 / 8.0);
 
-  /** Segments: 4 super-packets of 2..3 segments (slot 2), 6 of 8..15 (slot 4); sum 4*3 + 6*11. */
-  static final Log2Histogram UPLINK_SEGMENTS = new Log2Histogram(new long[] {0, 0, 4, 0, 6}, 78);
+  /**
+   * Durations (schema 3, bucket i = (2^((i-1)/8), 2^(i/8)] s): 3 in bucket -160 (~0.93-1.0 us),
+   * 5 in -152 (~1.9 us), 2 in -144 (~3.7-4.0 us); sum 15600 ns.
+   */
+  static final NativeHistogram UPLINK_DURATION = new NativeHistogram(3, ZERO_THRESHOLD, 0, -160,
+      new long[] {3, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 2}, 15.6e-6);
+
+  /** Segments (schema 0, bucket i = (2^(i-1), 2^i]): 4 super-packets of 3 (bucket 2), 6 of 11 (bucket 4). */
+  static final NativeHistogram UPLINK_SEGMENTS = new NativeHistogram(0, 0, 0, 2, new long[] {4, 0, 6}, 78);
+
+  static final NativeHistogram EMPTY_DURATION = NativeHistogram.empty(3, ZERO_THRESHOLD);
+  static final NativeHistogram EMPTY_SEGMENTS = NativeHistogram.empty(0, 0);
 
   static GsoDeviceStats uplinkGso() {
     return new GsoDeviceStats(
@@ -41,14 +50,17 @@ final class Fixtures {
         UPLINK_DURATION,
         UPLINK_SEGMENTS,
         250,
-        Map.of(GsoCause.GSO_MAX_SIZE, 9L, GsoCause.OTHER, 1L));
+        Map.of(GsoCause.GSO_MAX_SIZE, 9L, GsoCause.OTHER, 1L),
+        Map.of(GsoSite.XMIT, 10L),
+        Map.of(GsoType.TCP4, 10L));
   }
 
   static GsoDeviceStats healthyVethGso() {
     return new GsoDeviceStats(
-        VETH, "tracepoint", 0, 0, 0, Log2Histogram.empty(), Log2Histogram.empty(), 1200, Map.of());
+        VETH, "tracepoint", 0, 0, 0, EMPTY_DURATION, EMPTY_SEGMENTS, 1200, Map.of(), Map.of(), Map.of());
   }
 
+  /** Two timed copies: one in bucket -160 (~1 us), one in -152 (~2 us); sum 2048 ns. */
   static XdpDeviceStats timedXdp() {
     return new XdpDeviceStats(
         RECV,
@@ -56,11 +68,13 @@ final class Fixtures {
         2,
         5,
         131072,
-        new Log2Histogram(new long[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1}, 2048));
+        7000,
+        Optional.of(new NativeHistogram(3, ZERO_THRESHOLD, 0, -160, new long[] {1, 0, 0, 0, 0, 0, 0, 0, 1},
+            2048e-9)));
   }
 
   static XdpDeviceStats untimedXdp() {
-    return new XdpDeviceStats(RECV2, "tracepoint", 36000, 0, 2359296000L, Log2Histogram.empty());
+    return new XdpDeviceStats(RECV2, "tracepoint", 36000, 0, 2359296000L, 0, Optional.empty());
   }
 
   static TelemetrySnapshot full() {
@@ -70,11 +84,12 @@ final class Fixtures {
         .addGso(healthyVethGso())
         .addXdp(timedXdp())
         .addXdp(untimedXdp())
-        .addProbe(new ProbeStatus("gso", "gso_consume", "tracepoint", true))
-        .addProbe(new ProbeStatus("gso", "gso_segment", "kprobe", false))
-        .addProbe(new ProbeStatus("xdp_generic", "xdp_copy", "kprobe", true))
-        .addProgram(new ProgramStats("gso_consume", 1_500_000_000L, 3000))
-        .addProgram(new ProgramStats("xdp_copy", 250, 1))
+        .addProbe(new ProbeStatus("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf", true))
+        .addProbe(new ProbeStatus("gso_tx", "tp_btf__qdisc_dequeue", "tracepoint", "tp_btf", false))
+        .addProbe(new ProbeStatus("xdp_generic", "kprobe__do_xdp_generic", "kprobe", "kprobe", true))
+        .addProgram(new ProgramStats("tp_btf__consume_skb", 1_500_000_000L, 3000))
+        .addProgram(new ProgramStats("kprobe__do_xdp_generic", 250, 1))
+        .selfCostSampledSeconds(12.5)
         .buildInfo(new BuildInfo("0.1.0", "0.26.0", "6.18.0-test"))
         .build();
   }
@@ -83,7 +98,7 @@ final class Fixtures {
   static TelemetrySnapshot noDevices() {
     return TelemetrySnapshot.builder()
         .takenAt(Instant.parse("2026-01-02T03:04:05Z"))
-        .addProbe(new ProbeStatus("gso", "gso_consume", "tracepoint", false))
+        .addProbe(new ProbeStatus("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf", false))
         .buildInfo(new BuildInfo("0.1.0", "0.26.0", "6.18.0-test"))
         .build();
   }

@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.Counter;
 import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_35_0.Metrics.MetricFamily;
 import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_35_0.Metrics.MetricType;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.Log2Histogram;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -98,7 +97,23 @@ class MetricsRegistryTest {
     List<String> buckets = new ArrayList<>();
     uplink.getBucketList()
         .forEach(b -> buckets.add(b.getUpperBound() + "=" + b.getCumulativeCount()));
-    assertThat(buckets).containsSubsequence("1.023E-6=3", "2.047E-6=8", "4.095E-6=10");
+    // classic buckets at powers of two (2^-20 s = 9.5367431640625E-7), exact sums of the native ones
+    assertThat(buckets).containsSubsequence("9.5367431640625E-7=3", "1.9073486328125E-6=8", "3.814697265625E-6=10");
+    // the native histogram travels in the same message, as counted: schema 3, spans from index -160
+    assertThat(uplink.getSchema()).isEqualTo(3);
+    assertThat(uplink.getZeroThreshold()).isEqualTo(Math.pow(2, -217 / 8.0));
+    assertThat(uplink.getPositiveSpanList()).isNotEmpty();
+    assertThat(uplink.getPositiveSpan(0).getOffset()).isEqualTo(-160);
+    // native bucket counts are delta-encoded in protobuf; decoded: 3 at -160, 5 at -152, 2 at -144
+    List<Long> counts = new ArrayList<>();
+    long c = 0;
+    for (long d : uplink.getPositiveDeltaList()) {
+      c += d;
+      counts.add(c);
+    }
+    assertThat(counts).hasSize(17).startsWith(3L).endsWith(2L);
+    assertThat(counts.get(8)).isEqualTo(5L);
+    assertThat(counts.stream().mapToLong(Long::longValue).sum()).isEqualTo(10);
   }
 
   @Test
@@ -131,7 +146,7 @@ class MetricsRegistryTest {
     GsoDeviceStats duplicate =
         new GsoDeviceStats(
             Fixtures.UPLINK, "tracepoint", 1, 1, 1,
-            Log2Histogram.empty(), Log2Histogram.empty(), 1, Map.of());
+            Fixtures.EMPTY_DURATION, Fixtures.EMPTY_SEGMENTS, 1, Map.of(), Map.of(), Map.of());
     current.set(
         TelemetrySnapshot.builder().addGso(Fixtures.uplinkGso()).addGso(duplicate).build());
 

@@ -10,7 +10,6 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.Log2Histogram;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.io.ByteArrayOutputStream;
@@ -46,7 +45,7 @@ class SegscopeCollectorTest {
     String text = openMetrics(collector(Fixtures.noDevices()).collect());
     GoldenFiles.assertMatches("no-devices.om.txt", text);
     assertThat(text)
-        .contains("segscope_probe_attached{mode=\"tracepoint\",path=\"gso\",program=\"gso_consume\"} 0")
+        .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"tp_btf__consume_skb\"} 0")
         .contains("segscope_build_info{kernel=\"6.18.0-test\",libbcc=\"0.26.0\",version=\"0.1.0\"} 1")
         .doesNotContain("segscope_gso_");
   }
@@ -65,13 +64,13 @@ class SegscopeCollectorTest {
     GsoDeviceStats sameLabels =
         new GsoDeviceStats(
             Fixtures.UPLINK, "tracepoint", 99, 99, 99,
-            Log2Histogram.empty(), Log2Histogram.empty(), 99, Map.of());
+            Fixtures.EMPTY_DURATION, Fixtures.EMPTY_SEGMENTS, 99, Map.of(), Map.of(), Map.of());
     TelemetrySnapshot snapshot =
         TelemetrySnapshot.builder()
             .addGso(first)
             .addGso(sameLabels)
             .addGso(Fixtures.healthyVethGso())
-            .addProbe(new ProbeStatus("gso", "p", "tracepoint", true))
+            .addProbe(new ProbeStatus("gso_tx", "p", "tracepoint", "tp_btf", true))
             .build();
 
     String text = openMetrics(collector(snapshot).collect());
@@ -80,7 +79,7 @@ class SegscopeCollectorTest {
     assertThat(text)
         .contains("segscope_gso_sw_skbs_total{device=\"uplink0\",mode=\"tracepoint\",netns=\"4026532281\"} 10.0")
         .contains("segscope_gso_offloaded_skbs_total{device=\"veth-s1\",mode=\"tracepoint\",netns=\"4026531840\"} 1200.0")
-        .contains("segscope_probe_attached{mode=\"tracepoint\",path=\"gso\",program=\"p\"} 1")
+        .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"p\"} 1")
         .doesNotContain(" 99.0");
   }
 
@@ -89,7 +88,7 @@ class SegscopeCollectorTest {
     GsoDeviceStats kprobe =
         new GsoDeviceStats(
             Fixtures.UPLINK, "kprobe", 1, 1, 1,
-            Log2Histogram.empty(), Log2Histogram.empty(), 1, Map.of());
+            Fixtures.EMPTY_DURATION, Fixtures.EMPTY_SEGMENTS, 1, Map.of(), Map.of(), Map.of());
     TelemetrySnapshot snapshot =
         TelemetrySnapshot.builder().addGso(Fixtures.uplinkGso()).addGso(kprobe).build();
 
@@ -124,7 +123,14 @@ class SegscopeCollectorTest {
         .extracting(p -> p.getLabels().get("cause") + "=" + p.getValue())
         .containsExactlyInAnyOrder(
             "feature_missing=0.0", "gso_max_size=9.0", "gso_max_segs=0.0",
-            "checksum=0.0", "other=1.0");
+            "checksum=0.0", "other=1.0", "mtu=0.0", "qdisc=0.0", "tunnel_feature_missing=0.0");
+    CounterSnapshot sites = (CounterSnapshot) family(result, "segscope_gso_sw_site_skbs");
+    assertThat(sites.getDataPoints()).extracting(p -> p.getLabels().get("site") + "=" + p.getValue())
+        .containsExactlyInAnyOrder("xmit=10.0", "ip_output_mtu=0.0", "qdisc=0.0", "xfrm=0.0", "udp_rx=0.0",
+            "other=0.0");
+    CounterSnapshot types = (CounterSnapshot) family(result, "segscope_gso_sw_type_skbs");
+    assertThat(types.getDataPoints()).extracting(p -> p.getLabels().get("gso_type") + "=" + p.getValue())
+        .contains("tcp4=10.0", "tcp6=0.0", "udp_l4=0.0", "udp_tunnel=0.0").hasSize(8);
   }
 
   @Test

@@ -16,10 +16,12 @@ import java.util.Map;
  * @param swSkbs super-packets segmented in software
  * @param swSegments segments those produced
  * @param swBytes bytes of those super-packets
- * @param durationNanos time to segment one super-packet, in nanoseconds
+ * @param duration time to segment one super-packet, in seconds (the timed ones)
  * @param segmentsPerSkb segments per super-packet
  * @param offloadedSkbs super-packets handed intact to the driver
  * @param causes super-packets segmented in software, by cause; missing causes count 0
+ * @param sites super-packets segmented in software, by call site; missing sites count 0
+ * @param types super-packets segmented in software, by GSO type; missing types count 0
  */
 public record GsoDeviceStats(
     DeviceRef device,
@@ -27,31 +29,47 @@ public record GsoDeviceStats(
     long swSkbs,
     long swSegments,
     long swBytes,
-    Log2Histogram durationNanos,
-    Log2Histogram segmentsPerSkb,
+    NativeHistogram duration,
+    NativeHistogram segmentsPerSkb,
     long offloadedSkbs,
-    Map<GsoCause, Long> causes) {
+    Map<GsoCause, Long> causes,
+    Map<GsoSite, Long> sites,
+    Map<GsoType, Long> types) {
   public GsoDeviceStats {
     Checks.notNull(device, "GsoDeviceStats.device");
     Checks.notBlank(mode, "GsoDeviceStats.mode");
     Checks.notNegative(swSkbs, "GsoDeviceStats.swSkbs");
     Checks.notNegative(swSegments, "GsoDeviceStats.swSegments");
     Checks.notNegative(swBytes, "GsoDeviceStats.swBytes");
-    Checks.notNull(durationNanos, "GsoDeviceStats.durationNanos");
+    Checks.notNull(duration, "GsoDeviceStats.duration");
     Checks.notNull(segmentsPerSkb, "GsoDeviceStats.segmentsPerSkb");
     Checks.notNegative(offloadedSkbs, "GsoDeviceStats.offloadedSkbs");
-    Checks.notNull(causes, "GsoDeviceStats.causes");
-    EnumMap<GsoCause, Long> copy = new EnumMap<>(GsoCause.class);
-    for (Map.Entry<GsoCause, Long> e : causes.entrySet()) {
-      GsoCause cause = Checks.notNull(e.getKey(), "GsoDeviceStats.causes key");
-      Long count = Checks.notNull(e.getValue(), "GsoDeviceStats.causes[" + cause.label() + "]");
-      copy.put(cause, Checks.notNegative(count, "GsoDeviceStats.causes[" + cause.label() + "]"));
+    causes = counts(causes, GsoCause.class, "causes");
+    sites = counts(sites, GsoSite.class, "sites");
+    types = counts(types, GsoType.class, "types");
+  }
+
+  private static <K extends Enum<K>> Map<K, Long> counts(Map<K, Long> in, Class<K> type, String what) {
+    Checks.notNull(in, "GsoDeviceStats." + what);
+    EnumMap<K, Long> copy = new EnumMap<>(type);
+    for (Map.Entry<K, Long> e : in.entrySet()) {
+      K k = Checks.notNull(e.getKey(), "GsoDeviceStats." + what + " key");
+      Long count = Checks.notNull(e.getValue(), "GsoDeviceStats." + what + "[" + k + "]");
+      copy.put(k, Checks.notNegative(count, "GsoDeviceStats." + what + "[" + k + "]"));
     }
-    causes = Collections.unmodifiableMap(copy);
+    return Collections.unmodifiableMap(copy);
   }
 
   /** The super-packets segmented in software for {@code cause} (0 if not reported). */
   public long cause(GsoCause cause) {
     return causes.getOrDefault(Checks.notNull(cause, "cause"), 0L);
+  }
+
+  public long site(GsoSite site) {
+    return sites.getOrDefault(Checks.notNull(site, "site"), 0L);
+  }
+
+  public long type(GsoType type) {
+    return types.getOrDefault(Checks.notNull(type, "type"), 0L);
   }
 }

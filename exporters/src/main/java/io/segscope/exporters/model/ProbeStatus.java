@@ -3,15 +3,18 @@ package io.segscope.exporters.model;
 /**
  * Whether one probe program is attached.
  *
- * @param path the kernel path it observes (e.g. {@code gso}, {@code xdp_generic})
+ * @param path the kernel path it observes ({@code gso_tx}, {@code xdp_generic})
  * @param program the program's name
- * @param mode how it attaches: {@code kprobe}, {@code fentry} or {@code tracepoint}
+ * @param mode the path's probe mode: {@code kprobe}, {@code fentry} or {@code tracepoint}
+ * @param attach how the program attaches: {@code tp_btf}, {@code raw_tp}, {@code tracepoint},
+ *     {@code kprobe}, {@code kretprobe}, {@code fentry}, {@code fexit}
  * @param attached true if attached and running
  */
-public record ProbeStatus(String path, String program, String mode, boolean attached) {
+public record ProbeStatus(String path, String program, String mode, String attach, boolean attached) {
   public ProbeStatus {
     Checks.notBlank(path, "ProbeStatus.path");
     Checks.notBlank(program, "ProbeStatus.program");
     Checks.notBlank(mode, "ProbeStatus.mode");
+    Checks.notBlank(attach, "ProbeStatus.attach");
   }
 }

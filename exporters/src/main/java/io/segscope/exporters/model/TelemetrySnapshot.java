@@ -16,6 +16,7 @@ import java.util.List;
  * @param build what the agent is and runs on
  * @param devices every device of the inventory, in every namespace
  * @param recommendations the open recommendations
+ * @param selfCostSampledSeconds how long bpf_stats has been on to measure the agent's own programs
  */
 public record TelemetrySnapshot(
     Instant takenAt,
@@ -25,7 +26,8 @@ public record TelemetrySnapshot(
     List<ProgramStats> programs,
     BuildInfo build,
     List<DeviceInfo> devices,
-    List<RecommendationInfo> recommendations) {
+    List<RecommendationInfo> recommendations,
+    double selfCostSampledSeconds) {
   public TelemetrySnapshot {
     Checks.notNull(takenAt, "TelemetrySnapshot.takenAt");
     gso = Checks.immutableList(gso, "TelemetrySnapshot.gso");
@@ -35,6 +37,10 @@ public record TelemetrySnapshot(
     Checks.notNull(build, "TelemetrySnapshot.build");
     devices = Checks.immutableList(devices, "TelemetrySnapshot.devices");
     recommendations = Checks.immutableList(recommendations, "TelemetrySnapshot.recommendations");
+    if (!(selfCostSampledSeconds >= 0) || Double.isInfinite(selfCostSampledSeconds)) {
+      throw new IllegalArgumentException("TelemetrySnapshot.selfCostSampledSeconds must be finite and >= 0, got "
+          + selfCostSampledSeconds);
+    }
   }
 
   /** Nothing measured yet: taken at {@link Instant#EPOCH}, no records, {@link BuildInfo#unknown()}. */
@@ -45,7 +51,8 @@ public record TelemetrySnapshot(
   /** This snapshot with the inventory's devices and the open recommendations replaced. */
   public TelemetrySnapshot withDevicesAndRecommendations(List<DeviceInfo> devices,
       List<RecommendationInfo> recommendations) {
-    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations);
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+        selfCostSampledSeconds);
   }
 
   /** A builder starting from {@link #empty()}'s values. */
@@ -63,6 +70,7 @@ public record TelemetrySnapshot(
     private final List<DeviceInfo> devices = new ArrayList<>();
     private final List<RecommendationInfo> recommendations = new ArrayList<>();
     private BuildInfo build = BuildInfo.unknown();
+    private double selfCostSampledSeconds;
 
     private Builder() {}
 
@@ -106,8 +114,14 @@ public record TelemetrySnapshot(
       return this;
     }
 
+    public Builder selfCostSampledSeconds(double seconds) {
+      this.selfCostSampledSeconds = seconds;
+      return this;
+    }
+
     public TelemetrySnapshot build() {
-      return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations);
+      return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+          selfCostSampledSeconds);
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.segscope.exporters.model;
 
+import java.util.Optional;
+
 /**
  * Generic (skb-mode) XDP on one receiving device, as counted by one probe mode. Counters are
  * cumulative; keeping them monotonic across source resets is the producer's job (see
@@ -10,8 +12,9 @@ package io.segscope.exporters.model;
  * @param copiedSkbs skbs copied or linearized before the program ran
  * @param passedSkbs skbs that reached the program without a copy
  * @param copiedBytes bytes copied or linearized
- * @param copyDurationNanos time of one copy in nanoseconds; {@link Log2Histogram#empty()} when the
- *     mode cannot time copies (the exporter then emits no duration series for this device)
+ * @param passedBytes bytes of the skbs that needed no copy
+ * @param copyDuration time of one copy in seconds; empty when the mode cannot time copies (the
+ *     exporter then emits no duration series for this device)
  */
 public record XdpDeviceStats(
     DeviceRef device,
@@ -19,13 +22,15 @@ public record XdpDeviceStats(
     long copiedSkbs,
     long passedSkbs,
     long copiedBytes,
-    Log2Histogram copyDurationNanos) {
+    long passedBytes,
+    Optional<NativeHistogram> copyDuration) {
   public XdpDeviceStats {
     Checks.notNull(device, "XdpDeviceStats.device");
     Checks.notBlank(mode, "XdpDeviceStats.mode");
     Checks.notNegative(copiedSkbs, "XdpDeviceStats.copiedSkbs");
     Checks.notNegative(passedSkbs, "XdpDeviceStats.passedSkbs");
     Checks.notNegative(copiedBytes, "XdpDeviceStats.copiedBytes");
-    Checks.notNull(copyDurationNanos, "XdpDeviceStats.copyDurationNanos");
+    Checks.notNegative(passedBytes, "XdpDeviceStats.passedBytes");
+    Checks.notNull(copyDuration, "XdpDeviceStats.copyDuration");
   }
 }

@@ -10,11 +10,12 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ModelValidationTest {
   private static final DeviceRef DEV = new DeviceRef(4026531840L, "", 2, "eth0");
-  private static final Log2Histogram EMPTY = Log2Histogram.empty();
+  private static final NativeHistogram EMPTY = NativeHistogram.empty(3, 0);
 
   @Test
   void deviceRefRejectsBadFields() {
@@ -32,43 +33,46 @@ class ModelValidationTest {
 
   @Test
   void gsoStatsRejectNegativeCounters() {
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", -1, 0, 0, EMPTY, EMPTY, 0, Map.of()))
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", -1, 0, 0, EMPTY, EMPTY, 0, Map.of(), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.swSkbs must not be negative, got -1");
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, -5, 0, EMPTY, EMPTY, 0, Map.of()))
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, -5, 0, EMPTY, EMPTY, 0, Map.of(), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.swSegments must not be negative, got -5");
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, -1, EMPTY, EMPTY, 0, Map.of()))
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, -1, EMPTY, EMPTY, 0, Map.of(), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.swBytes must not be negative, got -1");
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, -3, Map.of()))
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, -3, Map.of(), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.offloadedSkbs must not be negative, got -3");
     assertThatThrownBy(
             () -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0,
-                Map.of(GsoCause.CHECKSUM, -1L)))
-        .hasMessage("GsoDeviceStats.causes[checksum] must not be negative, got -1");
+                Map.of(GsoCause.CHECKSUM, -1L), Map.of(), Map.of()))
+        .hasMessage("GsoDeviceStats.causes[CHECKSUM] must not be negative, got -1");
   }
 
   @Test
   void gsoStatsRejectMissingParts() {
-    assertThatThrownBy(() -> new GsoDeviceStats(null, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, Map.of()))
+    assertThatThrownBy(() -> new GsoDeviceStats(null, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, Map.of(), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.device must not be null");
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "", 0, 0, 0, EMPTY, EMPTY, 0, Map.of()))
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "", 0, 0, 0, EMPTY, EMPTY, 0, Map.of(), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.mode must not be blank");
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, null, EMPTY, 0, Map.of()))
-        .hasMessage("GsoDeviceStats.durationNanos must not be null");
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, null, 0, Map.of()))
-        .hasMessage("GsoDeviceStats.segmentsPerSkb must not be null");
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, null))
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, null, EMPTY, 0, Map.of(), Map.of(),
+        Map.of())).hasMessage("GsoDeviceStats.duration must not be null");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, null, 0, Map.of(), Map.of(),
+        Map.of())).hasMessage("GsoDeviceStats.segmentsPerSkb must not be null");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, null, Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.causes must not be null");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, Map.of(), null, Map.of()))
+        .hasMessage("GsoDeviceStats.sites must not be null");
     Map<GsoCause, Long> nullValue = new HashMap<>();
     nullValue.put(GsoCause.OTHER, null);
-    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, nullValue))
-        .hasMessage("GsoDeviceStats.causes[other] must not be null");
+    assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, nullValue, Map.of(),
+        Map.of()))
+        .hasMessage("GsoDeviceStats.causes[OTHER] must not be null");
   }
 
   @Test
   void gsoCausesAreAnImmutableCopyWithZeroForMissing() {
     Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
     causes.put(GsoCause.GSO_MAX_SIZE, 4L);
-    GsoDeviceStats stats = new GsoDeviceStats(DEV, "kprobe", 4, 8, 100, EMPTY, EMPTY, 0, causes);
+    GsoDeviceStats stats = new GsoDeviceStats(DEV, "kprobe", 4, 8, 100, EMPTY, EMPTY, 0, causes, Map.of(), Map.of());
     causes.put(GsoCause.OTHER, 9L);
     assertThat(stats.causes()).containsOnlyKeys(GsoCause.GSO_MAX_SIZE);
     assertThat(stats.cause(GsoCause.GSO_MAX_SIZE)).isEqualTo(4);
@@ -80,30 +84,34 @@ class ModelValidationTest {
   @Test
   void gsoCauseLabelsAreTheContractValues() {
     assertThat(Arrays.stream(GsoCause.values()).map(GsoCause::label))
-        .containsExactly("feature_missing", "gso_max_size", "gso_max_segs", "checksum", "other");
+        .containsExactly("feature_missing", "gso_max_size", "gso_max_segs", "checksum", "other", "mtu", "qdisc",
+            "tunnel_feature_missing");
   }
 
   @Test
   void xdpStatsRejectBadFields() {
-    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", -1, 0, 0, EMPTY))
+    Optional<NativeHistogram> none = Optional.empty();
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", -1, 0, 0, 0, none))
         .hasMessage("XdpDeviceStats.copiedSkbs must not be negative, got -1");
-    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, -1, 0, EMPTY))
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, -1, 0, 0, none))
         .hasMessage("XdpDeviceStats.passedSkbs must not be negative, got -1");
-    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, 0, -1, EMPTY))
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, 0, -1, 0, none))
         .hasMessage("XdpDeviceStats.copiedBytes must not be negative, got -1");
-    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, 0, 0, null))
-        .hasMessage("XdpDeviceStats.copyDurationNanos must not be null");
-    assertThatThrownBy(() -> new XdpDeviceStats(DEV, null, 0, 0, 0, EMPTY))
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, 0, 0, -1, none))
+        .hasMessage("XdpDeviceStats.passedBytes must not be negative, got -1");
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, "kprobe", 0, 0, 0, 0, null))
+        .hasMessage("XdpDeviceStats.copyDuration must not be null");
+    assertThatThrownBy(() -> new XdpDeviceStats(DEV, null, 0, 0, 0, 0, none))
         .hasMessage("XdpDeviceStats.mode must not be null");
   }
 
   @Test
   void probeProgramAndBuildRejectBadFields() {
-    assertThatThrownBy(() -> new ProbeStatus("", "p", "kprobe", true))
+    assertThatThrownBy(() -> new ProbeStatus("", "p", "kprobe", "tp_btf", true))
         .hasMessage("ProbeStatus.path must not be blank");
-    assertThatThrownBy(() -> new ProbeStatus("gso", null, "kprobe", true))
+    assertThatThrownBy(() -> new ProbeStatus("gso_tx", null, "kprobe", "tp_btf", true))
         .hasMessage("ProbeStatus.program must not be null");
-    assertThatThrownBy(() -> new ProbeStatus("gso", "p", " ", true))
+    assertThatThrownBy(() -> new ProbeStatus("gso_tx", "p", " ", "tp_btf", true))
         .hasMessage("ProbeStatus.mode must not be blank");
     assertThatThrownBy(() -> new ProgramStats("p", -1, 0))
         .hasMessage("ProgramStats.runTimeNanos must not be negative, got -1");
@@ -119,19 +127,19 @@ class ModelValidationTest {
   @Test
   void snapshotRejectsNullElementsNamingTheIndex() {
     List<ProbeStatus> probes = new ArrayList<>();
-    probes.add(new ProbeStatus("gso", "p", "kprobe", true));
+    probes.add(new ProbeStatus("gso_tx", "p", "kprobe", "tp_btf", true));
     probes.add(null);
     assertThatThrownBy(
             () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), probes, List.of(),
-                BuildInfo.unknown(), List.of(), List.of()))
+                BuildInfo.unknown(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.probes[1] must not be null");
     assertThatThrownBy(
             () -> new TelemetrySnapshot(null, List.of(), List.of(), List.of(), List.of(),
-                BuildInfo.unknown(), List.of(), List.of()))
+                BuildInfo.unknown(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.takenAt must not be null");
     assertThatThrownBy(
             () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), List.of(),
-                null, List.of(), List.of()))
+                null, List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.build must not be null");
     assertThatThrownBy(() -> TelemetrySnapshot.builder().addGso(null))
         .hasMessage("TelemetrySnapshot.Builder.addGso argument must not be null");
@@ -142,7 +150,7 @@ class ModelValidationTest {
     List<ProgramStats> programs = new ArrayList<>(List.of(new ProgramStats("p", 1, 1)));
     TelemetrySnapshot s =
         new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), programs,
-            BuildInfo.unknown(), List.of(), List.of());
+            BuildInfo.unknown(), List.of(), List.of(), 0);
     programs.clear();
     assertThat(s.programs()).hasSize(1);
     assertThatThrownBy(() -> s.programs().clear()).isInstanceOf(UnsupportedOperationException.class);
@@ -151,15 +159,15 @@ class ModelValidationTest {
   @Test
   void builderCollectsRecordsInOrder() {
     Instant at = Instant.parse("2026-01-01T00:00:00Z");
-    GsoDeviceStats gso = new GsoDeviceStats(DEV, "kprobe", 1, 2, 3, EMPTY, EMPTY, 4, Map.of());
-    XdpDeviceStats xdp = new XdpDeviceStats(DEV, "kprobe", 1, 2, 3, EMPTY);
+    GsoDeviceStats gso = new GsoDeviceStats(DEV, "kprobe", 1, 2, 3, EMPTY, EMPTY, 4, Map.of(), Map.of(), Map.of());
+    XdpDeviceStats xdp = new XdpDeviceStats(DEV, "kprobe", 1, 2, 3, 4, Optional.of(EMPTY));
     TelemetrySnapshot s =
         TelemetrySnapshot.builder()
             .takenAt(at)
             .addGso(gso)
             .addXdp(xdp)
-            .addProbe(new ProbeStatus("gso", "a", "kprobe", true))
-            .addProbe(new ProbeStatus("gso", "b", "kprobe", false))
+            .addProbe(new ProbeStatus("gso_tx", "a", "kprobe", "tp_btf", true))
+            .addProbe(new ProbeStatus("gso_tx", "b", "kprobe", "tp_btf", false))
             .addProgram(new ProgramStats("a", 1, 1))
             .buildInfo(new BuildInfo("1", "2", "3"))
             .build();
