@@ -6,16 +6,24 @@ import java.time.Duration;
  * How {@code segscope run} was asked to behave.
  *
  * @param interval how often the maps are read
- * @param bpfStats whether to turn on the kernel's bpf_stats while running
+ * @param selfCost how the agent measures its own in-kernel cost (bpf_stats: off, sampled, always)
  * @param adviceWindow the window over which costs are computed for the rules
  * @param adviceOpenAfter how long a finding must hold before it becomes a recommendation
  * @param adviceCloseAfter how long a recommendation must lack evidence before it closes
  * @param netnsDirs directories of named namespace bind mounts besides /run/netns (e.g. /run/docker/netns)
  * @param probeMode the only probe mode to use, or empty to pick the best per path
+ * @param tracepointAttach the only tracepoint attach type to use, or empty for the cheapest that works
  */
-public record AgentOptions(String host, int port, Duration interval, boolean bpfStats, Duration adviceWindow,
+public record AgentOptions(String host, int port, Duration interval,
+    io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
     Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
-    java.util.Optional<io.segscope.probes.ProbeMode> probeMode) {
+    java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
+    java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach) {
+
+  /** The probes as asked for. */
+  public io.segscope.agent.probing.ProbeFactory.Request probeRequest() {
+    return new io.segscope.agent.probing.ProbeFactory.Request(probeMode, tracepointAttach, 4096);
+  }
 
   /** The inventory's configuration: the defaults plus the extra namespace directories. */
   public io.segscope.agent.inventory.InventoryConfig inventoryConfig() {

@@ -6,10 +6,11 @@ import io.segscope.agent.cli.VersionProvider;
 import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.http.AgentVerticle;
+import io.segscope.agent.probing.ProbeFactory;
+import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.BuildInfo;
-import io.segscope.probes.BpfStats;
 import io.segscope.probes.PathPlan;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeException;
@@ -35,18 +36,18 @@ public final class AgentRuntime implements AutoCloseable {
 
   private final ProbeSession probes;
   private final DeviceInventory inventory;
-  private final BpfStats bpfStats;
+  private final SelfCost selfCost;
   private final MetricsRegistry metrics;
   private final Vertx vertx;
   private final AgentVerticle verticle;
   private final CountDownLatch stop = new CountDownLatch(1);
   private boolean closed;
 
-  private AgentRuntime(ProbeSession probes, DeviceInventory inventory, BpfStats bpfStats, MetricsRegistry metrics,
+  private AgentRuntime(ProbeSession probes, DeviceInventory inventory, SelfCost selfCost, MetricsRegistry metrics,
       Vertx vertx, AgentVerticle verticle) {
     this.probes = probes;
     this.inventory = inventory;
-    this.bpfStats = bpfStats;
+    this.selfCost = selfCost;
     this.metrics = metrics;
     this.vertx = vertx;
     this.verticle = verticle;
@@ -62,26 +63,15 @@ public final class AgentRuntime implements AutoCloseable {
     String host = options.host();
     int port = options.port();
     long t0 = System.nanoTime();
-    BpfStats stats = null;
-    if (options.bpfStats()) {
-      try {
-        stats = BpfStats.enable();
-      } catch (ProbeException e) {
-        LOG.warning(e.getMessage() + ": segscope_probe_run_seconds_total stays 0");
-      }
-    }
-    ProbeSession probes;
-    try {
-      probes = ProbeSession.open(plan(options.probeMode()));
-    } catch (ProbeException | RuntimeException e) {
-      if (stats != null) {
-        stats.close();
-      }
-      throw e;
-    }
+    ProbeSession probes = ProbeFactory.open(options.probeRequest());
+    long mapBytes = probes.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
     LOG.info("probes attached in " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
         + probes.attachments().stream().filter(ProbeAttachment::attached).count() + " programs, modes "
-        + probes.modeLabels());
+        + probes.modeLabels() + ", tracepoints as " + probes.plan().tracepointAttach().label()
+        + "; kernel map memory " + String.format("%.1f MiB", mapBytes / 1048576.0) + " now (maps grow with the"
+        + " devices seen)");
+    SelfCost stats = new SelfCost(options.selfCost(), Duration.ofSeconds(1), Duration.ofSeconds(60),
+        probes::programStats);
     BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(),
         System.getProperty("os.version"));
     DeviceInventory inventory;
@@ -89,12 +79,18 @@ public final class AgentRuntime implements AutoCloseable {
     try {
       inventory = DeviceInventory.start(options.inventoryConfig(), warnings);
     } catch (RuntimeException e) {
+      stats.close();
       probes.close();
-      if (stats != null) {
-        stats.close();
-      }
       throw new ProbeException("start the device inventory: " + e.getMessage(), e);
     }
+    // a generic XDP program appearing (or going) attaches (or detaches) the per-packet program at once
+    inventory.addListener((before, after) -> {
+      try {
+        probes.setGenericXdpPresent(TelemetryService.genericXdpPresent(after));
+      } catch (ProbeException e) {
+        LOG.warning(e.getMessage());
+      }
+    });
     LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
         + inventory.current().namespaces().size() + " namespaces");
     Advisor advisor = new Advisor(options.adviceWindow(), options.adviceOpenAfter(), options.adviceCloseAfter(),
@@ -105,7 +101,8 @@ public final class AgentRuntime implements AutoCloseable {
             w -> w.count())
         .description("Netlink attributes or messages skipped because their bytes were malformed")
         .register(metrics.meters());
-    holder[0] = new TelemetryService(probes, inventory::current, advisor, build, metrics.meters(), Clock.systemUTC());
+    holder[0] = new TelemetryService(probes, stats, inventory::current, advisor, build, metrics.meters(),
+        Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
     AgentVerticle verticle = new AgentVerticle(host, port, options.interval(), holder[0], metrics, () -> true);
     AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);
@@ -116,23 +113,6 @@ public final class AgentRuntime implements AutoCloseable {
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     return rt;
-  }
-
-  /** Decides the probe plan and logs it: one line per path with why better modes are out. */
-  private static ProbePlan plan(Optional<ProbeMode> probeMode) {
-    ProbePlan plan = ProbePlan.decide(probeMode);
-    if (plan.failure().isPresent()) {
-      return plan; // opening it fails with the reason
-    }
-    for (PathPlan p : plan.paths()) {
-      if (p.measured()) {
-        LOG.info("probe plan: " + p.describe());
-      } else {
-        LOG.warning("probe plan: " + p.describe() + "; segscope_probe_attached{path=\"" + p.path().label()
-            + "\"} stays 0");
-      }
-    }
-    return plan;
   }
 
   public int port() {
@@ -164,10 +144,8 @@ public final class AgentRuntime implements AutoCloseable {
       LOG.warning("close HTTP server: " + e.getMessage());
     }
     inventory.close();
+    selfCost.close();
     probes.close();
-    if (bpfStats != null) {
-      bpfStats.close();
-    }
     metrics.close();
   }
 }

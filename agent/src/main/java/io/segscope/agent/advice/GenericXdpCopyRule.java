@@ -64,8 +64,8 @@ public final class GenericXdpCopyRule implements Rule {
     ev.put("copied_bytes_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedBytesPerSec()));
     ev.put("cpu_cores", cost.xdpCpu().cores());
     ev.put("cpu_basis", cost.xdpCpu().explanation());
-    ev.put("copy_p50_ns", cost.xdpCopyNanos().quantile(0.5));
-    ev.put("copy_p99_ns", cost.xdpCopyNanos().quantile(0.99));
+    ev.put("copy_p50_ns", cost.xdpCopyQuantileNanos(0.5));
+    ev.put("copy_p99_ns", cost.xdpCopyQuantileNanos(0.99));
     ev.put("mode", cost.xdpMode());
     ev.put("xdp_program_id", prog.getAsInt());
     ev.put("kind", d.kind().isEmpty() ? "physical" : d.kind());

@@ -16,8 +16,10 @@ import io.segscope.agent.telemetry.NetnsNames;
 import io.segscope.agent.telemetry.SnapshotAssembler;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
-import io.segscope.probes.ProbePlan;
 import io.segscope.probes.ProbeSession;
+import io.segscope.agent.probing.ProbeFactory;
+import io.segscope.agent.telemetry.SelfCost;
+import java.util.Optional;
 import io.segscope.probes.bcc.Bcc;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -61,7 +63,8 @@ public final class ReportCommand implements Callable<Integer> {
     }
     PrintStream err = System.err;
     err.println("segscope report: compiling and attaching the probes ...");
-    try (ProbeSession probes = ProbeSession.open(ProbePlan.decide(probeMode.forced()))) {
+    try (ProbeSession probes = ProbeFactory.open(new ProbeFactory.Request(probeMode.forced(), Optional.empty(),
+        4096))) {
       BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(), System.getProperty("os.version"));
       SnapshotAssembler assembler = new SnapshotAssembler(build);
       Inventory inv0 = InventoryReader.read(InventoryConfig.defaults(), new DecodeWarnings());
@@ -107,7 +110,8 @@ public final class ReportCommand implements Callable<Integer> {
   private static TelemetrySnapshot snapshot(SnapshotAssembler a, ProbeSession probes, Inventory inv)
       throws Exception {
     Map<Long, String> names = NetnsNames.scan();
-    return a.assemble(Instant.now(), probes.read(), probes,
+    return a.assemble(Instant.now(), probes.read(), probes.attachments(), SelfCost.Reading.NONE,
+        probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
         (netns, ifindex, kernelName) -> InventoryView.name(inv, names, netns, ifindex, kernelName));
   }
 }

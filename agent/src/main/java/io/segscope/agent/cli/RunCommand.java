@@ -56,9 +56,34 @@ public final class RunCommand implements Callable<Integer> {
       description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
   ProbeModeOption probeMode;
 
-  @Option(names = "--no-bpf-stats", negatable = false,
-      description = "Do not turn on the kernel's bpf_stats (the agent's in-kernel run time metrics stay 0).")
+  @Option(names = "--self-cost", paramLabel = "MODE", defaultValue = "sampled",
+      converter = SelfCostConverter.class,
+      description = "How the agent measures its own in-kernel cost with the kernel's bpf_stats, which taxes every "
+          + "BPF program on the host (~65-70 ns per run) while on: sampled (on 1 s in every 60 s, extrapolated), "
+          + "always, or off (default: ${DEFAULT-VALUE}).")
+  io.segscope.agent.telemetry.SelfCost.Mode selfCost;
+
+  @Option(names = "--no-bpf-stats", negatable = false, hidden = true,
+      description = "Same as --self-cost off (kept for compatibility).")
   boolean noBpfStats;
+
+  @Option(names = "--tracepoint-attach", paramLabel = "TYPE", defaultValue = "auto",
+      description = "How tracepoint programs attach: auto (the cheapest this kernel allows: tp_btf, then raw_tp, "
+          + "then tracepoint), or one of tp_btf, raw_tp, tracepoint (fails the start if the kernel refuses it) "
+          + "(default: ${DEFAULT-VALUE}).")
+  String tracepointAttach;
+
+  /** Parses --self-cost. */
+  static final class SelfCostConverter implements picocli.CommandLine.ITypeConverter<io.segscope.agent.telemetry.SelfCost.Mode> {
+    @Override
+    public io.segscope.agent.telemetry.SelfCost.Mode convert(String value) {
+      try {
+        return io.segscope.agent.telemetry.SelfCost.Mode.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -74,8 +99,17 @@ public final class RunCommand implements Callable<Integer> {
         return 2;
       }
     }
-    AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval, !noBpfStats, adviceWindow,
-        adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced());
+    java.util.Optional<io.segscope.probes.TracepointAttach> attach;
+    try {
+      attach = tracepointAttach.equals("auto") ? java.util.Optional.empty()
+          : java.util.Optional.of(io.segscope.probes.TracepointAttach.parse(tracepointAttach));
+    } catch (IllegalArgumentException e) {
+      System.err.println("segscope run: --tracepoint-attach: " + e.getMessage());
+      return 2;
+    }
+    AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval,
+        noBpfStats ? io.segscope.agent.telemetry.SelfCost.Mode.OFF : selfCost, adviceWindow,
+        adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach);
     try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }

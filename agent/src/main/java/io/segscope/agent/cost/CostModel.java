@@ -2,7 +2,7 @@ package io.segscope.agent.cost;
 
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.time.Duration;
@@ -69,12 +69,12 @@ public final class CostModel {
     String gsoMode = g1 != null ? g1.mode() : "";
     double swSkbs = 0, swSegs = 0, swBytes = 0, off = 0;
     Map<GsoCause, Double> causes = new EnumMap<>(GsoCause.class);
-    Log2Histogram dur = Log2Histogram.empty();
-    Log2Histogram segs = Log2Histogram.empty();
+    NativeHistogram dur = Histograms.EMPTY_DURATION;
+    NativeHistogram segs = Histograms.EMPTY_SEGMENTS;
     CpuEstimate gsoCpu = CpuEstimate.NONE;
     if (g1 != null) {
       boolean reset = g0 == null || g1.swSkbs() < g0.swSkbs() || g1.offloadedSkbs() < g0.offloadedSkbs()
-          || g1.durationNanos().count() < g0.durationNanos().count();
+          || g1.duration().count() < g0.duration().count();
       GsoDeviceStats base = reset ? null : g0;
       swSkbs = g1.swSkbs() - (base == null ? 0 : base.swSkbs());
       swSegs = g1.swSegments() - (base == null ? 0 : base.swSegments());
@@ -83,13 +83,12 @@ public final class CostModel {
       for (GsoCause c : GsoCause.values()) {
         causes.put(c, (g1.cause(c) - (base == null ? 0 : base.cause(c))) / s);
       }
-      dur = base == null ? g1.durationNanos() : minus(g1.durationNanos(), base.durationNanos());
-      segs = base == null ? g1.segmentsPerSkb() : minus(g1.segmentsPerSkb(), base.segmentsPerSkb());
-      gsoCpu = cpu(swSkbs, dur, s, "software segmentations",
-          "tracepoint mode times from net_dev_queue (or the qdisc dequeue) to the end of segmentation");
+      dur = base == null ? g1.duration() : g1.duration().minus(base.duration());
+      segs = base == null ? g1.segmentsPerSkb() : g1.segmentsPerSkb().minus(base.segmentsPerSkb());
+      gsoCpu = cpu(swSkbs, dur, s, "software segmentations", gsoTiming(gsoMode));
     }
     double copied = 0, passed = 0, copiedBytes = 0;
-    Log2Histogram copyNanos = Log2Histogram.empty();
+    NativeHistogram copyNanos = Histograms.EMPTY_DURATION;
     CpuEstimate xdpCpu = CpuEstimate.NONE;
     String xdpMode = "";
     if (x1 != null) {
@@ -99,7 +98,8 @@ public final class CostModel {
       copied = x1.copiedSkbs() - (base == null ? 0 : base.copiedSkbs());
       passed = x1.passedSkbs() - (base == null ? 0 : base.passedSkbs());
       copiedBytes = x1.copiedBytes() - (base == null ? 0 : base.copiedBytes());
-      copyNanos = base == null ? x1.copyDurationNanos() : minus(x1.copyDurationNanos(), base.copyDurationNanos());
+      NativeHistogram now = x1.copyDuration().orElse(Histograms.EMPTY_DURATION);
+      copyNanos = base == null ? now : now.minus(base.copyDuration().orElse(Histograms.EMPTY_DURATION));
       if (copied > 0 && copyNanos.count() == 0) {
         xdpCpu = new CpuEstimate(copied * UNTIMED_XDP_COPY_NANOS / 1e9 / s, "estimated",
             String.format("%.0f copies/s x %.0f ns (the %s mode cannot time copies; 600 ns is the median "
@@ -113,7 +113,16 @@ public final class CostModel {
         gsoCpu, xdpMode, copied / s, passed / s, copiedBytes / s, copyNanos, xdpCpu);
   }
 
-  private static CpuEstimate cpu(double events, Log2Histogram timed, double s, String what, String how) {
+  /** How a mode times a segmentation, for the CPU estimate's basis. */
+  static String gsoTiming(String mode) {
+    return switch (mode) {
+      case "tracepoint" -> "timed from net_dev_queue (or the qdisc dequeue) to the free of the segmented original";
+      case "kprobe", "fentry" -> "timed at entry and exit of __skb_gso_segment";
+      default -> "timed by the " + mode + " probes";
+    };
+  }
+
+  private static CpuEstimate cpu(double events, NativeHistogram timed, double s, String what, String how) {
     if (events <= 0) {
       return CpuEstimate.NONE;
     }
@@ -121,7 +130,7 @@ public final class CostModel {
     if (n == 0) {
       return new CpuEstimate(0, "none", events + " " + what + " but none timed");
     }
-    double cores = timed.sum() / 1e9 / s;
+    double cores = timed.sum() / s;
     if (n >= events) {
       return new CpuEstimate(cores, "measured", String.format("%d %s timed (%s)", n, what, how));
     }
@@ -130,15 +139,4 @@ public final class CostModel {
         "%d of %.0f %s timed (%.0f%%), scaled to all of them (%s)", n, events, what, 100.0 * n / events, how));
   }
 
-  /** Per-slot difference, never negative (a slot cannot lose observations without a reset). */
-  static Log2Histogram minus(Log2Histogram a, Log2Histogram b) {
-    long[] ca = a.counts();
-    long[] cb = b.counts();
-    long[] d = new long[Math.max(ca.length, cb.length)];
-    for (int i = 0; i < d.length; i++) {
-      long x = (i < ca.length ? ca[i] : 0) - (i < cb.length ? cb[i] : 0);
-      d[i] = Math.max(0, x);
-    }
-    return new Log2Histogram(d, Math.max(0, a.sum() - b.sum()));
-  }
 }

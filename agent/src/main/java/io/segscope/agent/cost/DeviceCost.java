@@ -2,12 +2,12 @@ package io.segscope.agent.cost;
 
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.NativeHistogram;
 import java.util.Map;
 
 /**
  * What segmentation and generic-XDP copies cost one device over one window: rates per second, CPU,
- * and the window's own histograms (deltas, not totals).
+ * and the window's own histograms (deltas, not totals; durations in seconds).
  */
 public record DeviceCost(
     DeviceRef device,
@@ -18,14 +18,14 @@ public record DeviceCost(
     double swBytesPerSec,
     double offloadedSkbsPerSec,
     Map<GsoCause, Double> causesPerSec,
-    Log2Histogram swDurationNanos,
-    Log2Histogram segmentsPerSkb,
+    NativeHistogram swDuration,
+    NativeHistogram segmentsPerSkb,
     CpuEstimate gsoCpu,
     String xdpMode,
     double xdpCopiedPerSec,
     double xdpPassedPerSec,
     double xdpCopiedBytesPerSec,
-    Log2Histogram xdpCopyNanos,
+    NativeHistogram xdpCopyDuration,
     CpuEstimate xdpCpu) {
 
   public DeviceCost {
@@ -43,6 +43,11 @@ public record DeviceCost(
 
   /** Quantile of the window's segmentation time in ns, NaN when nothing was timed. */
   public double swDurationQuantileNanos(double q) {
-    return swDurationNanos.quantile(q);
+    return swDuration.quantile(q) * 1e9;
+  }
+
+  /** Quantile of the window's generic-XDP copy time in ns, NaN when nothing was timed. */
+  public double xdpCopyQuantileNanos(double q) {
+    return xdpCopyDuration.quantile(q) * 1e9;
   }
 }

@@ -8,6 +8,7 @@ import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
+import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.btf.Btf;
 import java.util.ArrayList;
@@ -39,9 +40,10 @@ public final class Doctor {
     String mode = forced.map(ProbeMode::label).orElse("auto");
     if (caps.failed()) {
       Check notRun = Check.fail("probe test", "not run: missing privileges");
-      return new DoctorReport(release, mode, false, "not ready: " + describe(caps), checks, List.of(), notRun);
+      return new DoctorReport(release, mode, false, "not ready: " + describe(caps), checks, List.of(), notRun,
+          new DoctorReport.Tracepoints("none", List.of()));
     }
-    ProbePlan plan = ProbePlan.decide(forced);
+    ProbePlan plan = ProbeFactory.plan(new ProbeFactory.Request(forced, Optional.empty(), 4096));
     Check probeTest = probeTest(plan);
     return report(release, mode, checks, plan, probeTest);
   }
@@ -65,7 +67,8 @@ public final class Doctor {
           .collect(Collectors.joining(", "));
     }
     boolean ready = verdict.startsWith("ready");
-    return new DoctorReport(release, mode, ready, verdict, checks, paths, probeTest);
+    return new DoctorReport(release, mode, ready, verdict, checks, paths, probeTest,
+        new DoctorReport.Tracepoints(plan.tracepointAttach().label(), plan.tracepointAttachVerdicts()));
   }
 
   private static DoctorReport.PathReport pathReport(PathPlan p) {
@@ -79,11 +82,18 @@ public final class Doctor {
   /** Opens the planned session for real (compile, load, attach), then closes it. */
   static Check probeTest(ProbePlan plan) {
     long t0 = System.nanoTime();
-    try (ProbeSession session = ProbeSession.open(plan)) {
+    try (ProbeSession session = ProbeSession.open(plan, ProbeSession.Options.defaults())) {
       long attached = session.attachments().stream().filter(ProbeAttachment::attached).count();
+      long onDemand = session.attachments().stream().filter(ProbeAttachment::onDemand).count();
       long ms = (System.nanoTime() - t0) / 1_000_000;
-      return Check.ok("probe test", "compiled, loaded and attached " + attached + " programs "
-          + session.modeLabels() + " in " + ms + " ms, then detached them");
+      long mapBytes = session.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
+      return Check.ok("probe test", "compiled, loaded and attached " + attached + " programs (" + onDemand
+          + " more on demand) " + session.modeLabels() + ", tracepoints as "
+          + session.plan().tracepointAttach().label() + ", in " + ms + " ms, kernel map memory "
+          + String.format("%.1f MiB", mapBytes / 1048576.0) + " (grows with the devices seen); then detached them");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Check.fail("probe test", "interrupted");
     } catch (ProbeException | RuntimeException e) {
       String m = e.getMessage() == null ? e.toString() : e.getMessage();
       return Check.fail("probe test", m.length() > MAX_DETAIL ? m.substring(0, MAX_DETAIL) + " [...]" : m);

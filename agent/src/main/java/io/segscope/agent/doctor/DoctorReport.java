@@ -12,13 +12,22 @@ import java.util.List;
  * @param checks the host checks, in order
  * @param paths each measured path: the mode it will use and why each better mode is out
  * @param probeTest the real compile + attach + detach of the planned programs
+ * @param tracepoints how the tracepoint programs will attach ({@code tp_btf}, {@code raw_tp},
+ *     {@code tracepoint}), and why each cheaper type is out
  */
 public record DoctorReport(String kernel, String probeMode, boolean ready, String verdict, List<Check> checks,
-    List<PathReport> paths, Check probeTest) {
+    List<PathReport> paths, Check probeTest, Tracepoints tracepoints) {
 
   public DoctorReport {
     checks = List.copyOf(checks);
     paths = List.copyOf(paths);
+  }
+
+  /** The tracepoint attach type chosen and why cheaper ones are out ("tp_btf: ..."). */
+  public record Tracepoints(String attach, List<String> out) {
+    public Tracepoints {
+      out = List.copyOf(out);
+    }
   }
 
   /**

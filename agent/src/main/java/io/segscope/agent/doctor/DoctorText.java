@@ -23,6 +23,13 @@ public final class DoctorText {
         out.append(String.format(Locale.ROOT, "      %-11s %s%n", t.mode(), t.usable() ? "usable" : "out: " + t.reason()));
       }
     }
+    if (!r.paths().isEmpty()) {
+      out.append("\ntracepoint programs attach as (cheapest first: tp_btf, raw_tp, tracepoint)\n");
+      out.append(String.format(Locale.ROOT, "  %s%n", r.tracepoints().attach()));
+      for (String o : r.tracepoints().out()) {
+        out.append("      out: ").append(o).append('\n');
+      }
+    }
     out.append("\nprobe test\n");
     line(out, r.probeTest());
     out.append('\n').append(r.verdict()).append('\n');

@@ -61,6 +61,11 @@ public final class Inventory {
     return devices;
   }
 
+  /** The namespace of that inode, if it was read. */
+  public Optional<Netns> namespace(long inode) {
+    return namespaces.stream().filter(n -> n.inode() == inode).findFirst();
+  }
+
   /** The root namespace's inode, -1 when it was not read. */
   public long rootNetns() {
     return rootNetns;

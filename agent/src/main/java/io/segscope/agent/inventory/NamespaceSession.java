@@ -53,7 +53,7 @@ final class NamespaceSession implements AutoCloseable {
           events.subscribe(Rtnl.RTNLGRP_LINK, EVENT_BUFFER_BYTES);
         }
         reader = openFeatures(config, warnings);
-        return new NamespaceSession(ns, rtnl, events, reader, warnings);
+        return new NamespaceSession(ns.withCookie(rtnl.netnsCookie()), rtnl, events, reader, warnings);
       } catch (RuntimeException e) {
         rtnl.close();
         if (events != null) {

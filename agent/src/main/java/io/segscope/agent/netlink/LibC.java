@@ -23,6 +23,7 @@ public interface LibC extends Library {
   int SOL_SOCKET = 1;
   int SO_RCVBUF = 8;
   int SO_RCVTIMEO = 20;
+  int SO_NETNS_COOKIE = 71;
   int MSG_DONTWAIT = 0x40;
   int MSG_TRUNC = 0x20;
   int POLLIN = 0x1;
@@ -39,6 +40,8 @@ public interface LibC extends Library {
   long recv(int fd, Pointer buf, long len, int flags);
 
   int setsockopt(int fd, int level, int optname, Pointer optval, int optlen);
+
+  int getsockopt(int fd, int level, int optname, Pointer optval, IntByReference optlen);
 
   int poll(Pointer fds, long nfds, int timeoutMillis);
 

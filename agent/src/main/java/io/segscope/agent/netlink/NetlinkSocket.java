@@ -242,6 +242,20 @@ public final class NetlinkSocket implements AutoCloseable {
     }
   }
 
+  /**
+   * The cookie of the network namespace this socket lives in (SO_NETNS_COOKIE, 5.14+): unique for the
+   * life of the host, unlike the namespace's inode, which is reused. 0 when the kernel has none.
+   */
+  public long netnsCookie() {
+    Memory v = new Memory(8);
+    v.setLong(0, 0);
+    com.sun.jna.ptr.IntByReference len = new com.sun.jna.ptr.IntByReference(8);
+    if (LibC.INSTANCE.getsockopt(fd, LibC.SOL_SOCKET, LibC.SO_NETNS_COOKIE, v, len) != 0 || len.getValue() != 8) {
+      return 0;
+    }
+    return v.getLong(0);
+  }
+
   private static void setInt(int fd, int level, int option, int value, boolean optional) {
     Memory v = new Memory(4);
     v.setInt(0, value);

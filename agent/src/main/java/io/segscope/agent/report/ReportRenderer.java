@@ -53,21 +53,21 @@ public final class ReportRenderer {
           }
         }
         b.append("  causes:").append(causes).append('\n');
-        if (c.swDurationNanos().count() > 0) {
+        if (c.swDuration().count() > 0) {
           b.append(String.format("  time to segment one super-packet: p50 %.0f ns, p99 %.0f ns%n",
               c.swDurationQuantileNanos(0.5), c.swDurationQuantileNanos(0.99)));
-          b.append(Log2Bars.render(c.swDurationNanos(), "nsecs"));
+          b.append(HistogramBars.render(c.swDuration(), "nsecs", 1e9));
         }
         if (c.segmentsPerSkb().count() > 0) {
-          b.append(Log2Bars.render(c.segmentsPerSkb(), "segments"));
+          b.append(HistogramBars.render(c.segmentsPerSkb(), "segments", 1));
         }
       }
       if (c.xdpCopiedPerSec() > 0 || c.xdpPassedPerSec() > 0) {
         b.append(String.format("  generic XDP: %.0f copies/s (%.1f MB/s), %.0f passed/s; CPU %.4f cores (%s)%n",
             c.xdpCopiedPerSec(), c.xdpCopiedBytesPerSec() / 1e6, c.xdpPassedPerSec(), c.xdpCpu().cores(),
             c.xdpCpu().basis()));
-        if (c.xdpCopyNanos().count() > 0) {
-          b.append(Log2Bars.render(c.xdpCopyNanos(), "nsecs"));
+        if (c.xdpCopyDuration().count() > 0) {
+          b.append(HistogramBars.render(c.xdpCopyDuration(), "nsecs", 1e9));
         } else {
           b.append("  (copy time not measured in this mode)\n");
         }

@@ -1,26 +1,34 @@
 package io.segscope.agent.telemetry;
 
+import io.segscope.agent.cost.Histograms;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
+import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.ProgramStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.gso.DeviceCounters;
+import io.segscope.probes.wire.Cause;
+import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.GsoDetail;
+import io.segscope.probes.wire.Site;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Translates what the probes read (raw per-device kernel counters) into the exporters' snapshot
  * model, naming each device and labelling each path's metrics with the mode that path runs in.
- * Pure: no kernel access.
+ * Pure: no kernel access. The probes' enumerations map to the exporters' by explicit tables
+ * ({@link #CAUSES}, {@link #SITES}, {@link #TYPES}), never by spelling.
  */
 public final class SnapshotAssembler {
 
@@ -29,56 +37,87 @@ public final class SnapshotAssembler {
     DeviceRef name(long netns, int ifindex, String kernelName);
   }
 
+  static final Map<Cause, GsoCause> CAUSES = table(Cause.class, Map.of(
+      Cause.FEATURE_MISSING, GsoCause.FEATURE_MISSING, Cause.GSO_MAX_SIZE, GsoCause.GSO_MAX_SIZE,
+      Cause.GSO_MAX_SEGS, GsoCause.GSO_MAX_SEGS, Cause.CHECKSUM, GsoCause.CHECKSUM, Cause.OTHER, GsoCause.OTHER,
+      Cause.MTU, GsoCause.MTU, Cause.QDISC, GsoCause.QDISC,
+      Cause.TUNNEL_FEATURE_MISSING, GsoCause.TUNNEL_FEATURE_MISSING));
+  static final Map<Site, GsoSite> SITES = table(Site.class, Map.of(
+      Site.XMIT, GsoSite.XMIT, Site.IP_OUTPUT_MTU, GsoSite.IP_OUTPUT_MTU, Site.QDISC, GsoSite.QDISC,
+      Site.XFRM, GsoSite.XFRM, Site.UDP_RX, GsoSite.UDP_RX, Site.OTHER, GsoSite.OTHER));
+  static final Map<io.segscope.probes.wire.GsoType, GsoType> TYPES = table(io.segscope.probes.wire.GsoType.class,
+      Map.of(io.segscope.probes.wire.GsoType.TCP4, GsoType.TCP4, io.segscope.probes.wire.GsoType.TCP6, GsoType.TCP6,
+          io.segscope.probes.wire.GsoType.UDP_L4, GsoType.UDP_L4,
+          io.segscope.probes.wire.GsoType.UDP_TUNNEL, GsoType.UDP_TUNNEL,
+          io.segscope.probes.wire.GsoType.GRE, GsoType.GRE, io.segscope.probes.wire.GsoType.IPIP, GsoType.IPIP,
+          io.segscope.probes.wire.GsoType.FRAGLIST, GsoType.FRAGLIST,
+          io.segscope.probes.wire.GsoType.OTHER, GsoType.OTHER));
+
+  /** A total mapping: fails at class initialisation if the probes gained a value the exporters lack. */
+  private static <K extends Enum<K>, V> Map<K, V> table(Class<K> type, Map<K, V> entries) {
+    Map<K, V> m = new EnumMap<>(type);
+    m.putAll(entries);
+    for (K k : type.getEnumConstants()) {
+      if (!m.containsKey(k)) {
+        throw new IllegalStateException("map " + type.getSimpleName() + "." + k + ": no exported value");
+      }
+    }
+    return m;
+  }
+
   private final BuildInfo build;
 
   public SnapshotAssembler(BuildInfo build) {
     this.build = build;
   }
 
-  /** From a live probe session: its attachments, program stats and per-path modes. */
-  public TelemetrySnapshot assemble(Instant at, ProbeReading reading, io.segscope.probes.ProbeSession probes,
-      DeviceNamer namer) {
-    return assemble(at, reading, probes.attachments(), probes.programStats(),
-        probes.mode(io.segscope.probes.ProbeSession.PATH_GSO_TX),
-        probes.mode(io.segscope.probes.ProbeSession.PATH_XDP_GENERIC), namer);
-  }
-
+  /**
+   * @param gsoMode the gso_tx path's mode label, "" when it is not measured
+   * @param xdpMode the xdp_generic path's mode label, "" when it is not measured
+   * @param programs the agent's own programs' run statistics (see {@link SelfCost})
+   */
   public TelemetrySnapshot assemble(Instant at, ProbeReading reading, List<ProbeAttachment> attachments,
-      List<io.segscope.probes.bcc.ProgramStats> programs, String gsoMode, String xdpMode, DeviceNamer namer) {
+      SelfCost.Reading programs, String gsoMode, String xdpMode, DeviceNamer namer) {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
-    for (DeviceCounters c : reading.devices()) {
-      DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
+    for (DeviceReading r : reading.devices()) {
+      DeviceRef ref = namer.name(r.key().netns(), r.key().ifindex(), r.kernelName());
+      var c = r.counts();
       // an unmeasured path has mode "" and no counts; never label series with an empty mode
-      if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || c.offloadedSkbs() > 0)) {
-        b.addGso(gso(ref, c, gsoMode));
+      if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || r.offloadedSkbs() > 0)) {
+        b.addGso(gso(ref, r, gsoMode));
       }
       if (!xdpMode.isEmpty() && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
+        Optional<NativeHistogram> dur = r.xdp().map(x -> Histograms.duration(x.durationSlots(), x.timedNanos()));
         b.addXdp(new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
-            new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos())));
+            c.xdpPassedBytes(), dur));
       }
     }
     for (ProbeAttachment a : attachments) {
-      b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attached()));
+      b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attach(), a.attached()));
     }
-    for (io.segscope.probes.bcc.ProgramStats p : programs) {
-      b.addProgram(new ProgramStats(p.function(), p.runTimeNanos(), p.runCount()));
+    for (ProgramStats p : programs.programs()) {
+      b.addProgram(p);
     }
+    b.selfCostSampledSeconds(programs.sampledSeconds());
     return b.build();
   }
 
-  private GsoDeviceStats gso(DeviceRef ref, DeviceCounters c, String mode) {
+  private static GsoDeviceStats gso(DeviceRef ref, DeviceReading r, String mode) {
+    var c = r.counts();
     Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
-    for (DeviceCounters.Cause k : DeviceCounters.Cause.values()) {
-      causes.put(GsoCause.valueOf(k.name()), c.cause(k));
+    Map<GsoSite, Long> sites = new EnumMap<>(GsoSite.class);
+    Map<GsoType, Long> types = new EnumMap<>(GsoType.class);
+    NativeHistogram duration = Histograms.EMPTY_DURATION;
+    NativeHistogram segments = Histograms.EMPTY_SEGMENTS;
+    if (r.gso().isPresent()) {
+      GsoDetail d = r.gso().get();
+      CAUSES.forEach((k, v) -> causes.put(v, d.cause(k)));
+      SITES.forEach((k, v) -> sites.put(v, d.site(k)));
+      TYPES.forEach((k, v) -> types.put(v, d.gsoType(k)));
+      duration = Histograms.duration(d.durationSlots(), d.timedNanos());
+      segments = Histograms.segments(d.segmentSlots(), c.swSegments());
     }
-    return new GsoDeviceStats(ref, mode, c.swSkbs(), c.swSegments(), c.swBytes(),
-        new Log2Histogram(c.durationSlots(), c.swNanos()),
-        new Log2Histogram(c.segmentSlots(), segmentSum(c)),
-        c.offloadedSkbs(), causes);
-  }
-
-  /** Segments of the skbs in the segments histogram: every software-segmented skb is in it. */
-  private static double segmentSum(DeviceCounters c) {
-    return c.swSegments();
+    return new GsoDeviceStats(ref, mode, c.swSkbs(), c.swSegments(), c.swBytes(), duration, segments,
+        r.offloadedSkbs(), causes, sites, types);
   }
 }

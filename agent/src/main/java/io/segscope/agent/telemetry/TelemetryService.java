@@ -16,7 +16,10 @@ import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
-import io.segscope.probes.gso.Diagnostic;
+import io.segscope.probes.ProbeSource;
+import io.segscope.probes.wire.DeviceKey;
+import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.Diagnostic;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,21 +38,24 @@ import java.util.logging.Logger;
 public final class TelemetryService {
   private static final Logger LOG = Logger.getLogger(TelemetryService.class.getName());
 
-  private final ProbeSession probes;
+  private final ProbeSource probes;
+  private final SelfCost selfCost;
   private final Supplier<Inventory> inventory;
   private final Advisor advisor;
   private final SnapshotAssembler assembler;
   private final Clock clock;
-  private final VanishedDevices vanished = new VanishedDevices(Duration.ofSeconds(15));
+  private final VanishedDevices vanished = new VanishedDevices(Duration.ofSeconds(15), Duration.ofMinutes(10));
+  private final java.util.Map<DeviceKey, Long> lastSwSkbs = new java.util.HashMap<>();
   private final AtomicReference<TelemetrySnapshot> latest;
   private final AtomicReference<ProbeReading> lastReading = new AtomicReference<>();
   private final Timer readTimer;
   private final Counter readErrors;
   private volatile boolean firstReadDone;
 
-  public TelemetryService(ProbeSession probes, Supplier<Inventory> inventory, Advisor advisor, BuildInfo build,
-      MeterRegistry meters, Clock clock) {
+  public TelemetryService(ProbeSource probes, SelfCost selfCost, Supplier<Inventory> inventory, Advisor advisor,
+      BuildInfo build, MeterRegistry meters, Clock clock) {
     this.probes = probes;
+    this.selfCost = selfCost;
     this.inventory = inventory;
     this.advisor = advisor;
     this.clock = clock;
@@ -83,12 +89,13 @@ public final class TelemetryService {
       ProbeReading reading = probes.read();
       Inventory inv = inventory.get();
       Map<Long, String> netnsNames = NetnsNames.scan();
-      TelemetrySnapshot base = assembler.assemble(clock.instant(), reading, probes,
+      TelemetrySnapshot base = assembler.assemble(clock.instant(), reading, probes.attachments(), selfCost.read(),
+          probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
           (netns, ifindex, kernelName) -> InventoryView.name(inv, netnsNames, netns, ifindex, kernelName));
-      probes.setGenericXdpPresent(inv.devices().isEmpty()
-          || inv.devices().stream().anyMatch(d -> d.link().xdp().generic()));
-      for (long[] gone : vanished.update(base.takenAt(), reading.devices(), inv)) {
-        probes.forget(gone[0], (int) gone[1]);
+      probes.setGenericXdpPresent(genericXdpPresent(inv));
+      probes.setSegmentationSeen(segmentationGrew(reading));
+      for (DeviceKey gone : vanished.update(base.takenAt(), reading.devices(), inv)) {
+        probes.forget(gone);
       }
       List<Recommendation> open = advisor.update(base, inv);
       List<DeviceInfo> devices = new ArrayList<>();
@@ -121,6 +128,25 @@ public final class TelemetryService {
     } finally {
       sample.stop(readTimer);
     }
+  }
+
+  /** Whether any device has a generic XDP program (true before the inventory's first read: measure, don't miss). */
+  public static boolean genericXdpPresent(Inventory inv) {
+    return inv.devices().isEmpty() || inv.devices().stream().anyMatch(d -> d.link().xdp().generic());
+  }
+
+  /** Whether any device segmented in software since the previous read. */
+  private boolean segmentationGrew(ProbeReading reading) {
+    boolean grew = false;
+    java.util.Map<DeviceKey, Long> now = new java.util.HashMap<>();
+    for (DeviceReading r : reading.devices()) {
+      long sw = r.counts().swSkbs();
+      now.put(r.key(), sw);
+      grew |= sw > lastSwSkbs.getOrDefault(r.key(), 0L);
+    }
+    lastSwSkbs.clear();
+    lastSwSkbs.putAll(now);
+    return grew;
   }
 
   public TelemetrySnapshot latest() {

@@ -5,7 +5,8 @@ import io.segscope.agent.cost.DeviceCost;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.agent.cost.Histograms;
+import io.segscope.probes.program.DurationBuckets;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.time.Instant;
@@ -23,16 +24,17 @@ final class Costs {
 
   static GsoDeviceStats gso(long netns, int ifindex, String name, long sw, long bytes, GsoCause cause,
       long timedEach, long offloaded) {
-    long[] dur = new long[40];
-    dur[14] = sw; // [8192, 16383] ns
+    long[] dur = new long[DurationBuckets.SLOTS];
+    dur[DurationBuckets.slotOf(timedEach)] = sw; // every one in the native bucket of timedEach ns
     long[] segs = new long[18];
-    segs[6] = sw; // [32, 63] segments
+    segs[7] = sw; // native bucket 6 = (32, 64] segments
     Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
     if (sw > 0) {
       causes.put(cause, sw);
     }
     return new GsoDeviceStats(new DeviceRef(netns, "", ifindex, name), "tracepoint", sw, sw * 45, bytes,
-        new Log2Histogram(dur, (double) sw * timedEach), new Log2Histogram(segs, sw * 45.0), offloaded, causes);
+        Histograms.duration(dur, sw * timedEach), Histograms.segments(segs, sw * 45), offloaded, causes, Map.of(),
+        Map.of());
   }
 
   /** One 3-second window from zero to these cumulative values. */

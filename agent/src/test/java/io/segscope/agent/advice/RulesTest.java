@@ -8,7 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.agent.cost.Histograms;
+import io.segscope.exporters.model.NativeHistogram;
+import io.segscope.probes.program.DurationBuckets;
+import java.util.Optional;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.util.Collection;
 import java.util.List;
@@ -112,13 +115,14 @@ class RulesTest {
 
   // ---- generic_xdp_copy (S3)
 
-  private static XdpDeviceStats xdp(long copied, long passed, Log2Histogram timing, String mode) {
-    return new XdpDeviceStats(new DeviceRef(RECEIVER, "", 2, "rcv0"), mode, copied, passed, copied * 65000, timing);
+  private static XdpDeviceStats xdp(long copied, long passed, Optional<NativeHistogram> timing, String mode) {
+    return new XdpDeviceStats(new DeviceRef(RECEIVER, "", 2, "rcv0"), mode, copied, passed, copied * 65000,
+        passed * 1500, timing);
   }
 
   @Test
   void s3GenericXdpCopiesAskForNativeModeWithTheSameProgram() {
-    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Log2Histogram.empty(), "tracepoint")});
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Optional.empty(), "tracepoint")});
     List<Finding> f = advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("generic_xdp_copy");
@@ -136,9 +140,10 @@ class RulesTest {
 
   @Test
   void timedCopiesAreMeasuredNotEstimated() {
-    long[] slots = new long[40];
-    slots[10] = 108000; // [512, 1023] ns
-    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, new Log2Histogram(slots, 108000 * 700.0), "kprobe")});
+    long[] slots = new long[DurationBuckets.SLOTS];
+    slots[DurationBuckets.slotOf(700)] = 108000; // every copy in the native bucket of 700 ns
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0,
+        Optional.of(Histograms.duration(slots, 108000L * 700)), "kprobe")});
     List<Finding> f = advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.cpuSavingCores()).isCloseTo(36000 * 700e-9, org.assertj.core.api.Assertions.within(1e-9));
@@ -148,7 +153,7 @@ class RulesTest {
 
   @Test
   void noAdviceWhereTheDriverHasNoNativeXdpOrTheProgramIsNative() {
-    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Log2Histogram.empty(), "tracepoint")});
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Optional.empty(), "tracepoint")});
     assertThat(advise(LabInventories.s3(LabInventories.generic(77), "macvlan"), costs)).isEmpty();
     var drv = new io.segscope.agent.inventory.XdpAttachment(io.segscope.agent.inventory.XdpMode.DRIVER,
         java.util.OptionalInt.of(77), java.util.OptionalInt.of(77), java.util.OptionalInt.empty(),
@@ -158,7 +163,7 @@ class RulesTest {
 
   @Test
   void fewCopiesGiveNoAdvice() {
-    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(150, 3000, Log2Histogram.empty(), "tracepoint")});
+    var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(150, 3000, Optional.empty(), "tracepoint")});
     assertThat(advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs)).isEmpty();
   }
 

@@ -7,7 +7,8 @@ import static org.assertj.core.api.Assertions.within;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.probes.program.DurationBuckets;
+import java.util.Optional;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.time.Instant;
@@ -19,11 +20,12 @@ class CostModelTest {
   private static final DeviceRef UP = new DeviceRef(7, "sw", 3, "up0");
 
   private static GsoDeviceStats gso(long sw, long timed, double nanos, long offloaded) {
-    long[] dur = new long[40];
-    dur[13] = timed;
-    return new GsoDeviceStats(UP, "tracepoint", sw, sw * 45, sw * 65000, new Log2Histogram(dur, nanos),
-        new Log2Histogram(new long[] {0, 0, 0, 0, 0, 0, sw}, sw * 45.0), offloaded,
-        Map.of(GsoCause.GSO_MAX_SIZE, sw));
+    long[] dur = new long[DurationBuckets.SLOTS];
+    dur[DurationBuckets.slotOf(8000)] = timed;
+    long[] segs = new long[18];
+    segs[7] = sw;
+    return new GsoDeviceStats(UP, "tracepoint", sw, sw * 45, sw * 65000, Histograms.duration(dur, (long) nanos),
+        Histograms.segments(segs, sw * 45), offloaded, Map.of(GsoCause.GSO_MAX_SIZE, sw), Map.of(), Map.of());
   }
 
   private static TelemetrySnapshot snap(int s, GsoDeviceStats... g) {
@@ -46,7 +48,8 @@ class CostModelTest {
     assertThat(c.causeShare(GsoCause.GSO_MAX_SIZE)).isEqualTo(1.0);
     assertThat(c.gsoCpu().basis()).isEqualTo("measured");
     assertThat(c.gsoCpu().cores()).isCloseTo(80e6 / 1e9 / 10, within(1e-12)); // 8 ms of CPU per second
-    assertThat(c.swDurationNanos().count()).isEqualTo(10000);
+    assertThat(c.swDuration().count()).isEqualTo(10000);
+    assertThat(c.swDurationQuantileNanos(0.5)).isBetween(7600.0, 8300.0); // inside 8000 ns's native bucket
   }
 
   @Test
@@ -77,7 +80,7 @@ class CostModelTest {
 
   @Test
   void untimedXdpCopiesGetAnEstimateWithItsBasis() {
-    var x = new XdpDeviceStats(UP, "tracepoint", 36000, 10, 36000L * 65000, Log2Histogram.empty());
+    var x = new XdpDeviceStats(UP, "tracepoint", 36000, 10, 36000L * 65000, 10L * 1500, Optional.empty());
     var after = TelemetrySnapshot.builder().takenAt(T.plusSeconds(1)).addXdp(x).build();
     var c = CostModel.window(snap(0), after).get(CostModel.Key.of(7, 3));
     assertThat(c.xdpCopiedPerSec()).isEqualTo(36000.0);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.segscope.probes.KernelProbes;
 import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
-import io.segscope.probes.ProgramSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,9 +54,17 @@ class DoctorTest {
     }
 
     @Override
-    public Optional<String> tryAttach(ProgramSpec spec) {
-      return spec.kind() == ProgramSpec.Kind.FENTRY || spec.kind() == ProgramSpec.Kind.FEXIT
-          ? Optional.of("bcc_func_load " + spec.function() + ": Operation not permitted (errno 1)")
+    public Optional<List<String>> tracepointArgs(String event) {
+      return Optional.of(event.equals("qdisc_dequeue")
+          ? List.of("struct Qdisc *", "struct netdev_queue *", "int", "struct sk_buff *")
+          : event.equals("net_dev_queue") || event.equals("netif_receive_skb") ? List.of("struct sk_buff *")
+          : List.of("struct sk_buff *", "void *"));
+    }
+
+    @Override
+    public Optional<String> tryAttach(io.segscope.probes.load.AttachPoint point) {
+      return point.kind().equals("fentry") || point.kind().equals("fexit")
+          ? Optional.of("bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)")
           : Optional.empty();
     }
   }
@@ -67,21 +74,21 @@ class DoctorTest {
 
   @Test
   void readyNamesEachPathsMode() {
-    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(true, true));
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), Optional.empty(), new Kernel(true, true));
     DoctorReport r = Doctor.report("6.1.0-57-amd64", "auto", HEALTHY, plan, PROBES_OK);
     assertThat(r.ready()).isTrue();
     assertThat(r.verdict()).isEqualTo("ready: gso_tx in kprobe mode, xdp_generic in kprobe mode");
     assertThat(r.paths()).first().satisfies(p -> {
       assertThat(p.mode()).isEqualTo("kprobe");
       assertThat(p.tried()).containsExactly(
-          new DoctorReport.Tried("fentry", false, "bcc_func_load kfunc____skb_gso_segment: Operation not permitted (errno 1)"),
+          new DoctorReport.Tried("fentry", false, "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)"),
           new DoctorReport.Tried("kprobe", true, ""));
     });
   }
 
   @Test
   void aFailedCheckComesFirstInTheVerdict() {
-    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(true, true));
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), Optional.empty(), new Kernel(true, true));
     List<Check> checks = List.of(Check.ok("btf", "fine"), Check.fail("libbcc", "found 0.25.0, need 0.26.x\nmore"));
     DoctorReport r = Doctor.report("6.1", "auto", checks, plan, PROBES_OK);
     assertThat(r.ready()).isFalse();
@@ -90,7 +97,7 @@ class DoctorTest {
 
   @Test
   void anUnmeasurableGsoPathIsTheMissingPieceEvenWhenXdpWorks() {
-    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(false, false));
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), Optional.empty(), new Kernel(false, false));
     DoctorReport r = Doctor.report("6.18", "auto", HEALTHY, plan, PROBES_OK);
     assertThat(r.ready()).isFalse();
     assertThat(r.verdict()).startsWith("not ready: gso_tx cannot be measured: fentry: ")
@@ -102,7 +109,7 @@ class DoctorTest {
 
   @Test
   void aFailedProbeTestIsTheMissingPieceOtherwise() {
-    ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT), new Kernel(false, true));
+    ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT), Optional.empty(), new Kernel(false, true));
     DoctorReport r = Doctor.report("6.18", "tracepoint", HEALTHY, plan,
         Check.fail("probe test", "compile programs: compile failed\n/virtual/main.c:1: error"));
     assertThat(r.ready()).isFalse();
@@ -111,12 +118,12 @@ class DoctorTest {
 
   @Test
   void textShowsChecksPathsReasonsAndVerdict() {
-    ProbePlan plan = ProbePlan.decide(Optional.empty(), new Kernel(false, true));
+    ProbePlan plan = ProbePlan.decide(Optional.empty(), Optional.empty(), new Kernel(false, true));
     String text = DoctorText.render(Doctor.report("6.18.44", "auto", HEALTHY, plan, PROBES_OK));
     assertThat(text).startsWith("segscope doctor: kernel 6.18.44, probe mode auto\n")
         .contains("  warn  headers        other\n")
         .contains("  gso_tx       tracepoint\n")
-        .contains("      fentry      out: bcc_func_load kfunc____skb_gso_segment: Operation not permitted (errno 1)\n")
+        .contains("      fentry      out: bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)\n")
         .contains("      kprobe      out: CONFIG_KPROBES is not set\n")
         .contains("      tracepoint  usable\n")
         .endsWith("ready: gso_tx in tracepoint mode, xdp_generic in tracepoint mode\n");

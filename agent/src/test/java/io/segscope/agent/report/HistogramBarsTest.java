@@ -2,34 +2,41 @@ package io.segscope.agent.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.exporters.model.Log2Histogram;
+import io.segscope.exporters.model.NativeHistogram;
 import org.junit.jupiter.api.Test;
 
-class Log2BarsTest {
+class HistogramBarsTest {
+  private static final double Z = Math.pow(2, -217 / 8.0);
 
   @Test
-  void printsOnlyTheOccupiedRangeWithBarsScaledToTheLargestSlot() {
-    long[] slots = new long[40];
-    slots[13] = 26; // [4096, 8191]
-    slots[14] = 17495; // [8192, 16383]
-    slots[16] = 46; // [32768, 65535]
-    String out = Log2Bars.render(new Log2Histogram(slots, 1), "nsecs");
+  void printsOnePowerOfTwoPerLineWithBarsScaledToTheLargestAndTheQuantiles() {
+    // schema 3 over seconds: 26 near 4 us (bucket -145), 17495 near 8 us (-137), 46 near 32 us (-121)
+    long[] counts = new long[25];
+    counts[0] = 26;
+    counts[8] = 17495;
+    counts[24] = 46;
+    NativeHistogram h = new NativeHistogram(3, Z, 0, -145, counts, 0.15);
+    String out = HistogramBars.render(h, "nsecs", 1e9);
     assertThat(out.lines()).containsExactly(
-        "     nsecs               : count     distribution",
-        "      4096 -> 8191       : 26        |*                                       |",
-        "      8192 -> 16383      : 17495     |****************************************|",
-        "     16384 -> 32767      : 0         |                                        |",
-        "     32768 -> 65535      : 46        |*                                       |");
+        "     nsecs                 : count     distribution",
+        "      1907 -> 3815       : 26        |*                                       |",
+        "      3815 -> 7629       : 17495     |****************************************|",
+        "      7629 -> 15259      : 0         |                                        |",
+        "     15259 -> 30518      : 46        |*                                       |",
+        out.lines().toList().get(5));
+    assertThat(out.lines().toList().get(5)).startsWith("     p50 ").contains("p90 ").contains("p99 ")
+        .endsWith("(17567 observations)");
   }
 
   @Test
-  void slotZeroHoldsZero() {
-    String out = Log2Bars.render(new Log2Histogram(new long[] {3, 1}, 1), "segments");
-    assertThat(out).contains("         0 -> 0          : 3 ").contains("         1 -> 1          : 1 ");
+  void countsPrintAsIntegersAndTheZeroBucketFirst() {
+    NativeHistogram h = new NativeHistogram(0, 0, 3, 6, new long[] {1}, 45);
+    String out = HistogramBars.render(h, "segments", 1);
+    assertThat(out).contains("         0 -> 0          : 3 ").contains("        32 -> 64         : 1 ");
   }
 
   @Test
   void emptyHistogramSaysSo() {
-    assertThat(Log2Bars.render(Log2Histogram.empty(), "nsecs")).contains("no observations");
+    assertThat(HistogramBars.render(NativeHistogram.empty(3, Z), "nsecs", 1e9)).contains("no observations");
   }
 }

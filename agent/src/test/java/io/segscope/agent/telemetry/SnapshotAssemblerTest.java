@@ -4,48 +4,102 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
+import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoSite;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.gso.DeviceCounters;
+import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.Cause;
+import io.segscope.probes.wire.Counts;
+import io.segscope.probes.wire.DeviceKey;
+import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.GsoDetail;
+import io.segscope.probes.wire.GsoType;
+import io.segscope.probes.wire.Site;
+import io.segscope.probes.wire.XdpDetail;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Each path's series carry that path's mode; an unmeasured path (mode "") yields none. */
+/** Each path's series carry that path's mode; an unmeasured path (mode "") yields none; enums map by table. */
 class SnapshotAssemblerTest {
   private static final BuildInfo BUILD = new BuildInfo("test", "0.26.0", "6.1.0");
 
-  private static DeviceCounters counters(long swSkbs, long xdpCopied) {
-    long[] causes = new long[5];
-    causes[1] = swSkbs;
-    return new DeviceCounters(4026531840L, 3, "up0", swSkbs, swSkbs * 10, swSkbs * 65000, swSkbs, swSkbs * 5000,
-        0, 0, causes, new long[40], new long[18], xdpCopied, 0, xdpCopied * 60000, xdpCopied, xdpCopied * 900,
-        new long[40]);
+  private static DeviceReading reading(long swSkbs, long xdpCopied) {
+    Counts c = new Counts(swSkbs + 3, (swSkbs + 3) * 65000, 0, swSkbs, swSkbs * 10, swSkbs * 65000, swSkbs,
+        xdpCopied, xdpCopied * 60000, 0, 0);
+    long[] causes = new long[Cause.values().length];
+    causes[Cause.GSO_MAX_SIZE.ordinal()] = swSkbs;
+    long[] sites = new long[Site.values().length];
+    sites[Site.XMIT.ordinal()] = swSkbs;
+    long[] types = new long[GsoType.values().length];
+    types[GsoType.TCP4.ordinal()] = swSkbs;
+    long[] dur = new long[DurationBuckets.SLOTS];
+    dur[DurationBuckets.slotOf(5000)] = swSkbs;
+    long[] seg = new long[GsoDetail.SEG_SLOTS];
+    seg[5] = swSkbs; // native index 4 = (8, 16] segments
+    Optional<GsoDetail> gso = swSkbs == 0 ? Optional.empty()
+        : Optional.of(new GsoDetail("up0", swSkbs, swSkbs * 5000, causes, sites, types, seg, dur));
+    long[] xdur = new long[DurationBuckets.SLOTS];
+    xdur[DurationBuckets.slotOf(900)] = xdpCopied;
+    Optional<XdpDetail> xdp = xdpCopied == 0 ? Optional.empty()
+        : Optional.of(new XdpDetail("up0", xdpCopied, xdpCopied * 900, xdur));
+    return new DeviceReading(new DeviceKey(7, 4026531840L, 3), "up0", c, 3, gso, xdp);
   }
 
-  private static TelemetrySnapshot assemble(Map<String, String> modes, DeviceCounters c) {
-    ProbeReading reading = new ProbeReading(0, List.of(c), Map.of());
-    List<ProbeAttachment> attachments = List.of(
-        new ProbeAttachment("gso_tx", "kprobe____skb_gso_segment", "kprobe", "kprobe:__skb_gso_segment", true, ""));
-    return new SnapshotAssembler(BUILD).assemble(Instant.EPOCH, reading, attachments, List.of(),
+  private static TelemetrySnapshot assemble(Map<String, String> modes, DeviceReading r) {
+    ProbeReading reading = new ProbeReading(0, List.of(r), Map.of());
+    List<ProbeAttachment> attachments = List.of(new ProbeAttachment("gso_tx", "kprobe____skb_gso_segment", "kprobe",
+        "kprobe:__skb_gso_segment", "kprobe", true, false, ""));
+    return new SnapshotAssembler(BUILD).assemble(Instant.EPOCH, reading, attachments, SelfCost.Reading.NONE,
         modes.getOrDefault("gso_tx", ""), modes.getOrDefault("xdp_generic", ""),
         (netns, ifindex, name) -> new DeviceRef(netns, "", ifindex, name));
   }
 
   @Test
   void gsoAndXdpSeriesCarryTheirOwnPathsMode() {
-    TelemetrySnapshot s = assemble(Map.of("gso_tx", "kprobe", "xdp_generic", "fentry"), counters(7, 5));
+    TelemetrySnapshot s = assemble(Map.of("gso_tx", "kprobe", "xdp_generic", "fentry"), reading(7, 5));
     assertThat(s.gso()).singleElement().satisfies(g -> assertThat(g.mode()).isEqualTo("kprobe"));
     assertThat(s.xdp()).singleElement().satisfies(x -> assertThat(x.mode()).isEqualTo("fentry"));
-    assertThat(s.probes()).singleElement().satisfies(p -> assertThat(p.mode()).isEqualTo("kprobe"));
+    assertThat(s.probes()).singleElement().satisfies(p -> {
+      assertThat(p.mode()).isEqualTo("kprobe");
+      assertThat(p.attach()).isEqualTo("kprobe");
+    });
   }
 
   @Test
   void anUnmeasuredPathYieldsNoSeries() {
-    TelemetrySnapshot s = assemble(Map.of("xdp_generic", "tracepoint"), counters(7, 5));
+    TelemetrySnapshot s = assemble(Map.of("xdp_generic", "tracepoint"), reading(7, 5));
     assertThat(s.gso()).isEmpty();
     assertThat(s.xdp()).singleElement().satisfies(x -> assertThat(x.mode()).isEqualTo("tracepoint"));
+  }
+
+  @Test
+  void countsCausesSitesAndHistogramsArriveAsCounted() {
+    TelemetrySnapshot s = assemble(Map.of("gso_tx", "tracepoint", "xdp_generic", "kprobe"), reading(7, 5));
+    var g = s.gso().get(0);
+    assertThat(g.swSkbs()).isEqualTo(7);
+    assertThat(g.offloadedSkbs()).isEqualTo(3);
+    assertThat(g.cause(GsoCause.GSO_MAX_SIZE)).isEqualTo(7);
+    assertThat(g.site(GsoSite.XMIT)).isEqualTo(7);
+    assertThat(g.type(io.segscope.exporters.model.GsoType.TCP4)).isEqualTo(7);
+    assertThat(g.duration().count()).isEqualTo(7);
+    assertThat(g.duration().sum()).isEqualTo(35_000 / 1e9);
+    assertThat(g.duration().quantile(0.5) * 1e9).isBetween(4700.0, 5200.0);
+    assertThat(g.segmentsPerSkb().count(4)).isEqualTo(7);
+    assertThat(s.xdp().get(0).copyDuration()).hasValueSatisfying(h -> assertThat(h.count()).isEqualTo(5));
+  }
+
+  @Test
+  void everyProbeValueHasAnExportedOne() {
+    assertThat(SnapshotAssembler.CAUSES).hasSize(Cause.values().length);
+    assertThat(SnapshotAssembler.SITES).hasSize(Site.values().length);
+    assertThat(SnapshotAssembler.TYPES).hasSize(GsoType.values().length);
+    SnapshotAssembler.CAUSES.forEach((k, v) -> assertThat(v.label()).isEqualTo(k.label()));
+    SnapshotAssembler.SITES.forEach((k, v) -> assertThat(v.label()).isEqualTo(k.label()));
+    SnapshotAssembler.TYPES.forEach((k, v) -> assertThat(v.label()).isEqualTo(k.label()));
   }
 }
