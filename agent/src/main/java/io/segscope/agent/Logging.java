@@ -64,7 +64,8 @@ public final class Logging {
         root.setLevel(level.get());
       } else {
         System.err.println("segscope: " + LEVEL_VARIABLE + "='" + value.strip() + "' is not a log level "
-            + "(SEVERE, WARNING, INFO, FINE, FINER, FINEST, OFF, ALL; or ERROR, WARN, DEBUG, TRACE): using INFO");
+            + "(SEVERE, WARNING, INFO, FINE, FINER, FINEST, OFF, ALL; or ERROR, WARN, DEBUG, TRACE): using the"
+            + " command's default (INFO for run, WARNING for report and doctor)");
       }
     }
     // Netty and Vert.x internals are noisy at INFO.

@@ -74,6 +74,8 @@ public final class ReportCommand implements Callable<Integer> {
       CountDownLatch interrupted = new CountDownLatch(1);
       Signal.handle(new Signal("INT"), s -> interrupted.countDown());
       long total = Math.max(1, duration.toSeconds());
+      // from here on traffic is measured (scripts and tests start theirs on this line)
+      err.println("segscope report: probes attached, sampling for " + total + " s ...");
       boolean tty = System.console() != null;
       long start = System.nanoTime();
       for (long s = 1; s <= total; s++) {

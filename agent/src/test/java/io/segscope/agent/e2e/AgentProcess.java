@@ -51,7 +51,8 @@ final class AgentProcess implements AutoCloseable {
       p.destroyForcibly();
       throw new AssertionError("segscope " + String.join(" ", args) + " did not exit within " + timeout);
     }
-    String text = Files.readString(out);
+    // lenient: a report or doctor lists every device, and other labs' names need not be UTF-8
+    String text = new String(Files.readAllBytes(out), java.nio.charset.StandardCharsets.UTF_8);
     Files.deleteIfExists(out);
     return new ProcessResult(p.exitValue(), text);
   }
@@ -134,7 +135,7 @@ final class AgentProcess implements AutoCloseable {
   }
 
   String log() throws IOException {
-    return Files.readString(log);
+    return new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** SIGTERM, then the exit code. */
