@@ -29,6 +29,8 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   static final Path KPROBE_PMU = Path.of("/sys/bus/event_source/devices/kprobe");
   static final List<Path> TRACEFS = List.of(Path.of("/sys/kernel/tracing"), Path.of("/sys/kernel/debug/tracing"));
 
+  private static final System.Logger LOG = System.getLogger(LiveKernelProbes.class.getName());
+
   private final Btf btf;
   private final String btfProblem;
   private final Kallsyms kallsyms;
@@ -171,6 +173,9 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
       }
       return Optional.empty();
     } catch (BccException e) {
+      // the reason is the call and its errno; what libbcc printed (captured, never on the screen)
+      // stays available at debug level
+      LOG.log(System.Logger.Level.DEBUG, () -> "trial attach " + spec.describe() + ": " + e.getMessage());
       return Optional.of(firstLine(e.getMessage()));
     }
   }
