@@ -20,22 +20,40 @@ import java.util.concurrent.TimeUnit;
 /**
  * The agent jar run the way the DaemonSet confines it, approximated on the host: a private mount
  * namespace (host mounts still propagate in, like HostToContainer) with a read-only root, tracefs
- * read-only, debugfs and bpffs unmounted, fresh tmpfs on /tmp and /var/tmp, and a capability bounding
- * set of exactly the DaemonSet's capabilities (root, no new privileges).
+ * read-only, debugfs and bpffs unmounted, fresh tmpfs on /tmp and /var/tmp, the jar alone (read-only)
+ * at the image's path {@value #IMAGE_JAR}, the working directory /, and a capability bounding set of
+ * exactly the DaemonSet's capabilities (root, no new privileges).
+ *
+ * <p>The jar is bound to {@value #IMAGE_JAR} before the tmpfs mounts cover /tmp and /var/tmp, so a
+ * checkout anywhere (also under /tmp, where people try things) works, and the agent sees nothing of
+ * the checkout but the jar, as in the image.
  */
 final class ConfinedAgent implements AutoCloseable {
+  /** Where the image (deploy/container/Containerfile) has the jar. */
+  static final String IMAGE_JAR = "/opt/segscope/segscope.jar";
+
   /** Capability numbers (linux/capability.h) of the names the manifests use. */
   private static final Map<String, Integer> CAP_BITS = Map.of("SYS_ADMIN", 21, "SYSLOG", 34, "PERFMON", 38,
       "BPF", 39, "NET_ADMIN", 12, "SYS_PTRACE", 19);
 
+  /** Runs as {@code sh -c SETUP segscope-confined JAR COMMAND...} inside the new mount namespace. */
   private static final String SETUP = String.join("\n",
       "set -e",
+      "jar=$1; shift",
+      // a small read-only tmpfs over /opt holding only the jar (the host's /opt stays untouched)
+      "mount -t tmpfs -o size=1m,mode=0755 tmpfs /opt",
+      "mkdir /opt/segscope",
+      ": > " + IMAGE_JAR,
+      "mount --bind \"$jar\" " + IMAGE_JAR,
+      "mount -o remount,bind,ro " + IMAGE_JAR,
+      "mount -o remount,ro /opt",
       "umount -l /sys/kernel/debug 2>/dev/null || true",
       "umount -l /sys/fs/bpf 2>/dev/null || true",
       "mount -o remount,bind,ro /sys/kernel/tracing",
       "mount -t tmpfs -o size=256m,mode=1777 tmpfs /tmp",
       "mount -t tmpfs -o size=64m,mode=1777 tmpfs /var/tmp",
       "mount -o remount,bind,ro /",
+      "cd /",
       "exec \"$@\"");
 
   private final Process process;
@@ -57,10 +75,10 @@ final class ConfinedAgent implements AutoCloseable {
     StringBuilder caps = new StringBuilder("-all");
     new TreeSet<>(KubernetesManifestsTest.CAPABILITIES).forEach(c -> caps.append(",+").append(c.toLowerCase(Locale.ROOT)));
     List<String> cmd = new ArrayList<>(List.of(Tool.UNSHARE.executable().toString(), "--mount", "--propagation",
-        "slave", "/bin/sh", "-c", SETUP, "segscope-confined",
+        "slave", "/bin/sh", "-c", SETUP, "segscope-confined", jar.toAbsolutePath().toString(),
         Tool.SETPRIV.executable().toString(), "--bounding-set=" + caps, "--inh-caps=-all", "--no-new-privs",
         "java", "-Xms32m", "-Xmx192m", "-XX:+UseSerialGC", "-Djava.io.tmpdir=/tmp", "-Djna.tmpdir=/tmp/jna",
-        "-jar", jar.toString(), "run", "--listen", "127.0.0.1:" + port));
+        "-jar", IMAGE_JAR, "run", "--listen", "127.0.0.1:" + port));
     cmd.addAll(List.of(agentArgs));
     Path log = logDir.resolve("agent.log");
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -93,6 +111,11 @@ final class ConfinedAgent implements AutoCloseable {
       }
     }
     throw new AssertionError("read /proc/" + process.pid() + "/status: no CapEff line");
+  }
+
+  /** Whether {@code path} exists in the agent's view of the file system (its mount namespace). */
+  boolean sees(Path path) {
+    return Files.exists(Path.of("/proc/" + process.pid() + "/root").resolve(path.toAbsolutePath().toString().substring(1)));
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {

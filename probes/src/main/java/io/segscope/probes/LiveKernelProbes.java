@@ -27,6 +27,7 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   static final Path KPROBE_PMU = Path.of("/sys/bus/event_source/devices/kprobe");
   static final List<Path> TRACEFS = List.of(Path.of("/sys/kernel/tracing"), Path.of("/sys/kernel/debug/tracing"));
 
+
   private final Btf btf;
   private final String btfProblem;
   private final Kallsyms kallsyms;

@@ -1,7 +1,9 @@
 package io.segscope.lab;
 
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,7 +11,12 @@ import java.util.List;
 
 /** Finds what is left of a lab: its namespaces by name, and its devices by interface alias. Read-only. */
 final class Leftovers {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * iproute2 prints interface names raw inside its JSON strings: a tenant's (or another lab's) name
+     * with control bytes (ESC, ...) is valid Linux and must not break the search.
+     */
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(JsonReadFeature.ALLOW_UNESCAPED_CONTROL_CHARS).build();
 
     private Leftovers() {
     }
@@ -45,15 +52,20 @@ final class Leftovers {
         if (!r.ok()) {
             return List.of(); // namespace vanished meanwhile, or process gone
         }
-        List<String> names = new ArrayList<>();
         try {
-            for (JsonNode link : JSON.readTree(r.stdout())) {
-                if (alias.equals(link.path("ifalias").asText(null))) {
-                    names.add(link.path("ifname").asText());
-                }
-            }
+            return withAlias(r.stdout(), alias);
         } catch (IOException e) {
             throw new LabException("parse `" + Command.line(argv) + "` JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /** Names of the links in {@code ip -j link show} output whose alias is {@code alias}. */
+    static List<String> withAlias(String ipJson, String alias) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (JsonNode link : JSON.readTree(ipJson)) {
+            if (alias.equals(link.path("ifalias").asText(null))) {
+                names.add(link.path("ifname").asText());
+            }
         }
         return names;
     }

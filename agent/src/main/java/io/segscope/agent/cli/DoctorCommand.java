@@ -2,10 +2,12 @@ package io.segscope.agent.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.segscope.agent.Logging;
 import io.segscope.agent.doctor.Doctor;
 import io.segscope.agent.doctor.DoctorReport;
 import io.segscope.agent.doctor.DoctorText;
 import java.util.concurrent.Callable;
+import java.util.logging.Level;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -36,6 +38,8 @@ public final class DoctorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    // the checks are the output; logging only what went wrong keeps it readable
+    Logging.defaultLevel(Level.WARNING);
     DoctorReport report = Doctor.examine(probeMode.forced());
     if (json) {
       spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)

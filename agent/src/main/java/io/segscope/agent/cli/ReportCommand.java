@@ -1,5 +1,6 @@
 package io.segscope.agent.cli;
 
+import io.segscope.agent.Logging;
 import io.segscope.agent.Privileges;
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Finding;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
@@ -55,6 +57,8 @@ public final class ReportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    // the report goes to stdout; stderr carries progress and, by default, only WARNING and worse
+    Logging.defaultLevel(Level.WARNING);
     List<String> missing = Privileges.missing();
     if (!missing.isEmpty()) {
       System.err.println("segscope report: missing privileges: " + String.join(", ", missing)
@@ -73,6 +77,8 @@ public final class ReportCommand implements Callable<Integer> {
       CountDownLatch interrupted = new CountDownLatch(1);
       Signal.handle(new Signal("INT"), s -> interrupted.countDown());
       long total = Math.max(1, duration.toSeconds());
+      // from here on traffic is measured (scripts and tests start theirs on this line)
+      err.println("segscope report: probes attached, sampling for " + total + " s ...");
       boolean tty = System.console() != null;
       long start = System.nanoTime();
       for (long s = 1; s <= total; s++) {

@@ -51,7 +51,8 @@ final class AgentProcess implements AutoCloseable {
       p.destroyForcibly();
       throw new AssertionError("segscope " + String.join(" ", args) + " did not exit within " + timeout);
     }
-    String text = Files.readString(out);
+    // lenient: a report or doctor lists every device, and other labs' names need not be UTF-8
+    String text = new String(Files.readAllBytes(out), java.nio.charset.StandardCharsets.UTF_8);
     Files.deleteIfExists(out);
     return new ProcessResult(p.exitValue(), text);
   }
@@ -108,8 +109,33 @@ final class AgentProcess implements AutoCloseable {
     return PromText.parse(r.body());
   }
 
+  /**
+   * A scrape whose telemetry comes from a map read that began after {@code moment}: the condition to
+   * wait on after traffic, instead of a guess at how long the next read takes. A snapshot's timestamp
+   * ({@code segscope_snapshot_timestamp_seconds}) is taken when its read ends, and reads follow one
+   * another: so the read after the first snapshot stamped after {@code moment} began after it.
+   */
+  PromText scrapeOfAReadStartedAfter(java.time.Instant moment, Duration limit) throws Exception {
+    long deadline = System.nanoTime() + limit.toNanos();
+    double first = Double.NaN;
+    double after = moment.toEpochMilli() / 1000.0;
+    while (System.nanoTime() < deadline) {
+      PromText m = scrape();
+      double stamp = m.sum("segscope_snapshot_timestamp_seconds", java.util.Map.of());
+      if (stamp > after) {
+        if (!Double.isNaN(first)) {
+          return m;
+        }
+        first = stamp;
+        after = stamp;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no map read began after " + moment + " within " + limit + "; log:\n" + log());
+  }
+
   String log() throws IOException {
-    return Files.readString(log);
+    return new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** SIGTERM, then the exit code. */

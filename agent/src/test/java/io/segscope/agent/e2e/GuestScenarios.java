@@ -26,9 +26,4 @@ class GuestScenarios extends ScenarioSuite {
   Duration readyTimeout() {
     return Duration.ofSeconds(240);
   }
-
-  @Override
-  Duration settle() {
-    return Duration.ofSeconds(4);
-  }
 }

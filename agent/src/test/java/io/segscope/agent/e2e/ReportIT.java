@@ -7,8 +7,9 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -19,16 +20,34 @@ class ReportIT {
   @LabTest
   void reportShowsTheUplinksCostHistogramsChainAndTheFix(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
-    CompletableFuture<AgentProcess.ProcessResult> report = CompletableFuture.supplyAsync(() -> {
+    // other labs' devices may carry non-UTF-8 names: decode leniently
+    java.util.function.Function<Path, String> text = f -> {
       try {
-        return AgentProcess.runToExit(Duration.ofSeconds(120), "report", "--duration", "6s");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
+        return new String(Files.readAllBytes(f), java.nio.charset.StandardCharsets.UTF_8);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
       }
-    });
-    Thread.sleep(2500); // compile + attach + first read
-    lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(3));
-    AgentProcess.ProcessResult r = report.get(150, TimeUnit.SECONDS);
+    };
+    Path out = Files.createTempFile("segscope-report", ".out");
+    Process p = new ProcessBuilder("java", "-jar", AgentProcess.jar().toString(), "report", "--duration", "6s")
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    AgentProcess.ProcessResult r;
+    try {
+      // traffic once the report says it samples (compile + attach take seconds on a busy machine)
+      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+      while (!text.apply(out).contains("segscope report: probes attached, sampling for 6 s")) {
+        assertThat(p.isAlive()).as("report exited before sampling: %s", text.apply(out)).isTrue();
+        assertThat(System.nanoTime()).as("report sampling within 120 s: %s", text.apply(out))
+            .isLessThan(deadline);
+        Thread.sleep(100);
+      }
+      lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(3));
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("report exits after its 6 s").isTrue();
+      r = new AgentProcess.ProcessResult(p.exitValue(), text.apply(out));
+    } finally {
+      p.destroyForcibly();
+      Files.deleteIfExists(out);
+    }
     System.out.println(r.output());
     DeviceAt uplink = s1.devices().get("uplink");
     DeviceAt sender = s1.devices().get("sender");

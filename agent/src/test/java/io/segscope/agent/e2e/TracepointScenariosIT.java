@@ -16,9 +16,4 @@ class TracepointScenariosIT extends ScenarioSuite {
   Duration readyTimeout() {
     return Duration.ofSeconds(90);
   }
-
-  @Override
-  Duration settle() {
-    return Duration.ofMillis(2500);
-  }
 }

@@ -24,8 +24,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Errors: every failing libbcc call becomes a {@link BccException} naming the call and the
  * object; errno is read only when the return value says the call failed; what libbcc and clang
- * print to stderr during compile/load/attach is captured into {@link BccException#diagnostics()}
- * (and still echoed to stderr). A failed attach leaves the module usable and everything attached
+ * print to stderr during compile/load/attach is captured ({@link StderrCapture}), never echoed: a failed
+ * call carries it once, in {@link BccException#diagnostics()} and its message; after a successful call
+ * it is logged at debug level (trial loads that decide the probe mode print "bpf: Failed to load
+ * program: ..." although nothing is wrong). A failed attach leaves the module usable and everything attached
  * before it in place, to be released by {@link #close()}.
  *
  * <p>Thread-safe: loads, attaches and close are serialised; table reads run concurrently with each
@@ -96,6 +98,7 @@ public final class BpfModule implements AutoCloseable {
       String reason = created.captured() ? "compile failed" : "compile failed (see stderr)";
       throw new BccException("bpf_module_create_c_from_string", name, 0, reason, "", created.stderr());
     }
+    printedBy("bpf_module_create_c_from_string", name, created);
     return new BpfModule(name, bcc, created.value(), strings);
   }
 
@@ -157,6 +160,7 @@ public final class BpfModule implements AutoCloseable {
           LibBcc.DEFAULT_ATTACH_TYPE)));
       IntResult loaded = result.value();
       if (!loaded.failed()) {
+        printedBy("bcc_func_load", function, result);
         return loaded.value();
       }
       if (loaded.errno() == Errno.ENOSPC && logBytes < LARGE_LOG_BUFFER_BYTES) {
@@ -169,6 +173,13 @@ public final class BpfModule implements AutoCloseable {
           : result.stderr().replace(verifierLog.strip(), "");
       throw new BccException("bcc_func_load", function, loaded.errno(),
           "program type " + type + verdict(verifierLog), verifierLog, printed);
+    }
+  }
+
+  /** What a successful call printed: for SEGSCOPE_LOG_LEVEL=FINE, not for the screen. */
+  private static void printedBy(String call, String object, Captured<?> result) {
+    if (!result.stderr().isBlank()) {
+      LOG.log(System.Logger.Level.DEBUG, () -> call + " " + object + " printed: " + result.stderr().strip());
     }
   }
 
@@ -210,6 +221,7 @@ public final class BpfModule implements AutoCloseable {
         throw new BccException("bpf_attach_tracepoint", category + ":" + event, attached.errno(),
             "program " + function, "", result.stderr());
       }
+      printedBy("bpf_attach_tracepoint", category + ":" + event, result);
       attachments.add(new Attachment.Tracepoint(description, attached.value()));
     } finally {
       lock.writeLock().unlock();
@@ -242,6 +254,7 @@ public final class BpfModule implements AutoCloseable {
         throw new BccException("bpf_attach_kprobe", symbol, attached.errno(),
             "program " + function + ", event " + event, "", result.stderr());
       }
+      printedBy("bpf_attach_kprobe", symbol, result);
       attachments.add(new Attachment.Kprobe(kind + symbol, attached.value(), eventName));
     } finally {
       lock.writeLock().unlock();
@@ -265,6 +278,7 @@ public final class BpfModule implements AutoCloseable {
       if (attached.failed()) {
         throw new BccException("bpf_attach_kfunc", function, attached.errno(), "", "", result.stderr());
       }
+      printedBy("bpf_attach_kfunc", function, result);
       attachments.add(new Attachment.Link(description, attached.value()));
     } finally {
       lock.writeLock().unlock();
@@ -285,6 +299,7 @@ public final class BpfModule implements AutoCloseable {
         throw new BccException("bpf_attach_raw_tracepoint", tracepoint, attached.errno(),
             "program " + function, "", result.stderr());
       }
+      printedBy("bpf_attach_raw_tracepoint", tracepoint, result);
       attachments.add(new Attachment.Link("raw_tracepoint:" + tracepoint, attached.value()));
     } finally {
       lock.writeLock().unlock();

@@ -1,7 +1,5 @@
 package io.segscope.probes.bcc;
 
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -11,17 +9,19 @@ import java.util.function.Supplier;
 
 /**
  * Runs a native call with file descriptor 2 pointed at a temporary file, so what libbcc and clang
- * print (compile diagnostics, attach complaints, load hints) can travel in the exception.
+ * print (compile diagnostics, attach complaints, load hints such as "bpf: Failed to load program:
+ * Operation not permitted") becomes data: it travels in the exception of a failed call, or is logged
+ * at debug level after a successful one ({@link BpfModule}). It is not written back to fd 2: raw
+ * library output on a person's screen reads as a failure even when the call was only a trial.
  *
- * <p>Nothing is lost: after fd 2 is restored the captured bytes are written back to it. Calls are
- * serialised by one lock. Caveat: while a call runs (a compile takes ~0.4 s), output that other
- * threads write to fd 2 also lands in the file — it is echoed late, and may show up in that call's
- * diagnostics. When the redirect cannot be set up (no temp dir, fd 2 closed) the call simply runs
- * uncaptured and {@link Captured#captured()} is false.
+ * <p>Calls are serialised by one lock. While a call runs (a compile takes ~0.4 s), whatever other
+ * threads write to fd 2 lands in the file as well; the agent's log handler therefore writes to its
+ * own duplicate of fd 2, so log records never do. When the redirect cannot be set up (no temp dir,
+ * fd 2 closed) the call simply runs uncaptured and {@link Captured#captured()} is false.
  */
 final class StderrCapture {
   private static final Object LOCK = new Object();
-  private static final int MAX_KEPT_CHARS = 64 * 1024;
+  private static final int MAX_KEPT_BYTES = 64 * 1024;
 
   /** The call's value, what it printed (possibly trimmed) and whether printing was captured. */
   record Captured<T>(T value, String stderr, boolean captured) {}
@@ -82,25 +82,15 @@ final class StderrCapture {
       libc.close(saved);
       libc.close(fileFd);
     }
-    return new Captured<>(value, echo(file), true);
+    return new Captured<>(value, read(file), true);
   }
 
-  /** Writes the captured bytes back to fd 2 and returns (the start of) them as text. */
-  private static String echo(Path file) {
-    StringBuilder kept = new StringBuilder();
-    FileOutputStream stderr = new FileOutputStream(FileDescriptor.err);
+  /** (The start of) the captured bytes as text. */
+  private static String read(Path file) {
     try (InputStream in = Files.newInputStream(file)) {
-      byte[] buffer = new byte[8192];
-      for (int n; (n = in.read(buffer)) > 0; ) {
-        stderr.write(buffer, 0, n);
-        if (kept.length() < MAX_KEPT_CHARS) {
-          kept.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-        }
-      }
-      stderr.flush();
+      return new String(in.readNBytes(MAX_KEPT_BYTES), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      kept.append("[reading captured stderr failed: ").append(e.getMessage()).append(']');
+      return "[reading captured stderr failed: " + e.getMessage() + "]";
     }
-    return kept.length() > MAX_KEPT_CHARS ? kept.substring(0, MAX_KEPT_CHARS) : kept.toString();
   }
 }

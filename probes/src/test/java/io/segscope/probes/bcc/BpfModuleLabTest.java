@@ -253,6 +253,27 @@ class BpfModuleLabTest {
   }
 
   @Test
+  void failuresCarryWhatLibbccAndClangPrintedOnceAndNothingReachesTheScreen() throws Exception {
+    // the outer capture records what reaches fd 2 (the screen) during the calls
+    StderrCapture.Captured<BccException> compile = StderrCapture.around(() -> catchThrowableOfType(
+        BccException.class, () -> compile("broken2", "int broken2(void *ctx) { return undefined_other; }")));
+    assertThat(compile.stderr()).as("clang's words on fd 2").isEmpty();
+    assertThat(compile.value().getMessage()).as("the failure, with clang's words as context")
+        .startsWith("bpf_module_create_c_from_string broken2: compile failed\n").contains("undefined_other");
+
+    BpfModule module = compile("kfunc-refusal", "KFUNC_PROBE(vfs_write) { return 0; }");
+    StderrCapture.Captured<BccException> attach = StderrCapture.around(() -> catchThrowableOfType(
+        BccException.class, () -> module.attachKfunc("kfunc__vfs_write")));
+    assertThat(attach.stderr()).as("libbcc's words on fd 2").isEmpty();
+    if (attach.value() != null) {
+      // this development kernel refuses fentry: libbcc said so in its own words, now in the exception
+      assertThat(attach.value().getMessage()).startsWith(attach.value().call() + " kfunc__vfs_write: ");
+      assertThat(attach.value().getMessage().split("Failed to load program", -1))
+          .as("libbcc's line at most once in %s", attach.value().getMessage()).hasSizeLessThanOrEqualTo(2);
+    }
+  }
+
+  @Test
   void verifierRejectionCarriesTheVerifierLogAndLeavesTheModuleUsable() throws Exception {
     BpfModule module = compile("verifier", """
         BPF_ARRAY(slots, u64, 1);

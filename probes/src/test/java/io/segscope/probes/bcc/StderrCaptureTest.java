@@ -25,6 +25,16 @@ class StderrCaptureTest {
   }
 
   @Test
+  void whatACallPrintsIsKeptAndNotWrittenBackToFd2() {
+    byte[] text = "bpf: Failed to load program: Operation not permitted\n".getBytes(StandardCharsets.UTF_8);
+    // the outer capture records what reaches fd 2 while the inner one runs
+    Captured<Captured<Long>> outer = StderrCapture.around(
+        () -> StderrCapture.around(() -> TestLibc.INSTANCE.write(2, text, text.length)));
+    assertThat(outer.value().stderr()).isEqualTo("bpf: Failed to load program: Operation not permitted\n");
+    assertThat(outer.stderr()).as("what reached fd 2").isEmpty();
+  }
+
+  @Test
   void readsErrnoOfAFailedCallBeforeTheRedirectIsUndone() {
     Captured<IntResult> captured = StderrCapture.around(() -> IntResult.of(TestLibc.INSTANCE.close(-1)));
     assertThat(captured.value().failed()).isTrue();

@@ -1,0 +1,76 @@
+package io.segscope.agent.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.lab.DeviceAt;
+import io.segscope.lab.Lab;
+import io.segscope.lab.Netns;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The kernel's own packet and byte counters of a set of lab devices at one moment ({@code ip -s -j
+ * link show} in each namespace): the independent measure of what crossed a device that the scenario
+ * tests hold segscope's counts against.
+ */
+record LinkCounters(Map<DeviceAt, Stats> stats) {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** rx/tx packets and bytes of one device (stats64). */
+  record Stats(long rxPackets, long rxBytes, long txPackets, long txBytes) {}
+
+  static LinkCounters read(Lab lab, Iterable<DeviceAt> devices) {
+    Set<Netns> namespaces = new LinkedHashSet<>();
+    devices.forEach(d -> namespaces.add(d.ns()));
+    Map<DeviceAt, Stats> out = new HashMap<>();
+    for (Netns ns : namespaces) {
+      JsonNode links;
+      try {
+        links = JSON.readTree(lab.exec(ns, "ip", "-s", "-j", "link", "show"));
+      } catch (IOException e) {
+        throw new UncheckedIOException("parse ip -s -j link show in " + ns.name() + ": " + e.getMessage(), e);
+      }
+      for (JsonNode l : links) {
+        JsonNode s = l.path("stats64");
+        out.put(new DeviceAt(ns, l.path("ifname").asText()), new Stats(s.path("rx").path("packets").asLong(),
+            s.path("rx").path("bytes").asLong(), s.path("tx").path("packets").asLong(),
+            s.path("tx").path("bytes").asLong()));
+      }
+    }
+    for (DeviceAt d : devices) {
+      if (!out.containsKey(d)) {
+        throw new IllegalStateException("read counters of " + d.name() + " in " + d.ns().name() + ": no such link");
+      }
+    }
+    return new LinkCounters(out);
+  }
+
+  Stats of(DeviceAt d) {
+    Stats s = stats.get(d);
+    if (s == null) {
+      throw new IllegalArgumentException("no counters read for " + d);
+    }
+    return s;
+  }
+
+  /** Packets received by {@code d} from {@code earlier} to this reading. */
+  long rxPacketsSince(LinkCounters earlier, DeviceAt d) {
+    return of(d).rxPackets() - earlier.of(d).rxPackets();
+  }
+
+  long rxBytesSince(LinkCounters earlier, DeviceAt d) {
+    return of(d).rxBytes() - earlier.of(d).rxBytes();
+  }
+
+  long txPacketsSince(LinkCounters earlier, DeviceAt d) {
+    return of(d).txPackets() - earlier.of(d).txPackets();
+  }
+
+  long txBytesSince(LinkCounters earlier, DeviceAt d) {
+    return of(d).txBytes() - earlier.of(d).txBytes();
+  }
+}
