@@ -41,9 +41,11 @@ class DoctorIT {
         .containsPattern("ok +capabilities")
         .containsPattern("ok +libbcc +0\\.26")
         .containsPattern("gso_tx +tracepoint")
-        .containsPattern("fentry +out: bcc_func_load kfunc____skb_gso_segment: Operation not permitted \\(errno 1\\)")
+        .containsPattern("fentry +out: bpf BPF_PROG_LOAD segscope_trial: Operation not permitted \\(errno 1\\)")
         .containsPattern("kprobe +out: CONFIG_KPROBES is not set")
-        .containsPattern("ok +probe test +compiled, loaded and attached 5 programs")
+        .containsPattern("tracepoint programs attach as .*\\n  tp_btf\\n")
+        .containsPattern("ok +probe test +compiled, loaded and attached 3 programs \\(2 more on demand\\)")
+        .containsPattern("kernel map memory \\d+\\.\\d MiB")
         .contains("ready: gso_tx in tracepoint mode, xdp_generic in tracepoint mode")
         .doesNotContain("\tat ");
   }
