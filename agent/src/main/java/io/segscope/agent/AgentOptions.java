@@ -12,10 +12,12 @@ import java.time.Duration;
  * @param adviceCloseAfter how long a recommendation must lack evidence before it closes
  * @param netnsDirs directories of named namespace bind mounts besides /run/netns (e.g. /run/docker/netns)
  * @param probeMode the only probe mode to use, or empty to pick the best per path
+ * @param devices which devices are reported (--device-include, --device-exclude, --max-devices)
  */
 public record AgentOptions(String host, int port, Duration interval, boolean bpfStats, Duration adviceWindow,
     Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
-    java.util.Optional<io.segscope.probes.ProbeMode> probeMode) {
+    java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
+    io.segscope.agent.telemetry.DeviceSelection.Config devices) {
 
   /** The inventory's configuration: the defaults plus the extra namespace directories. */
   public io.segscope.agent.inventory.InventoryConfig inventoryConfig() {

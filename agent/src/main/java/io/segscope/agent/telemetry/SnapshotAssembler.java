@@ -1,5 +1,7 @@
 package io.segscope.agent.telemetry;
 
+import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
@@ -20,7 +22,9 @@ import java.util.Map;
 /**
  * Translates what the probes read (raw per-device kernel counters) into the exporters' snapshot
  * model, naming each device and labelling each path's metrics with the mode that path runs in.
- * Pure: no kernel access.
+ * A record it cannot take (a name or a value the model refuses, a namer that fails) is skipped and
+ * reported to {@link RecordErrors} (kind {@code counters}, {@code probe}, {@code program}); the
+ * rest of the read is assembled. Pure: no kernel access.
  */
 public final class SnapshotAssembler {
 
@@ -30,14 +34,27 @@ public final class SnapshotAssembler {
   }
 
   private final BuildInfo build;
+  private final RecordErrors errors;
 
+  /** An assembler that logs skipped records (once each) without exporting the count. */
   public SnapshotAssembler(BuildInfo build) {
+    this(build, new RecordErrors(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+  }
+
+  /** An assembler that reports skipped records to {@code errors}. */
+  public SnapshotAssembler(BuildInfo build, RecordErrors errors) {
     this.build = build;
+    this.errors = errors;
   }
 
   /** From a live probe session: its attachments, program stats and per-path modes. */
   public TelemetrySnapshot assemble(Instant at, ProbeReading reading, io.segscope.probes.ProbeSession probes,
       DeviceNamer namer) {
+    return assemble(at, reading, ProbeSource.of(probes), namer);
+  }
+
+  /** From any probe source: its attachments, program stats and per-path modes. */
+  public TelemetrySnapshot assemble(Instant at, ProbeReading reading, ProbeSource probes, DeviceNamer namer) {
     return assemble(at, reading, probes.attachments(), probes.programStats(),
         probes.mode(io.segscope.probes.ProbeSession.PATH_GSO_TX),
         probes.mode(io.segscope.probes.ProbeSession.PATH_XDP_GENERIC), namer);
@@ -47,21 +64,42 @@ public final class SnapshotAssembler {
       List<io.segscope.probes.bcc.ProgramStats> programs, String gsoMode, String xdpMode, DeviceNamer namer) {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceCounters c : reading.devices()) {
-      DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
-      // an unmeasured path has mode "" and no counts; never label series with an empty mode
-      if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || c.offloadedSkbs() > 0)) {
-        b.addGso(gso(ref, c, gsoMode));
-      }
-      if (!xdpMode.isEmpty() && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
-        b.addXdp(new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
-            new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos())));
+      try {
+        DeviceRef ref = namer.name(c.netns(), c.ifindex(), c.kernelName());
+        GsoDeviceStats gso = null;
+        XdpDeviceStats xdp = null;
+        // an unmeasured path has mode "" and no counts; never label series with an empty mode
+        if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || c.offloadedSkbs() > 0)) {
+          gso = gso(ref, c, gsoMode);
+        }
+        if (!xdpMode.isEmpty() && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
+          xdp = new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
+              new Log2Histogram(c.xdpDurationSlots(), c.xdpNanos()));
+        }
+        if (gso != null) {
+          b.addGso(gso);
+        }
+        if (xdp != null) {
+          b.addXdp(xdp);
+        }
+      } catch (RuntimeException e) {
+        errors.skipped(RecordErrors.COUNTERS, c.netns() + "/" + c.ifindex() + "/" + c.kernelName(),
+            "of device " + c.kernelName() + " (netns " + c.netns() + ", ifindex " + c.ifindex() + ")", e);
       }
     }
     for (ProbeAttachment a : attachments) {
-      b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attached()));
+      try {
+        b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attached()));
+      } catch (RuntimeException e) {
+        errors.skipped(TranslationErrorListener.PROBE, a.path() + "/" + a.program(), a.toString(), e);
+      }
     }
     for (io.segscope.probes.bcc.ProgramStats p : programs) {
-      b.addProgram(new ProgramStats(p.function(), p.runTimeNanos(), p.runCount()));
+      try {
+        b.addProgram(new ProgramStats(p.function(), p.runTimeNanos(), p.runCount()));
+      } catch (RuntimeException e) {
+        errors.skipped(TranslationErrorListener.PROGRAM, String.valueOf(p.function()), p.toString(), e);
+      }
     }
     return b.build();
   }

@@ -8,6 +8,8 @@ import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Inventory;
+import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceRef;
@@ -15,7 +17,6 @@ import io.segscope.exporters.model.RecommendationInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.ProbeSession;
 import io.segscope.probes.gso.Diagnostic;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,11 +32,17 @@ import java.util.logging.Logger;
  * Reads the probes' maps (blocking: call it on a worker thread, never on the event loop), names the
  * devices from the inventory, runs the advisor, and keeps the latest snapshot for the exporters and
  * the API. Exposes its own cost through Micrometer.
+ *
+ * <p>One bad record never stops a read: vanished devices are dropped first, whatever follows; a
+ * device, counter record or recommendation that cannot be taken is skipped and reported to
+ * {@link RecordErrors} (counted in segscope_exporter_errors_total{kind}, logged once), and a rule
+ * failure keeps the previous recommendations. Only a failed map read keeps the whole previous
+ * snapshot. The {@link DeviceSelection} applies to the metrics, the API and the advice alike.
  */
 public final class TelemetryService {
   private static final Logger LOG = Logger.getLogger(TelemetryService.class.getName());
 
-  private final ProbeSession probes;
+  private final ProbeSource probes;
   private final Supplier<Inventory> inventory;
   private final Advisor advisor;
   private final SnapshotAssembler assembler;
@@ -45,15 +52,20 @@ public final class TelemetryService {
   private final AtomicReference<ProbeReading> lastReading = new AtomicReference<>();
   private final Timer readTimer;
   private final Counter readErrors;
+  private final RecordErrors errors;
+  private final DeviceSelection selection;
+  private volatile Inventory selected = Inventory.empty();
   private volatile boolean firstReadDone;
 
-  public TelemetryService(ProbeSession probes, Supplier<Inventory> inventory, Advisor advisor, BuildInfo build,
-      MeterRegistry meters, Clock clock) {
+  public TelemetryService(ProbeSource probes, Supplier<Inventory> inventory, Advisor advisor, BuildInfo build,
+      MeterRegistry meters, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
     this.probes = probes;
     this.inventory = inventory;
     this.advisor = advisor;
     this.clock = clock;
-    this.assembler = new SnapshotAssembler(build);
+    this.errors = errors;
+    this.selection = new DeviceSelection(devices);
+    this.assembler = new SnapshotAssembler(build, errors);
     this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
     this.readTimer = Timer.builder("segscope.map.read")
         .description("Time to read the BPF maps once and build the snapshot")
@@ -69,6 +81,14 @@ public final class TelemetryService {
                   .collect(java.util.stream.Collectors.joining(", ")))
           .register(meters);
     }
+    FunctionCounter.builder("segscope.devices.dropped", selection, DeviceSelection::dropped)
+        .description("Devices left out of metrics, API and advice because --max-devices was reached; each "
+            + "counted once when it appears")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder("segscope.devices.reported", selection, DeviceSelection::reported)
+        .description("Devices reported in metrics, API and advice (after --device-include/--device-exclude, at most "
+            + "--max-devices)")
+        .register(meters);
   }
 
   private double diagnostic(Diagnostic d) {
@@ -80,44 +100,69 @@ public final class TelemetryService {
   public void refresh() {
     Timer.Sample sample = Timer.start();
     try {
-      ProbeReading reading = probes.read();
-      Inventory inv = inventory.get();
-      Map<Long, String> netnsNames = NetnsNames.scan();
-      TelemetrySnapshot base = assembler.assemble(clock.instant(), reading, probes,
-          (netns, ifindex, kernelName) -> InventoryView.name(inv, netnsNames, netns, ifindex, kernelName));
-      probes.setGenericXdpPresent(inv.devices().isEmpty()
-          || inv.devices().stream().anyMatch(d -> d.link().xdp().generic()));
-      for (long[] gone : vanished.update(base.takenAt(), reading.devices(), inv)) {
-        probes.forget(gone[0], (int) gone[1]);
+      ProbeReading reading;
+      try {
+        reading = probes.read();
+      } catch (ProbeException | RuntimeException e) {
+        readErrors.increment();
+        LOG.log(Level.WARNING, "read probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+        return;
       }
-      List<Recommendation> open = advisor.update(base, inv);
+      Inventory all = inventory.get();
+      // first, so that no record below can keep a vanished device's entries (and series) alive
+      try {
+        for (long[] gone : vanished.update(clock.instant(), reading.devices(), all)) {
+          probes.forget(gone[0], (int) gone[1]);
+        }
+      } catch (ProbeException | RuntimeException e) {
+        readErrors.increment();
+        LOG.log(Level.WARNING, "forget vanished devices: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+      }
+      try {
+        probes.setGenericXdpPresent(all.devices().isEmpty()
+            || all.devices().stream().anyMatch(d -> d.link().xdp().generic()));
+      } catch (ProbeException | RuntimeException e) {
+        LOG.log(Level.WARNING, "gate generic-XDP probe: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+      }
+      DeviceSelection.Selected sel = selection.select(all, reading.devices());
+      Inventory inv = sel.inventory();
+      Map<Long, String> netnsNames = NetnsNames.scan();
+      TelemetrySnapshot base = assembler.assemble(clock.instant(),
+          new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes,
+          (netns, ifindex, kernelName) -> InventoryView.name(inv, netnsNames, netns, ifindex, kernelName));
+      List<Recommendation> open;
+      try {
+        open = advisor.update(base, inv);
+      } catch (RuntimeException e) {
+        errors.skipped(RecordErrors.ADVICE, "advice", "of the rules on this read", e);
+        open = advisor.open();
+      }
       List<DeviceInfo> devices = new ArrayList<>();
       for (Device d : inv.devices()) {
         try {
           devices.add(InventoryView.info(inv, d));
         } catch (RuntimeException e) {
-          readErrors.increment();
-          LOG.warning("export device " + d.netns() + "/" + d.name() + ": " + e.getMessage());
+          errors.skipped(TranslationErrorListener.DEVICE, d.netns() + "/" + d.ifindex() + "/" + d.name(),
+              "of device " + d.name() + " (netns " + d.netns() + ", ifindex " + d.ifindex() + ")", e);
         }
       }
       List<RecommendationInfo> recs = new ArrayList<>();
       for (Recommendation r : open) {
-        var s = r.finding().subject();
         try {
+          var s = r.finding().subject();
           recs.add(new RecommendationInfo(r.id(), r.finding().rule(), r.finding().severity(),
               new DeviceRef(s.netns(), s.netnsName(), s.ifindex(), s.device()), r.finding().cpuSavingCores()));
         } catch (RuntimeException e) {
-          // one bad record must never stop the reads: skip it, say so
-          readErrors.increment();
-          LOG.warning("export recommendation " + r.id() + ": " + e.getMessage());
+          errors.skipped(TranslationErrorListener.RECOMMENDATION, r.id(), r.id(), e);
         }
       }
       lastReading.set(reading);
+      selected = inv;
       latest.set(base.withDevicesAndRecommendations(devices, recs));
       firstReadDone = true;
-    } catch (ProbeException | RuntimeException e) {
+    } catch (RuntimeException e) {
       readErrors.increment();
-      LOG.log(Level.WARNING, "read probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+      LOG.log(Level.WARNING, "assemble snapshot: " + e.getMessage(), e);
     } finally {
       sample.stop(readTimer);
     }
@@ -127,8 +172,9 @@ public final class TelemetryService {
     return latest.get();
   }
 
+  /** The devices reported (the {@link DeviceSelection}) as of the last read; empty before it. */
   public Inventory inventory() {
-    return inventory.get();
+    return selected;
   }
 
   public Advisor advisor() {
