@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * and the {@code --device-exclude} one does not (exclude wins), and of those at most
  * {@code --max-devices}. Devices already reported keep their place, so series never flap; when the
  * limit is reached a new device is left out and counted once (again if it disappears and comes
- * back). Not thread-safe: one reader calls it.
+ * back). Thread-safe: the reader selects, the API views.
  */
 public final class DeviceSelection {
 
@@ -72,7 +72,7 @@ public final class DeviceSelection {
    * The inventory and the counted devices reduced to the reported ones. A counted device the
    * inventory does not know is judged by the name the kernel recorded.
    */
-  public Selected select(Inventory inventory, List<DeviceCounters> counted) {
+  public synchronized Selected select(Inventory inventory, List<DeviceCounters> counted) {
     Map<DeviceKey, String> candidates = new LinkedHashMap<>();
     for (Device d : inventory.devices()) {
       candidates.put(d.key(), d.name());
@@ -109,17 +109,43 @@ public final class DeviceSelection {
         devices.add(d);
       }
     }
-    Map<Long, Map<Integer, Long>> nsids = new HashMap<>();
-    for (Netns n : inventory.namespaces()) {
-      nsids.put(n.inode(), inventory.nsids(n.inode()));
-    }
     List<DeviceCounters> counters = new ArrayList<>();
     for (DeviceCounters c : counted) {
       if (reported.contains(new DeviceKey(c.netns(), c.ifindex()))) {
         counters.add(c);
       }
     }
-    return new Selected(new Inventory(inventory.namespaces(), devices, nsids, inventory.readAt()), counters);
+    return new Selected(with(inventory, devices), counters);
+  }
+
+  /**
+   * The live inventory as the selection sees it, without changing what is reported (for the API
+   * between two reads): matching devices already reported, then new matching ones while the limit
+   * leaves room.
+   */
+  public synchronized Inventory view(Inventory inventory) {
+    List<Device> devices = new ArrayList<>();
+    List<Device> fresh = new ArrayList<>();
+    for (Device d : inventory.devices()) {
+      if (config.matches(d.name())) {
+        (reported.contains(d.key()) ? devices : fresh).add(d);
+      }
+    }
+    for (Device d : fresh) {
+      if (devices.size() >= config.maxDevices()) {
+        break;
+      }
+      devices.add(d);
+    }
+    return devices.size() == inventory.devices().size() ? inventory : with(inventory, devices);
+  }
+
+  private static Inventory with(Inventory inventory, List<Device> devices) {
+    Map<Long, Map<Integer, Long>> nsids = new HashMap<>();
+    for (Netns n : inventory.namespaces()) {
+      nsids.put(n.inode(), inventory.nsids(n.inode()));
+    }
+    return new Inventory(inventory.namespaces(), devices, nsids, inventory.readAt());
   }
 
   /** Devices left out because --max-devices was reached, each counted once per appearance. */

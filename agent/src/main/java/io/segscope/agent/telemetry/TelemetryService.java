@@ -54,7 +54,6 @@ public final class TelemetryService {
   private final Counter readErrors;
   private final RecordErrors errors;
   private final DeviceSelection selection;
-  private volatile Inventory selected = Inventory.empty();
   private volatile boolean firstReadDone;
 
   public TelemetryService(ProbeSource probes, Supplier<Inventory> inventory, Advisor advisor, BuildInfo build,
@@ -157,7 +156,6 @@ public final class TelemetryService {
         }
       }
       lastReading.set(reading);
-      selected = inv;
       latest.set(base.withDevicesAndRecommendations(devices, recs));
       firstReadDone = true;
     } catch (RuntimeException e) {
@@ -172,9 +170,9 @@ public final class TelemetryService {
     return latest.get();
   }
 
-  /** The devices reported (the {@link DeviceSelection}) as of the last read; empty before it. */
+  /** The current inventory as the {@link DeviceSelection} reports it (metrics, API and advice alike). */
   public Inventory inventory() {
-    return selected;
+    return selection.view(inventory.get());
   }
 
   public Advisor advisor() {

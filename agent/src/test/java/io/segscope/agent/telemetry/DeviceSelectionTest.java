@@ -43,6 +43,8 @@ class DeviceSelectionTest {
     Inventory back = s.select(TelemetryServiceTest.inventory(List.of(a, b)), none).inventory();
     assertThat(s.dropped()).as("b came back and is refused again").isEqualTo(2);
     assertThat(back.devices()).extracting(Device::name).containsExactly("a");
+    assertThat(s.view(TelemetryServiceTest.inventory(List.of(b, a))).devices()).as("the API's view between reads")
+        .extracting(Device::name).containsExactly("a");
     // a counted device unknown to the inventory is judged by the kernel's name and takes a place too
     DeviceSelection t = new DeviceSelection(config(null, "^b$", 5));
     var sel = t.select(TelemetryServiceTest.inventory(List.of(a)), List.of(
