@@ -26,8 +26,12 @@ class ReportIT {
         throw new IllegalStateException(e);
       }
     });
-    Thread.sleep(2500); // compile + attach + first read
-    lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(3));
+    // traffic for as long as the report runs: its sampling starts after the compile, which takes
+    // from 2 s to over 10 s on a loaded machine
+    long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+    while (!report.isDone() && System.nanoTime() < deadline) {
+      lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(1));
+    }
     AgentProcess.ProcessResult r = report.get(150, TimeUnit.SECONDS);
     System.out.println(r.output());
     DeviceAt uplink = s1.devices().get("uplink");
