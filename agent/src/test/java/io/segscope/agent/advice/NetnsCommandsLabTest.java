@@ -47,8 +47,16 @@ class NetnsCommandsLabTest {
     Process holder = new ProcessBuilder("ip", "netns", "exec", a.name(), "sleep", "120").start();
     try {
       Path pidPath = Path.of("/proc/" + holder.pid() + "/ns/net");
-      long inode = ((Number) Files.getAttribute(pidPath, "unix:ino")).longValue();
-      assertThat(inode).isEqualTo(a.inode());
+      // ip netns exec enters the namespace, then execs sleep: wait until it has
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      long inode = -1;
+      while (inode != a.inode() && System.nanoTime() < deadline && holder.isAlive()) {
+        inode = ((Number) Files.getAttribute(pidPath, "unix:ino")).longValue();
+        if (inode != a.inode()) {
+          Thread.sleep(20);
+        }
+      }
+      assertThat(inode).as("namespace of the holder process").isEqualTo(a.inode());
 
       Netns named = new Netns(a.inode(), a.name(), Path.of("/run/netns/" + a.name()), false);
       Netns elsewhere = new Netns(a.inode(), "$(touch${IFS}c)", link, false);
