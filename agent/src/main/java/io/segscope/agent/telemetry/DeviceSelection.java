@@ -78,7 +78,8 @@ public final class DeviceSelection {
       candidates.put(d.key(), d.name());
     }
     for (DeviceCounters c : counted) {
-      candidates.putIfAbsent(new DeviceKey(c.netns(), c.ifindex()), c.kernelName());
+      candidates.putIfAbsent(new DeviceKey(c.netns(), c.ifindex()), java.util.Objects.requireNonNullElse(
+          c.kernelName(), ""));
     }
     Set<DeviceKey> present = new LinkedHashSet<>();
     candidates.forEach((k, name) -> {
