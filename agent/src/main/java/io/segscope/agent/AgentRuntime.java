@@ -105,8 +105,8 @@ public final class AgentRuntime implements AutoCloseable {
             w -> w.count())
         .description("Netlink attributes or messages skipped because their bytes were malformed")
         .register(metrics.meters());
-    holder[0] = new TelemetryService(io.segscope.agent.telemetry.ProbeSource.of(probes), inventory::current, advisor, build, metrics.meters(),
-        metrics.recordErrors(), options.devices(), Clock.systemUTC());
+    holder[0] = new TelemetryService(io.segscope.agent.telemetry.ProbeSource.of(probes), inventory::current,
+        advisor, build, metrics.meters(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
     AgentVerticle verticle = new AgentVerticle(host, port, options.interval(), holder[0], metrics, () -> true);
     AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);
