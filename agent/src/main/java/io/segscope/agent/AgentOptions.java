@@ -13,16 +13,19 @@ import java.time.Duration;
  * @param netnsDirs directories of named namespace bind mounts besides /run/netns (e.g. /run/docker/netns)
  * @param probeMode the only probe mode to use, or empty to pick the best per path
  * @param tracepointAttach the only tracepoint attach type to use, or empty for the cheapest that works
+ * @param devices which devices are reported (--device-include, --device-exclude, --max-devices)
  */
 public record AgentOptions(String host, int port, Duration interval,
     io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
     Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
     java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
-    java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach) {
+    java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
+    io.segscope.agent.telemetry.DeviceSelection.Config devices) {
 
-  /** The probes as asked for. */
+  /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public io.segscope.agent.probing.ProbeFactory.Request probeRequest() {
-    return new io.segscope.agent.probing.ProbeFactory.Request(probeMode, tracepointAttach, 4096);
+    return new io.segscope.agent.probing.ProbeFactory.Request(probeMode, tracepointAttach,
+        Math.max(4096, devices.maxDevices()));
   }
 
   /** The inventory's configuration: the defaults plus the extra namespace directories. */

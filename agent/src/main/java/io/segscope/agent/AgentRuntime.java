@@ -102,7 +102,7 @@ public final class AgentRuntime implements AutoCloseable {
         .description("Netlink attributes or messages skipped because their bytes were malformed")
         .register(metrics.meters());
     holder[0] = new TelemetryService(probes, stats, inventory::current, advisor, build, metrics.meters(),
-        Clock.systemUTC());
+        metrics.recordErrors(), options.devices(), Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
     AgentVerticle verticle = new AgentVerticle(host, port, options.interval(), holder[0], metrics, () -> true);
     AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);

@@ -1,10 +1,8 @@
 package io.segscope.agent;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.util.Arrays;
+import io.segscope.probes.names.NameCodec;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -12,8 +10,9 @@ import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
 import java.util.logging.SimpleFormatter;
-import java.util.logging.StreamHandler;
 
 /**
  * One line per log record on stderr: time, level, logger, message. The level is
@@ -21,10 +20,9 @@ import java.util.logging.StreamHandler;
  * names the probe plan, the inventory and the endpoints), WARNING for {@code report} and
  * {@code doctor}, whose result is what a person reads.
  *
- * <p>Records are written to a duplicate of file descriptor 2 taken before any libbcc call: while
- * libbcc compiles or attaches, fd 2 itself points at a capture file (the probes module turns what
- * libbcc prints into reasons and diagnostics), and a record logged meanwhile by another thread must
- * still reach the screen.
+ * <p>Messages carry device and namespace names, which are tenant-chosen bytes: every record is written
+ * in {@link NameCodec#display display form}, so a control byte, an ESC sequence or a line separator in
+ * a name is shown as {@code \xHH} and can neither drive the terminal nor forge a log line.
  */
 public final class Logging {
   /** The environment variable that sets the level. */
@@ -42,18 +40,8 @@ public final class Logging {
         "%1$tFT%1$tT.%1$tLZ %4$-7s %3$s: %5$s%6$s%n");
     LogManager.getLogManager().reset();
     Logger root = Logger.getLogger("");
-    StreamHandler h = new StreamHandler(new Fd2Duplicate(), new SimpleFormatter()) {
-      @Override
-      public synchronized void publish(LogRecord r) {
-        super.publish(r);
-        flush();
-      }
-
-      @Override
-      public synchronized void close() {
-        flush();
-      }
-    };
+    ConsoleHandler h = new ConsoleHandler();
+    h.setFormatter(new DisplayFormatter());
     h.setLevel(Level.ALL);
     root.addHandler(h);
     root.setLevel(Level.INFO);
@@ -97,61 +85,27 @@ public final class Logging {
     }
   }
 
-  /** The libc calls to duplicate fd 2 and write to the duplicate. */
-  private interface C extends Library {
-    int F_DUPFD_CLOEXEC = 1030;
-
-    int fcntl(int fd, int cmd, Object... args);
-
-    long write(int fd, byte[] buffer, long count);
-  }
-
-  /**
-   * fd 2 as it was at {@link #configure()}, before any libbcc call, duplicated (same open file, same
-   * offset, so records interleave correctly with what is printed on System.err). Falls back to
-   * System.err when the duplicate cannot be made (JNA unavailable, fd 2 closed).
-   */
-  private static final class Fd2Duplicate extends OutputStream {
-    private final C libc;
-    private final int fd;
-
-    Fd2Duplicate() {
-      C c = null;
-      int dup = -1;
-      try {
-        c = Native.load("c", C.class);
-        dup = c.fcntl(2, C.F_DUPFD_CLOEXEC, 3);
-      } catch (LinkageError | RuntimeException e) {
-        dup = -1;
-      }
-      libc = c;
-      fd = dup;
-    }
+  static final class DisplayFormatter extends Formatter {
+    private final SimpleFormatter plain = new SimpleFormatter();
 
     @Override
-    public void write(int b) throws IOException {
-      write(new byte[] {(byte) b}, 0, 1);
-    }
-
-    @Override
-    public synchronized void write(byte[] b, int off, int len) throws IOException {
-      if (fd < 0) {
-        System.err.write(b, off, len);
-        return;
+    public String format(LogRecord record) {
+      LogRecord safe = new LogRecord(record.getLevel(), NameCodec.display(formatMessage(record)));
+      safe.setInstant(record.getInstant());
+      safe.setLoggerName(record.getLoggerName());
+      safe.setSourceClassName(record.getSourceClassName());
+      safe.setSourceMethodName(record.getSourceMethodName());
+      String line = plain.format(safe);
+      if (record.getThrown() == null) {
+        return line;
       }
-      byte[] rest = off == 0 && len == b.length ? b : Arrays.copyOfRange(b, off, off + len);
-      while (rest.length > 0) {
-        long n = libc.write(fd, rest, rest.length);
-        if (n <= 0) {
-          throw new IOException("write log record to stderr: write returned " + n);
-        }
-        rest = Arrays.copyOfRange(rest, (int) n, rest.length);
+      StringWriter trace = new StringWriter();
+      record.getThrown().printStackTrace(new PrintWriter(trace));
+      StringBuilder b = new StringBuilder(line);
+      for (String l : trace.toString().split("\n")) {
+        b.append(NameCodec.display(l.replace("\t", "    "))).append('\n');
       }
-    }
-
-    @Override
-    public void flush() {
-      System.err.flush();
+      return b.toString();
     }
   }
 }

@@ -25,7 +25,7 @@ class AlertRulesTest {
   private static final Set<String> EXPECTED = Set.of("SegscopeSoftwareGsoCpuHigh", "SegscopeGsoSizeMismatch",
       "SegscopeOffloadDisabled", "SegscopeGenericXdpCopies", "SegscopeGenericXdpCopyCpuHigh",
       "SegscopeProbeDetached", "SegscopeProbeDegradedMode", "SegscopeAgentDown", "SegscopeTelemetryStale",
-      "SegscopeMapReadErrors", "SegscopeExporterErrors");
+      "SegscopeMapReadErrors", "SegscopeExporterErrors", "SegscopeStatsMapFull");
   private static final Pattern ANCHOR = Pattern.compile("^docs/runbook\\.md#([a-z0-9-]+)$");
 
   static List<Map<String, Object>> alertRules() {

@@ -53,6 +53,8 @@ final class MetricContract {
     SERIES.put("segscope_map_read_seconds_sum", Set.of());
     SERIES.put("segscope_map_read_seconds_max", Set.of());
     SERIES.put("segscope_map_read_errors_total", Set.of());
+    SERIES.put("segscope_devices_reported", Set.of());
+    SERIES.put("segscope_devices_dropped_total", Set.of());
     // Micrometer binders (docs/metrics.md)
     SERIES.put("process_cpu_seconds_total", Set.of());
     SERIES.put("process_files_open_files", Set.of());

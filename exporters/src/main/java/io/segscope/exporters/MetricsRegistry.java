@@ -1,7 +1,6 @@
 package io.segscope.exporters;
 
 import io.micrometer.core.instrument.Clock;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -13,8 +12,6 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -24,8 +21,9 @@ import java.util.function.Supplier;
  * uptime, open files, and whatever the agent registers on {@link #meters()}) in the same
  * {@link PrometheusRegistry}, so one scrape returns everything.
  *
- * <p>Records the collector has to skip are counted in {@code segscope_exporter_errors_total{kind}}
- * (present at 0 for every kind from the start) and logged.
+ * <p>Records the collector (or the agent's snapshot assembly) has to skip are counted in
+ * {@code segscope_exporter_errors_total{kind}} (present at 0 for every kind from the start) and
+ * logged once each ({@link RecordErrors}).
  */
 public final class MetricsRegistry implements AutoCloseable {
   /** Micrometer name of the skipped-record counter; exported as segscope_exporter_errors_total. */
@@ -34,7 +32,7 @@ public final class MetricsRegistry implements AutoCloseable {
   private final PrometheusRegistry prometheus = new PrometheusRegistry();
   private final PrometheusMeterRegistry meters;
   private final JvmGcMetrics gcMetrics;
-  private final Map<String, Counter> errorCounters = new HashMap<>();
+  private final RecordErrors recordErrors;
   private final ExpositionFormats formats = ExpositionFormats.init();
   private boolean closed;
 
@@ -44,19 +42,21 @@ public final class MetricsRegistry implements AutoCloseable {
    */
   public MetricsRegistry(Supplier<TelemetrySnapshot> source) {
     Objects.requireNonNull(source, "source");
-    prometheus.register(new SegscopeCollector(source, this::countError));
+    // registered first, as before the meters; it reports to recordErrors only when scraped
+    prometheus.register(new SegscopeCollector(source, (kind, record, cause) ->
+        recordErrors().translationFailed(kind, record, cause)));
     meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, prometheus, Clock.SYSTEM);
     gcMetrics = StandardMeters.bind(meters);
-    for (String kind : TranslationErrorListener.KINDS) {
-      errorCounters.put(
-          kind,
-          Counter.builder(ERRORS_METER)
-              .description(
-                  "Telemetry records the exporter could not translate and left out of the scrape"
-                      + " (see the agent log).")
-              .tag("kind", kind)
-              .register(meters));
-    }
+    recordErrors = new RecordErrors(meters);
+  }
+
+  /**
+   * Where records that had to be skipped are reported (counted in
+   * {@code segscope_exporter_errors_total{kind}}, logged once each): the collector's, and the
+   * agent's snapshot assembly.
+   */
+  public RecordErrors recordErrors() {
+    return recordErrors;
   }
 
   /** Where the agent registers its own meters (they appear in the same scrape). */
@@ -95,14 +95,6 @@ public final class MetricsRegistry implements AutoCloseable {
     closed = true;
     gcMetrics.close();
     meters.close();
-  }
-
-  private void countError(String kind, Object record, RuntimeException cause) {
-    SegscopeCollector.log(kind, record, cause);
-    Counter counter = errorCounters.get(kind);
-    if (counter != null) {
-      counter.increment();
-    }
   }
 
   /**

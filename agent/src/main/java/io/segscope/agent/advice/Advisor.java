@@ -19,6 +19,9 @@ import java.util.logging.Logger;
 public final class Advisor {
   private static final Logger LOG = Logger.getLogger(Advisor.class.getName());
 
+  /** Snapshots kept per advice window at most (plus two): bounds memory for any --interval. */
+  static final int HISTORY_POINTS = 256;
+
   private final Duration window;
   private final Recommender recommender;
   private final RecommendationTracker tracker;
@@ -40,6 +43,15 @@ public final class Advisor {
   /** Feeds one snapshot; returns the open recommendations after it. */
   public List<Recommendation> update(TelemetrySnapshot snapshot, Inventory inventory) {
     Instant now = snapshot.takenAt();
+    // at most ~HISTORY_POINTS snapshots per window, whatever the interval: the newest replaces the
+    // previous one while that one is less than window/HISTORY_POINTS younger than the one before it
+    if (history.size() >= 2) {
+      TelemetrySnapshot last = history.removeLast();
+      TelemetrySnapshot before = history.peekLast();
+      if (!Duration.between(before.takenAt(), last.takenAt()).minus(window.dividedBy(HISTORY_POINTS)).isNegative()) {
+        history.addLast(last);
+      }
+    }
     history.addLast(snapshot);
     // keep the newest snapshot that is at least `window` old, and everything after it
     while (history.size() > 2) {
@@ -68,7 +80,8 @@ public final class Advisor {
       Finding f = c.recommendation().finding();
       if (c.kind().equals("opened")) {
         LOG.info(String.format("recommendation opened: %s [%s] %s; saving %.4f cores; run: %s", c.recommendation().id(),
-            f.severity(), f.summary(), f.cpuSavingCores(), String.join(" && ", f.commands())));
+            f.severity(), f.summary(), f.cpuSavingCores(),
+            f.commands().stream().map(Command::display).collect(java.util.stream.Collectors.joining(" && "))));
       } else {
         LOG.info("recommendation closed: " + c.recommendation().id() + " (" + f.summary()
             + "): no evidence since " + c.recommendation().lastSeen());
@@ -76,6 +89,11 @@ public final class Advisor {
     }
     open = tracker.open();
     return open;
+  }
+
+  /** How many snapshots are kept (for tests of the memory bound). */
+  int historySize() {
+    return history.size();
   }
 
   public List<Recommendation> open() {

@@ -46,9 +46,9 @@ public final class BigTcpHeadroomRule implements Rule {
       return Optional.empty();
     }
     long target = Math.min(tso, BIG_TCP_SIZE);
-    List<String> sets = new ArrayList<>(List.of("gso_max_size " + target));
+    List<String> sets = new ArrayList<>(List.of("gso_max_size", Long.toString(target)));
     if (l.gsoIpv4MaxSize().isPresent()) {
-      sets.add("gso_ipv4_max_size " + target);
+      sets.addAll(List.of("gso_ipv4_max_size", Long.toString(target)));
     }
     Map<String, Object> ev = new LinkedHashMap<>();
     ev.put("offloaded_per_sec", GsoSizeMismatchRule.round(cost.offloadedSkbsPerSec()));
@@ -58,7 +58,7 @@ public final class BigTcpHeadroomRule implements Rule {
     return Optional.of(new Finding(name(), "info", AdviceContext.name(d), List.of(AdviceContext.name(d)),
         String.format("%s takes super-packets up to %d bytes but advertises %d: BIG TCP is possible",
             AdviceContext.name(d), tso, gso),
-        ev, List.of(NetnsCommands.ipLinkSet(ns, d.name(), String.join(" ", sets))), 0,
+        ev, List.of(NetnsCommands.ipLinkSet(ns, d.name(), sets)), 0,
         "not estimated: fewer, larger super-packets cut per-packet stack work; measure before and after",
         "low",
         "IPv6 BIG TCP needs the receiver's gro_max_size raised too; middleboxes that inspect super-packets "

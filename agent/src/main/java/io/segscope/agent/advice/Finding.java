@@ -17,14 +17,15 @@ import java.util.Map;
  * @param devices every device involved (the subject first, then the ones the commands change)
  * @param summary one sentence for a person
  * @param evidence measured rates, CPU, quantiles and the settings compared (JSON-friendly values)
- * @param commands the exact commands to run, in order
+ * @param commands the commands to run, in order, as argv ({@link Command}: exact bytes, rendered for a POSIX
+ *     shell by {@link Command#shell()})
  * @param cpuSavingCores expected CPU saved, in cores
  * @param savingBasis how the saving was estimated
  * @param confidence {@code high}, {@code medium} or {@code low}
  * @param risk what else the change does
  */
 public record Finding(String rule, String severity, DeviceName subject, List<DeviceName> devices,
-    String summary, Map<String, Object> evidence, List<String> commands, double cpuSavingCores,
+    String summary, Map<String, Object> evidence, List<Command> commands, double cpuSavingCores,
     String savingBasis, String confidence, String risk) {
 
   public Finding {

@@ -52,12 +52,16 @@ public final class GenericXdpCopyRule implements Rule {
     if (prog.isEmpty()) {
       return Optional.empty();
     }
-    List<String> commands = new ArrayList<>();
+    List<Command> commands = new ArrayList<>();
     String pin = "/sys/fs/bpf/segscope-xdp-" + prog.getAsInt();
-    commands.add("bpftool prog pin id " + prog.getAsInt() + " " + pin);
-    commands.add(NetnsCommands.nsenter(ns, "bpftool net detach xdpgeneric dev " + d.name()));
-    commands.add(NetnsCommands.nsenter(ns, "bpftool net attach xdpdrv pinned " + pin + " dev " + d.name()));
-    commands.add("rm " + pin);
+    String id = Integer.toString(prog.getAsInt());
+    byte[] dev = Command.name(d.name());
+    commands.add(Command.of("bpftool", "prog", "pin", "id", id, pin));
+    commands.add(NetnsCommands.bpftool(ns, List.of(Command.text("net"), Command.text("detach"),
+        Command.text("xdpgeneric"), Command.text("dev"), dev)));
+    commands.add(NetnsCommands.bpftool(ns, List.of(Command.text("net"), Command.text("attach"),
+        Command.text("xdpdrv"), Command.text("pinned"), Command.text(pin), Command.text("dev"), dev)));
+    commands.add(Command.of("rm", pin));
     Map<String, Object> ev = new LinkedHashMap<>();
     ev.put("copies_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedPerSec()));
     ev.put("passed_per_sec", GsoSizeMismatchRule.round(cost.xdpPassedPerSec()));

@@ -49,7 +49,7 @@ public final class GsoSizeMismatchRule implements Rule {
     Device d = dOpt.get();
     OptionalLong dSize = d.link().gsoMaxSize();
     OptionalLong dSegs = d.link().gsoMaxSegs();
-    List<String> commands = new ArrayList<>();
+    List<Command> commands = new ArrayList<>();
     List<DeviceName> devices = new ArrayList<>(List.of(AdviceContext.name(d)));
     List<Map<String, Object>> compared = new ArrayList<>();
     for (Device u : sources(ctx, d)) {
@@ -63,20 +63,20 @@ public final class GsoSizeMismatchRule implements Rule {
         boolean accepted = n >= KERNEL_MIN_GSO_MAX_SIZE
             && (u.link().tsoMaxSize().isEmpty() || n <= u.link().tsoMaxSize().getAsLong());
         if (accepted) {
-          sets.add("gso_max_size " + n);
+          sets.addAll(List.of("gso_max_size", Long.toString(n)));
         }
       }
       if (segsShare > 0 && dSegs.isPresent() && u.link().gsoMaxSegs().orElse(0) > dSegs.getAsLong()) {
         long m = dSegs.getAsLong();
         boolean accepted = m >= 1 && m <= Math.min(65535, u.link().tsoMaxSegs().orElse(65535));
         if (accepted) {
-          sets.add("gso_max_segs " + m);
+          sets.addAll(List.of("gso_max_segs", Long.toString(m)));
         }
       }
       if (sets.isEmpty()) {
         continue;
       }
-      commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), String.join(" ", sets)));
+      commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), sets));
       devices.add(AdviceContext.name(u));
       Map<String, Object> c = new LinkedHashMap<>();
       c.put("device", AdviceContext.name(u).toString());

@@ -58,13 +58,13 @@ public final class OffloadDisabledRule implements Rule {
         return Optional.empty(); // fixed off: nothing the user can enable here
       }
       missing = "tso";
-      turnOn.add("tso on");
+      turnOn.addAll(List.of("tso", "on"));
     } else if (f.known().contains(UDP_SEG) && !f.isActive(UDP_SEG)) {
       if (f.isFixed(UDP_SEG)) {
         return Optional.empty();
       }
       missing = UDP_SEG;
-      turnOn.add(UDP_SEG + " on");
+      turnOn.addAll(List.of(UDP_SEG, "on"));
     } else {
       return Optional.empty(); // the missing bit is not one we can name from the feature set
     }
@@ -72,15 +72,15 @@ public final class OffloadDisabledRule implements Rule {
       if (f.isFixed(SG)) {
         return Optional.empty(); // TSO cannot stay on without scatter-gather
       }
-      turnOn.add(0, "sg on");
+      turnOn.addAll(0, List.of("sg", "on"));
     }
     if (CSUM.stream().noneMatch(f::isActive)) {
       if (CSUM.stream().allMatch(f::isFixed)) {
         return Optional.empty();
       }
-      turnOn.add(0, "tx on");
+      turnOn.addAll(0, List.of("tx", "on"));
     }
-    String command = NetnsCommands.exec(ns, "ethtool -K " + d.name() + " " + String.join(" ", turnOn));
+    Command command = NetnsCommands.ethtoolK(ns, d.name(), turnOn);
     Map<String, Object> ev = new LinkedHashMap<>();
     ev.put("software_gso_per_sec", GsoSizeMismatchRule.round(cost.swSkbsPerSec()));
     ev.put("bytes_per_sec", GsoSizeMismatchRule.round(cost.swBytesPerSec()));

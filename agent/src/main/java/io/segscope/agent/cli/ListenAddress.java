@@ -24,6 +24,10 @@ public record ListenAddress(String host, int port) {
     if (host.isEmpty()) {
       host = "0.0.0.0";
     }
+    if (host.length() > Bounds.HOST_MAX || !host.matches("[A-Za-z0-9.:%_-]+")) {
+      throw new CommandLine.TypeConversionException("'" + value + "': the host must be an IP address or a host name "
+          + "of at most " + Bounds.HOST_MAX + " characters");
+    }
     int port;
     try {
       port = Integer.parseInt(value.substring(colon + 1));
@@ -31,7 +35,7 @@ public record ListenAddress(String host, int port) {
       throw new CommandLine.TypeConversionException("'" + value + "': the port is not a number");
     }
     if (port < 0 || port > 65535) {
-      throw new CommandLine.TypeConversionException("'" + value + "': the port must be 0..65535");
+      throw new CommandLine.TypeConversionException("'" + value + "': the port is outside the bound 0..65535 (0: any free port)");
     }
     return new ListenAddress(host, port);
   }

@@ -47,8 +47,8 @@ import sun.misc.Signal;
     })
 public final class ReportCommand implements Callable<Integer> {
 
-  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
-      description = "How long to sample (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = Bounds.ReportDuration.class,
+      description = "How long to sample; 1s..1h (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",

@@ -26,29 +26,31 @@ public final class RunCommand implements Callable<Integer> {
   ListenAddress listen;
 
   @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "5s",
-      converter = DurationConverter.class,
-      description = "How often the BPF maps are read, e.g. 1s, 500ms (default: ${DEFAULT-VALUE}).")
+      converter = Bounds.Interval.class,
+      description = "How often the BPF maps are read, e.g. 1s, 500ms; 100ms..1h (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
   @Option(names = "--advice-window", paramLabel = "DURATION", defaultValue = "30s",
-      converter = DurationConverter.class,
-      description = "Window over which costs are measured for the recommendation rules (default: ${DEFAULT-VALUE}).")
+      converter = Bounds.AdviceWindow.class,
+      description = "Window over which costs are measured for the recommendation rules; 1s..24h and at least "
+          + "--interval (default: ${DEFAULT-VALUE}).")
   Duration adviceWindow;
 
   @Option(names = "--advice-open-after", paramLabel = "DURATION", defaultValue = "30s",
-      converter = DurationConverter.class,
-      description = "How long a problem must be seen without a break before it is recommended "
+      converter = Bounds.AdviceHold.class,
+      description = "How long a problem must be seen without a break before it is recommended; 1s..24h "
           + "(default: ${DEFAULT-VALUE}).")
   Duration adviceOpenAfter;
 
   @Option(names = "--advice-close-after", paramLabel = "DURATION", defaultValue = "2m",
-      converter = DurationConverter.class,
-      description = "How long a recommendation must lack evidence before it closes (default: ${DEFAULT-VALUE}).")
+      converter = Bounds.AdviceHold.class,
+      description = "How long a recommendation must lack evidence before it closes; 1s..24h "
+          + "(default: ${DEFAULT-VALUE}).")
   Duration adviceCloseAfter;
 
-  @Option(names = "--netns-dir", paramLabel = "DIR",
+  @Option(names = "--netns-dir", paramLabel = "DIR", converter = Bounds.NetnsDir.class,
       description = "Also name network namespaces from the bind mounts in DIR, besides /run/netns; repeatable "
-          + "(e.g. /run/docker/netns on Docker hosts).")
+          + "up to 16 times, absolute paths (e.g. /run/docker/netns on Docker hosts).")
   java.util.List<java.nio.file.Path> netnsDirs = new java.util.ArrayList<>();
 
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
@@ -85,8 +87,38 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
+  @Option(names = "--device-include", paramLabel = "REGEX", converter = Bounds.Regex.class,
+      description = "Report only devices whose name this Java regular expression finds (anchor with ^...$); "
+          + "metrics, API and advice alike.")
+  java.util.regex.Pattern deviceInclude;
+
+  @Option(names = "--device-exclude", paramLabel = "REGEX", converter = Bounds.Regex.class,
+      description = "Do not report devices whose name this Java regular expression finds; wins over "
+          + "--device-include.")
+  java.util.regex.Pattern deviceExclude;
+
+  @Option(names = "--max-devices", paramLabel = "N", defaultValue = "4096", converter = Bounds.MaxDevices.class,
+      description = "Report at most N devices (1..100000); devices beyond are left out and counted in "
+          + "segscope_devices_dropped_total (default: ${DEFAULT-VALUE}).")
+  int maxDevices;
+
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  /** The bounds that involve two flags or a repeat count (a usage error, exit 2). */
+  void checkBounds() {
+    if (adviceWindow.compareTo(interval) < 0) {
+      throw Bounds.violated(spec.commandLine(), "--advice-window " + Bounds.format(adviceWindow)
+          + " is shorter than --interval " + Bounds.format(interval) + ": the bound is --interval..24h");
+    }
+    if (netnsDirs.size() > Bounds.NETNS_DIRS_MAX) {
+      throw Bounds.violated(spec.commandLine(), "--netns-dir is given " + netnsDirs.size()
+          + " times: the bound is " + Bounds.NETNS_DIRS_MAX);
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
+    checkBounds();
     List<String> missing = Privileges.missing();
     if (!missing.isEmpty()) {
       System.err.println("segscope run: missing privileges: " + String.join(", ", missing)
@@ -109,7 +141,9 @@ public final class RunCommand implements Callable<Integer> {
     }
     AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval,
         noBpfStats ? io.segscope.agent.telemetry.SelfCost.Mode.OFF : selfCost, adviceWindow,
-        adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach);
+        adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
+        new io.segscope.agent.telemetry.DeviceSelection.Config(java.util.Optional.ofNullable(deviceInclude),
+            java.util.Optional.ofNullable(deviceExclude), maxDevices));
     try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }

@@ -4,7 +4,6 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import io.segscope.agent.netlink.LibC;
 import io.segscope.agent.netlink.NetlinkException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -61,7 +60,7 @@ public final class EthtoolIoctlFeatures implements FeatureReader {
     if (closed) {
       throw new NetlinkException(what + " of " + name + ": reader is closed");
     }
-    byte[] ifname = name.getBytes(StandardCharsets.UTF_8);
+    byte[] ifname = io.segscope.probes.names.NameCodec.encode(name);
     if (ifname.length >= IFNAMSIZ) {
       throw new NetlinkException(what + ": device name " + name + " is longer than IFNAMSIZ-1");
     }

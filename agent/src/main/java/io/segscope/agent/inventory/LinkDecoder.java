@@ -4,6 +4,7 @@ import io.segscope.agent.netlink.AttributeSet;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
+import io.segscope.probes.names.NameCodec;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -44,10 +45,10 @@ public final class LinkDecoder {
     int flags = message.payloadView().getInt(8);
     AttributeSet a = message.attributes(Rtnl.IFINFOMSG_LENGTH, warnings);
     String what = "decode link ifindex " + index;
-    String name = a.string(Rtnl.IFLA_IFNAME)
+    String name = a.name(Rtnl.IFLA_IFNAME)
         .orElseThrow(() -> new NetlinkException(what + ": no IFLA_IFNAME"));
     long mtu = a.u32(Rtnl.IFLA_MTU)
-        .orElseThrow(() -> new NetlinkException(what + " (" + name + "): no usable IFLA_MTU"));
+        .orElseThrow(() -> new NetlinkException(what + " (" + NameCodec.display(name) + "): no usable IFLA_MTU"));
 
     String kind = "";
     String slaveKind = "";

@@ -16,6 +16,8 @@ import java.util.Map;
  * The root namespace is the one of /proc/1/ns/net; when PID 1's namespace cannot be read (a
  * container or a sandbox hides it), it is the agent's own namespace (/proc/self/ns/net).
  *
+ * <p>Names are byte-exact in segscope's name form ({@link io.segscope.probes.names.NameCodec}).
+ *
  * <p>Namespaces held only by an open file descriptor, or bind-mounted elsewhere, are not found.
  */
 public final class NetnsDiscovery {
@@ -54,7 +56,7 @@ public final class NetnsDiscovery {
         if (ino < 0 || device(entry) != nsfsDevice) {
           continue; // not (or no longer) a namespace bind mount
         }
-        String name = entry.getFileName().toString();
+        String name = PathBytes.fileName(entry);
         String previous = names.get(ino);
         if (previous == null || name.compareTo(previous) < 0) {
           names.put(ino, name);

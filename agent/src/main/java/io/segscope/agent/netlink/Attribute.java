@@ -40,6 +40,24 @@ public record Attribute(int type, boolean nestedFlag, boolean netByteOrder, Byte
     return new String(bytes, StandardCharsets.UTF_8);
   }
 
+  /**
+   * A kernel name (an interface name) up to the first NUL, byte-exact in segscope's name form
+   * ({@link io.segscope.probes.names.NameCodec}): valid UTF-8 as is, other bytes as {@code \xHH}.
+   */
+  public String asName() {
+    ByteBuffer b = view();
+    int end = b.limit();
+    for (int i = 0; i < b.limit(); i++) {
+      if (b.get(i) == 0) {
+        end = i;
+        break;
+      }
+    }
+    byte[] bytes = new byte[end];
+    b.get(bytes);
+    return io.segscope.probes.names.NameCodec.decode(bytes);
+  }
+
   /** The attributes inside this one, one level deeper; see {@link AttributeSet#parse}. */
   public AttributeSet nested(DecodeWarnings warnings) {
     return AttributeSet.parse(payload, depth + 1, warnings);

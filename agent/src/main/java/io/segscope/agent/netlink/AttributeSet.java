@@ -138,6 +138,11 @@ public final class AttributeSet {
     return get(type).map(Attribute::asString);
   }
 
+  /** A kernel name, byte-exact in segscope's name form ({@link Attribute#asName()}). */
+  public Optional<String> name(int type) {
+    return get(type).map(Attribute::asName);
+  }
+
   /** The nested set inside the first attribute of this type, if present. */
   public Optional<AttributeSet> nested(int type) {
     return get(type).map(a -> a.nested(warnings));

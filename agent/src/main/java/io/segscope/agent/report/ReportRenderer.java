@@ -7,6 +7,7 @@ import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Hop;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.exporters.model.GsoCause;
+import io.segscope.probes.names.NameCodec;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -21,7 +22,23 @@ public final class ReportRenderer {
   public record Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
       Inventory inventory, List<Finding> findings) {}
 
+  /**
+   * The report, every line in {@link NameCodec#display display form}: a control byte or a line
+   * separator in a device or namespace name is shown as {@code \xHH}, never sent to the terminal.
+   */
   public static String render(Input in) {
+    String raw = renderRaw(in);
+    StringBuilder out = new StringBuilder(raw.length() + 64);
+    for (String line : raw.split("\n", -1)) {
+      if (out.length() > 0) {
+        out.append('\n');
+      }
+      out.append(NameCodec.display(line));
+    }
+    return out.toString();
+  }
+
+  private static String renderRaw(Input in) {
     StringBuilder b = new StringBuilder();
     b.append(String.format("segscope report: %.1f s on kernel %s; software GSO measured in %s mode, generic XDP "
         + "in %s mode%n%n", in.seconds(), in.kernel(), blank(in.gsoMode()), blank(in.xdpMode())));
@@ -85,8 +102,8 @@ public final class ReportRenderer {
         b.append(String.format("  expected saving: %.4f cores (%s); confidence %s%n", f.cpuSavingCores(),
             f.savingBasis(), f.confidence()));
         b.append("  run:\n");
-        for (String cmd : f.commands()) {
-          b.append("    ").append(cmd).append('\n');
+        for (io.segscope.agent.advice.Command cmd : f.commands()) {
+          b.append("    ").append(cmd.shell()).append('\n');
         }
         b.append("  risk: ").append(f.risk()).append('\n');
       }

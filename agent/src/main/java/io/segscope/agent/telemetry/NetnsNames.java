@@ -7,7 +7,10 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Names of network namespaces from {@code /run/netns} (iproute2's convention), by inode. */
+/**
+ * Names of network namespaces from {@code /run/netns} (iproute2's convention), by inode, byte-exact in
+ * segscope's name form ({@link io.segscope.probes.names.NameCodec}).
+ */
 public final class NetnsNames {
   private NetnsNames() {}
 
@@ -24,7 +27,7 @@ public final class NetnsNames {
       for (Path p : ds) {
         try {
           Object ino = Files.getAttribute(p, "unix:ino");
-          names.putIfAbsent(((Number) ino).longValue(), p.getFileName().toString());
+          names.putIfAbsent(((Number) ino).longValue(), io.segscope.agent.inventory.PathBytes.fileName(p));
         } catch (IOException | UnsupportedOperationException e) {
           // a name whose namespace is gone (stale bind mount) has no inode: skip it
         }

@@ -1,6 +1,8 @@
 package io.segscope.agent.telemetry;
 
 import io.segscope.agent.cost.Histograms;
+import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
@@ -27,8 +29,10 @@ import java.util.Optional;
 /**
  * Translates what the probes read (raw per-device kernel counters) into the exporters' snapshot
  * model, naming each device and labelling each path's metrics with the mode that path runs in.
- * Pure: no kernel access. The probes' enumerations map to the exporters' by explicit tables
- * ({@link #CAUSES}, {@link #SITES}, {@link #TYPES}), never by spelling.
+ * A record it cannot take (a name or a value the model refuses, a namer that fails) is skipped and
+ * reported to {@link RecordErrors} (kind {@code counters}, {@code probe}, {@code program}); the rest of
+ * the read is assembled. Pure: no kernel access. The probes' enumerations map to the exporters' by
+ * explicit tables ({@link #CAUSES}, {@link #SITES}, {@link #TYPES}), never by spelling.
  */
 public final class SnapshotAssembler {
 
@@ -66,9 +70,17 @@ public final class SnapshotAssembler {
   }
 
   private final BuildInfo build;
+  private final RecordErrors errors;
 
+  /** An assembler that logs skipped records (once each) without exporting the count. */
   public SnapshotAssembler(BuildInfo build) {
+    this(build, new RecordErrors(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+  }
+
+  /** An assembler that reports skipped records to {@code errors}. */
+  public SnapshotAssembler(BuildInfo build, RecordErrors errors) {
     this.build = build;
+    this.errors = errors;
   }
 
   /**
@@ -80,20 +92,37 @@ public final class SnapshotAssembler {
       SelfCost.Reading programs, String gsoMode, String xdpMode, DeviceNamer namer) {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceReading r : reading.devices()) {
-      DeviceRef ref = namer.name(r.key().netns(), r.key().ifindex(), r.kernelName());
-      var c = r.counts();
-      // an unmeasured path has mode "" and no counts; never label series with an empty mode
-      if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || r.offloadedSkbs() > 0)) {
-        b.addGso(gso(ref, r, gsoMode));
-      }
-      if (!xdpMode.isEmpty() && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
-        Optional<NativeHistogram> dur = r.xdp().map(x -> Histograms.duration(x.durationSlots(), x.timedNanos()));
-        b.addXdp(new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
-            c.xdpPassedBytes(), dur));
+      try {
+        DeviceRef ref = namer.name(r.key().netns(), r.key().ifindex(), r.kernelName());
+        var c = r.counts();
+        GsoDeviceStats gso = null;
+        XdpDeviceStats xdp = null;
+        // an unmeasured path has mode "" and no counts; never label series with an empty mode
+        if (!gsoMode.isEmpty() && (c.swSkbs() > 0 || r.offloadedSkbs() > 0)) {
+          gso = gso(ref, r, gsoMode);
+        }
+        if (!xdpMode.isEmpty() && (c.xdpCopied() > 0 || c.xdpPassed() > 0)) {
+          Optional<NativeHistogram> dur = r.xdp().map(x -> Histograms.duration(x.durationSlots(), x.timedNanos()));
+          xdp = new XdpDeviceStats(ref, xdpMode, c.xdpCopied(), c.xdpPassed(), c.xdpCopiedBytes(),
+              c.xdpPassedBytes(), dur);
+        }
+        if (gso != null) {
+          b.addGso(gso);
+        }
+        if (xdp != null) {
+          b.addXdp(xdp);
+        }
+      } catch (RuntimeException e) {
+        errors.skipped(RecordErrors.COUNTERS, r.key().netns() + "/" + r.key().ifindex() + "/" + r.kernelName(),
+            "of device " + r.kernelName() + " (netns " + r.key().netns() + ", ifindex " + r.key().ifindex() + ")", e);
       }
     }
     for (ProbeAttachment a : attachments) {
-      b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attach(), a.attached()));
+      try {
+        b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attach(), a.attached()));
+      } catch (RuntimeException e) {
+        errors.skipped(TranslationErrorListener.PROBE, a.path() + "/" + a.program(), a.toString(), e);
+      }
     }
     for (ProgramStats p : programs.programs()) {
       b.addProgram(p);

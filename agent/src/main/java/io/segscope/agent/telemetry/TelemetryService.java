@@ -8,6 +8,8 @@ import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Inventory;
+import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceRef;
@@ -34,6 +36,12 @@ import java.util.logging.Logger;
  * Reads the probes' maps (blocking: call it on a worker thread, never on the event loop), names the
  * devices from the inventory, runs the advisor, and keeps the latest snapshot for the exporters and
  * the API. Exposes its own cost through Micrometer.
+ *
+ * <p>One bad record never stops a read: vanished devices are dropped first, whatever follows; a
+ * device, counter record or recommendation that cannot be taken is skipped and reported to
+ * {@link RecordErrors} (counted in segscope_exporter_errors_total{kind}, logged once), and a rule
+ * failure keeps the previous recommendations. Only a failed map read keeps the whole previous
+ * snapshot. The {@link DeviceSelection} applies to the metrics, the API and the advice alike.
  */
 public final class TelemetryService {
   private static final Logger LOG = Logger.getLogger(TelemetryService.class.getName());
@@ -45,21 +53,25 @@ public final class TelemetryService {
   private final SnapshotAssembler assembler;
   private final Clock clock;
   private final VanishedDevices vanished = new VanishedDevices(Duration.ofSeconds(15), Duration.ofMinutes(10));
-  private final java.util.Map<DeviceKey, Long> lastSwSkbs = new java.util.HashMap<>();
+  private final Map<DeviceKey, Long> lastSwSkbs = new java.util.HashMap<>();
   private final AtomicReference<TelemetrySnapshot> latest;
   private final AtomicReference<ProbeReading> lastReading = new AtomicReference<>();
   private final Timer readTimer;
   private final Counter readErrors;
+  private final RecordErrors errors;
+  private final DeviceSelection selection;
   private volatile boolean firstReadDone;
 
   public TelemetryService(ProbeSource probes, SelfCost selfCost, Supplier<Inventory> inventory, Advisor advisor,
-      BuildInfo build, MeterRegistry meters, Clock clock) {
+      BuildInfo build, MeterRegistry meters, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
     this.probes = probes;
     this.selfCost = selfCost;
     this.inventory = inventory;
     this.advisor = advisor;
     this.clock = clock;
-    this.assembler = new SnapshotAssembler(build);
+    this.errors = errors;
+    this.selection = new DeviceSelection(devices);
+    this.assembler = new SnapshotAssembler(build, errors);
     this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
     this.readTimer = Timer.builder("segscope.map.read")
         .description("Time to read the BPF maps once and build the snapshot")
@@ -75,6 +87,14 @@ public final class TelemetryService {
                   .collect(java.util.stream.Collectors.joining(", ")))
           .register(meters);
     }
+    FunctionCounter.builder("segscope.devices.dropped", selection, DeviceSelection::dropped)
+        .description("Devices left out of metrics, API and advice because --max-devices was reached; each "
+            + "counted once when it appears")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder("segscope.devices.reported", selection, DeviceSelection::reported)
+        .description("Devices reported in metrics, API and advice (after --device-include/--device-exclude, at most "
+            + "--max-devices)")
+        .register(meters);
   }
 
   private double diagnostic(Diagnostic d) {
@@ -86,45 +106,69 @@ public final class TelemetryService {
   public void refresh() {
     Timer.Sample sample = Timer.start();
     try {
-      ProbeReading reading = probes.read();
-      Inventory inv = inventory.get();
-      Map<Long, String> netnsNames = NetnsNames.scan();
-      TelemetrySnapshot base = assembler.assemble(clock.instant(), reading, probes.attachments(), selfCost.read(),
-          probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-          (netns, ifindex, kernelName) -> InventoryView.name(inv, netnsNames, netns, ifindex, kernelName));
-      probes.setGenericXdpPresent(genericXdpPresent(inv));
-      probes.setSegmentationSeen(segmentationGrew(reading));
-      for (DeviceKey gone : vanished.update(base.takenAt(), reading.devices(), inv)) {
-        probes.forget(gone);
+      ProbeReading reading;
+      try {
+        reading = probes.read();
+      } catch (ProbeException | RuntimeException e) {
+        readErrors.increment();
+        LOG.log(Level.WARNING, "read probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+        return;
       }
-      List<Recommendation> open = advisor.update(base, inv);
+      Inventory all = inventory.get();
+      // first, so that no record below can keep a vanished device's entries (and series) alive
+      try {
+        for (DeviceKey gone : vanished.update(clock.instant(), reading.devices(), all)) {
+          probes.forget(gone);
+        }
+      } catch (ProbeException | RuntimeException e) {
+        readErrors.increment();
+        LOG.log(Level.WARNING, "forget vanished devices: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+      }
+      try {
+        probes.setGenericXdpPresent(genericXdpPresent(all));
+        probes.setSegmentationSeen(segmentationGrew(reading));
+      } catch (ProbeException | RuntimeException e) {
+        LOG.log(Level.WARNING, "attach on-demand probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+      }
+      DeviceSelection.Selected sel = selection.select(all, reading.devices());
+      Inventory inv = sel.inventory();
+      Map<Long, String> netnsNames = NetnsNames.scan();
+      TelemetrySnapshot base = assembler.assemble(clock.instant(),
+          new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes.attachments(),
+          selfCost.read(), probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
+          (netns, ifindex, kernelName) -> InventoryView.name(inv, netnsNames, netns, ifindex, kernelName));
+      List<Recommendation> open;
+      try {
+        open = advisor.update(base, inv);
+      } catch (RuntimeException e) {
+        errors.skipped(RecordErrors.ADVICE, "advice", "of the rules on this read", e);
+        open = advisor.open();
+      }
       List<DeviceInfo> devices = new ArrayList<>();
       for (Device d : inv.devices()) {
         try {
           devices.add(InventoryView.info(inv, d));
         } catch (RuntimeException e) {
-          readErrors.increment();
-          LOG.warning("export device " + d.netns() + "/" + d.name() + ": " + e.getMessage());
+          errors.skipped(TranslationErrorListener.DEVICE, d.netns() + "/" + d.ifindex() + "/" + d.name(),
+              "of device " + d.name() + " (netns " + d.netns() + ", ifindex " + d.ifindex() + ")", e);
         }
       }
       List<RecommendationInfo> recs = new ArrayList<>();
       for (Recommendation r : open) {
-        var s = r.finding().subject();
         try {
+          var s = r.finding().subject();
           recs.add(new RecommendationInfo(r.id(), r.finding().rule(), r.finding().severity(),
               new DeviceRef(s.netns(), s.netnsName(), s.ifindex(), s.device()), r.finding().cpuSavingCores()));
         } catch (RuntimeException e) {
-          // one bad record must never stop the reads: skip it, say so
-          readErrors.increment();
-          LOG.warning("export recommendation " + r.id() + ": " + e.getMessage());
+          errors.skipped(TranslationErrorListener.RECOMMENDATION, r.id(), r.id(), e);
         }
       }
       lastReading.set(reading);
       latest.set(base.withDevicesAndRecommendations(devices, recs));
       firstReadDone = true;
-    } catch (ProbeException | RuntimeException e) {
+    } catch (RuntimeException e) {
       readErrors.increment();
-      LOG.log(Level.WARNING, "read probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+      LOG.log(Level.WARNING, "assemble snapshot: " + e.getMessage(), e);
     } finally {
       sample.stop(readTimer);
     }
@@ -138,7 +182,7 @@ public final class TelemetryService {
   /** Whether any device segmented in software since the previous read. */
   private boolean segmentationGrew(ProbeReading reading) {
     boolean grew = false;
-    java.util.Map<DeviceKey, Long> now = new java.util.HashMap<>();
+    Map<DeviceKey, Long> now = new java.util.HashMap<>();
     for (DeviceReading r : reading.devices()) {
       long sw = r.counts().swSkbs();
       now.put(r.key(), sw);
@@ -153,8 +197,9 @@ public final class TelemetryService {
     return latest.get();
   }
 
+  /** The current inventory as the {@link DeviceSelection} reports it (metrics, API and advice alike). */
   public Inventory inventory() {
-    return inventory.get();
+    return selection.view(inventory.get());
   }
 
   public Advisor advisor() {

@@ -13,7 +13,7 @@ class RecommendationTrackerTest {
 
   private static Finding finding(String device) {
     DeviceName d = new DeviceName(1, "ns", device, 2);
-    return new Finding("gso_size_mismatch", "warning", d, List.of(d), "s", Map.of(), List.of("cmd"), 0.1,
+    return new Finding("gso_size_mismatch", "warning", d, List.of(d), "s", Map.of(), List.of(Command.of("cmd")), 0.1,
         "basis", "high", "risk");
   }
 
@@ -64,7 +64,7 @@ class RecommendationTrackerTest {
     var t = new RecommendationTracker(Duration.ZERO, Duration.ofSeconds(30));
     t.update(at(0), List.of(finding("a")));
     Finding newer = new Finding("gso_size_mismatch", "warning", finding("a").subject(), finding("a").devices(),
-        "s2", Map.of("x", 1), List.of("cmd"), 0.5, "basis", "high", "risk");
+        "s2", Map.of("x", 1), List.of(Command.of("cmd")), 0.5, "basis", "high", "risk");
     t.update(at(5), List.of(newer));
     assertThat(t.open()).singleElement().satisfies(r -> {
       assertThat(r.finding().cpuSavingCores()).isEqualTo(0.5);
@@ -78,7 +78,7 @@ class RecommendationTrackerTest {
     var t = new RecommendationTracker(Duration.ZERO, Duration.ofSeconds(30));
     Finding cheap = finding("a");
     DeviceName b = new DeviceName(1, "ns", "b", 3);
-    Finding dear = new Finding("offload_disabled", "warning", b, List.of(b), "s", Map.of(), List.of("c"), 0.9, "",
+    Finding dear = new Finding("offload_disabled", "warning", b, List.of(b), "s", Map.of(), List.of(Command.of("c")), 0.9, "",
         "high", "");
     t.update(at(0), List.of(cheap, dear));
     assertThat(t.open()).extracting(r -> r.finding().subject().device()).containsExactly("b", "a");

@@ -21,6 +21,10 @@ class RulesTest {
 
   private static final AdviceContext.Thresholds T = AdviceContext.Thresholds.DEFAULT;
 
+  static List<String> shells(Finding f) {
+    return f.commands().stream().map(Command::shell).toList();
+  }
+
   private static List<Finding> advise(io.segscope.agent.inventory.Inventory inv, Collection<DeviceCost> costs) {
     return new Recommender().evaluate(costs, new AdviceContext(inv, T, true));
   }
@@ -37,7 +41,7 @@ class RulesTest {
       assertThat(x.rule()).isEqualTo("gso_size_mismatch");
       assertThat(x.subject().toString()).isEqualTo("lab-sw/up0");
       assertThat(x.devices()).extracting(Object::toString).containsExactly("lab-sw/up0", "lab-snd/snd0");
-      assertThat(x.commands()).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
+      assertThat(shells(x)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
       // 32066 x 8 us over 3 s = 0.0855 cores, every skb timed
       assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, org.assertj.core.api.Assertions.within(1e-9));
       assertThat(x.evidence()).containsEntry("cause_gso_max_size_share", 1.0).containsEntry("device_gso_max_size", 16384L);
@@ -50,8 +54,10 @@ class RulesTest {
   void anUnnamedContainerNamespaceGetsAnNsenterCommand() {
     var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
     List<Finding> f = advise(LabInventories.s1(16384, ""), costs);
-    assertThat(f).singleElement().extracting(Finding::commands).asList()
-        .containsExactly("nsenter --net=/proc/4242/ns/net ip link set dev snd0 gso_max_size 16384");
+    // the PID may be reused by a process in another namespace: the guard checks the inode entered
+    assertThat(f).singleElement().extracting(RulesTest::shells).asList()
+        .containsExactly("nsenter --net=/proc/4242/ns/net -- sh -c '" + NetnsCommands.GUARD + "' segscope-netns-check "
+            + SENDER + " ip link set dev snd0 gso_max_size 16384");
   }
 
   @Test
@@ -92,7 +98,7 @@ class RulesTest {
         "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation", "tx-tcp-mangleid-segmentation")), costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("offload_disabled");
-      assertThat(x.commands()).containsExactly("ip netns exec lab-low ethtool -K low0 tso on");
+      assertThat(shells(x)).containsExactly("ip netns exec lab-low ethtool -K low0 tso on");
       assertThat(x.cpuSavingCores()).isGreaterThan(0);
     });
   }
@@ -102,7 +108,7 @@ class RulesTest {
     var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0));
     List<Finding> f = advise(LabInventories.s2(LabInventories.vethFeatures("tx-scatter-gather",
         "tx-tcp-segmentation", "tx-tcp6-segmentation")), costs);
-    assertThat(f).singleElement().extracting(Finding::commands).asList()
+    assertThat(f).singleElement().extracting(RulesTest::shells).asList()
         .containsExactly("ip netns exec lab-low ethtool -K low0 sg on tso on");
   }
 
@@ -126,9 +132,9 @@ class RulesTest {
     List<Finding> f = advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("generic_xdp_copy");
-      assertThat(x.commands()).containsExactly("bpftool prog pin id 77 /sys/fs/bpf/segscope-xdp-77",
-          "nsenter --net=/run/netns/lab-rcv bpftool net detach xdpgeneric dev rcv0",
-          "nsenter --net=/run/netns/lab-rcv bpftool net attach xdpdrv pinned /sys/fs/bpf/segscope-xdp-77 dev rcv0",
+      assertThat(shells(x)).containsExactly("bpftool prog pin id 77 /sys/fs/bpf/segscope-xdp-77",
+          "nsenter --net=/run/netns/lab-rcv -- bpftool -- net detach xdpgeneric dev rcv0",
+          "nsenter --net=/run/netns/lab-rcv -- bpftool -- net attach xdpdrv pinned /sys/fs/bpf/segscope-xdp-77 dev rcv0",
           "rm /sys/fs/bpf/segscope-xdp-77");
       // tracepoint mode cannot time copies: 36000/s x 600 ns, stated as an estimate
       assertThat(x.cpuSavingCores()).isCloseTo(36000 * 600e-9, org.assertj.core.api.Assertions.within(1e-9));
@@ -177,7 +183,7 @@ class RulesTest {
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("big_tcp_headroom");
       assertThat(x.severity()).isEqualTo("info");
-      assertThat(x.commands()).containsExactly(
+      assertThat(shells(x)).containsExactly(
           "ip -n lab-rcv link set dev rcv0 gso_max_size 185000 gso_ipv4_max_size 185000");
       assertThat(x.cpuSavingCores()).isZero();
     });

@@ -46,4 +46,69 @@ class ConvertersTest {
     assertThat(cl.execute()).isEqualTo(2);
     assertThat(err.toString()).contains("missing command");
   }
+
+  private static String[] usage(String... args) {
+    java.io.StringWriter err = new java.io.StringWriter();
+    CommandLine cl = SegscopeCommand.commandLine();
+    cl.setErr(new java.io.PrintWriter(err));
+    int code = cl.execute(args);
+    return new String[] {Integer.toString(code), err.toString()};
+  }
+
+  @Test
+  void everyRunAndReportFlagValueOutsideItsBoundExitsTwoNamingTheBound() {
+    String[][] cases = {
+        {"100ms..1h", "run", "--interval", "1ms"},
+        {"100ms..1h", "run", "--interval", "2h"},
+        {"1s..24h", "run", "--advice-window", "999999999h"},
+        {"1s..24h", "run", "--advice-window", "500ms", "--interval", "100ms"},
+        {"shorter than --interval", "run", "--advice-window", "2s", "--interval", "5s"},
+        {"1s..24h", "run", "--advice-open-after", "999999999h"},
+        {"1s..24h", "run", "--advice-close-after", "25h"},
+        {"1s..24h", "run", "--advice-close-after", "10ms"},
+        {"0..65535", "run", "--listen", ":70000"},
+        {"at most 253 characters", "run", "--listen", "a b:80"},
+        {"1..100000", "run", "--max-devices", "0"},
+        {"1..100000", "run", "--max-devices", "100001"},
+        {"not a whole number", "run", "--max-devices", "many"},
+        {"not a Java regular expression", "run", "--device-include", "("},
+        {"not a Java regular expression", "run", "--device-exclude", "[a"},
+        {"over the bound of 1024", "run", "--device-include", "x".repeat(1025)},
+        {"not an absolute path", "run", "--netns-dir", "run/netns"},
+        {"1s..1h", "report", "--duration", "500ms"},
+        {"1s..1h", "report", "--duration", "2h"},
+    };
+    for (String[] c : cases) {
+      String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
+      String[] r = usage(args);
+      assertThat(r[0]).as("exit code of %s", String.join(" ", args)).isEqualTo("2");
+      assertThat(r[1]).as("message of %s", String.join(" ", args)).contains(c[0]).contains("Usage:");
+    }
+    java.util.List<String> many = new java.util.ArrayList<>(java.util.List.of("run"));
+    for (int i = 0; i < 17; i++) {
+      many.addAll(java.util.List.of("--netns-dir", "/run/dir" + i));
+    }
+    String[] r = usage(many.toArray(String[]::new));
+    assertThat(r[0]).isEqualTo("2");
+    assertThat(r[1]).contains("--netns-dir is given 17 times: the bound is 16");
+  }
+
+  @Test
+  void valuesAtTheirBoundsParse() {
+    RunCommand run = new RunCommand();
+    new CommandLine(run).parseArgs("--interval", "100ms", "--advice-window", "24h", "--advice-open-after", "1s",
+        "--advice-close-after", "24h", "--listen", ":0", "--max-devices", "100000", "--device-include", "^veth",
+        "--device-exclude", "^lo$");
+    assertThat(run.interval).isEqualTo(Duration.ofMillis(100));
+    assertThat(run.adviceWindow).isEqualTo(Duration.ofHours(24));
+    assertThat(run.maxDevices).isEqualTo(100000);
+    assertThat(run.deviceInclude.pattern()).isEqualTo("^veth");
+    RunCommand defaults = new RunCommand();
+    new CommandLine(defaults).parseArgs();
+    assertThat(defaults.maxDevices).isEqualTo(io.segscope.agent.telemetry.DeviceSelection.Config.DEFAULT_MAX_DEVICES);
+    assertThat(defaults.deviceInclude).isNull();
+    ReportCommand report = new ReportCommand();
+    new CommandLine(report).parseArgs("--duration", "1h");
+    assertThat(report.duration).isEqualTo(Duration.ofHours(1));
+  }
 }

@@ -79,10 +79,10 @@ class AdviceEndToEndIT {
       List<String> cmds = commands(rec);
       String prog = rec.path("evidence").path("xdp_program_id").asText();
       String pin = "/sys/fs/bpf/segscope-xdp-" + prog;
-      String nsenter = "nsenter --net=/run/netns/" + receiver.ns().name() + " ";
+      String nsenter = "nsenter --net=/run/netns/" + receiver.ns().name() + " -- ";
       assertThat(cmds).containsExactly("bpftool prog pin id " + prog + " " + pin,
-          nsenter + "bpftool net detach xdpgeneric dev " + receiver.name(),
-          nsenter + "bpftool net attach xdpdrv pinned " + pin + " dev " + receiver.name(),
+          nsenter + "bpftool -- net detach xdpgeneric dev " + receiver.name(),
+          nsenter + "bpftool -- net attach xdpdrv pinned " + pin + " dev " + receiver.name(),
           "rm " + pin);
       assertThat(rec.path("evidence").path("cpu_basis").asText()).as("tracepoint mode estimates")
           .contains("cannot time");

@@ -23,45 +23,51 @@ final class PromText {
         continue;
       }
       int brace = line.indexOf('{');
-      int space;
+      int space = line.indexOf(' ');
       String name;
       Map<String, String> labels = new TreeMap<>();
-      if (brace >= 0 && brace < line.indexOf(' ')) {
+      int rest;
+      if (brace >= 0 && brace < space) {
         name = line.substring(0, brace);
-        int close = line.indexOf('}', brace);
-        parseLabels(line.substring(brace + 1, close), labels);
-        space = close + 1;
+        rest = parseLabels(line, brace + 1, labels);
       } else {
-        space = line.indexOf(' ');
         name = line.substring(0, space);
+        rest = space;
       }
-      String[] rest = line.substring(space).trim().split("\\s+");
-      out.add(new Sample(name, labels, Double.parseDouble(rest[0])));
+      String[] fields = line.substring(rest).trim().split("\\s+");
+      out.add(new Sample(name, labels, Double.parseDouble(fields[0])));
     }
     return new PromText(out);
   }
 
-  private static void parseLabels(String s, Map<String, String> labels) {
-    int i = 0;
-    while (i < s.length()) {
+  /**
+   * Parses {@code name="value",...}} from {@code i}, values with the text format's escapes
+   * ({@code \\}, {@code \"}, {@code \n}); a '}' or ',' inside quotes is part of the value.
+   * Returns the index after the closing brace.
+   */
+  private static int parseLabels(String s, int i, Map<String, String> labels) {
+    while (s.charAt(i) != '}') {
       int eq = s.indexOf('=', i);
       String key = s.substring(i, eq).trim();
-      int q = s.indexOf('"', eq) + 1;
+      int j = s.indexOf('"', eq) + 1;
       StringBuilder v = new StringBuilder();
-      int j = q;
       while (s.charAt(j) != '"') {
-        if (s.charAt(j) == '\\') {
-          j++;
+        char c = s.charAt(j);
+        if (c == '\\') {
+          char e = s.charAt(++j);
+          v.append(e == 'n' ? '\n' : e);
+        } else {
+          v.append(c);
         }
-        v.append(s.charAt(j));
         j++;
       }
       labels.put(key, v.toString());
       i = j + 1;
-      while (i < s.length() && (s.charAt(i) == ',' || s.charAt(i) == ' ')) {
+      while (s.charAt(i) == ',' || s.charAt(i) == ' ') {
         i++;
       }
     }
+    return i + 1;
   }
 
   /** Sum of every sample of {@code name} whose labels include all of {@code match}. */

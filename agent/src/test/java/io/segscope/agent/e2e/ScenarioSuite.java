@@ -264,7 +264,7 @@ abstract class ScenarioSuite {
         .as("generic XDP on the sender (it has none)").isZero();
     DeviceAt r = s3.device("receiver");
     assertRecommended(lab, "generic_xdp_copy", r,
-        "nsenter --net=/run/netns/" + r.ns().name() + " bpftool net detach xdpgeneric dev " + r.name());
+        "nsenter --net=/run/netns/" + r.ns().name() + " -- bpftool -- net detach xdpgeneric dev " + r.name());
   }
 
   @Test

@@ -23,6 +23,14 @@ final class Checks {
     return value;
   }
 
+  static String notEmpty(String value, String what) {
+    notNull(value, what);
+    if (value.isEmpty()) {
+      throw new IllegalArgumentException(what + " must not be empty");
+    }
+    return value;
+  }
+
   static long notNegative(long value, String what) {
     if (value < 0) {
       throw new IllegalArgumentException(what + " must not be negative, got " + value);

@@ -26,8 +26,12 @@ class ModelValidationTest {
         .hasMessageStartingWith("DeviceRef.netnsName (use \"\" for an unnamed namespace) must not be null");
     assertThatThrownBy(() -> new DeviceRef(1, "", 0, "eth0"))
         .hasMessage("DeviceRef.ifindex must be positive, got 0");
-    assertThatThrownBy(() -> new DeviceRef(1, "", 1, " "))
-        .hasMessage("DeviceRef.device must not be blank");
+    assertThatThrownBy(() -> new DeviceRef(1, "", 1, ""))
+        .hasMessage("DeviceRef.device must not be empty");
+    // names the kernel accepts though Java calls them blank: data, never a reason to fail
+    for (String name : List.of("\u001c", "\u001f", "\u2028", "\u3000", "\u001b[31m", "\\xff\\xfe")) {
+      assertThat(new DeviceRef(1, "", 1, name).device()).isEqualTo(name);
+    }
     assertThat(new DeviceRef(4026531840L, "", 1, "lo").netnsLabel()).isEqualTo("4026531840");
   }
 

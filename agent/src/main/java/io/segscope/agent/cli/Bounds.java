@@ -1,0 +1,148 @@
+package io.segscope.agent.cli;
+
+import io.segscope.agent.telemetry.DeviceSelection;
+import java.time.Duration;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import picocli.CommandLine;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The bound of every {@code run} and {@code report} flag value (README.md), checked while the
+ * command line is parsed: a value outside its bound is a usage error (exit 2) naming the bound.
+ * Each nested converter is one flag's bound.
+ */
+public final class Bounds {
+  private Bounds() {}
+
+  public static final Duration INTERVAL_MIN = Duration.ofMillis(100);
+  public static final Duration INTERVAL_MAX = Duration.ofHours(1);
+  public static final Duration ADVICE_WINDOW_MIN = Duration.ofSeconds(1);
+  public static final Duration ADVICE_WINDOW_MAX = Duration.ofHours(24);
+  public static final Duration ADVICE_HOLD_MIN = Duration.ofSeconds(1);
+  public static final Duration ADVICE_HOLD_MAX = Duration.ofHours(24);
+  public static final Duration REPORT_DURATION_MIN = Duration.ofSeconds(1);
+  public static final Duration REPORT_DURATION_MAX = Duration.ofHours(1);
+  public static final int NETNS_DIRS_MAX = 16;
+  public static final int PATH_MAX = 4096;
+  public static final int REGEX_MAX = 1024;
+  public static final int HOST_MAX = 253;
+
+  /** A duration (DurationConverter syntax) within [min, max]. */
+  abstract static class DurationIn implements ITypeConverter<Duration> {
+    private final Duration min;
+    private final Duration max;
+
+    DurationIn(Duration min, Duration max) {
+      this.min = min;
+      this.max = max;
+    }
+
+    @Override
+    public Duration convert(String value) {
+      Duration d = DurationConverter.parse(value);
+      if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+        throw new TypeConversionException("'" + value + "' is outside the bound " + format(min) + ".." + format(max));
+      }
+      return d;
+    }
+  }
+
+  /** --interval: 100ms..1h. */
+  public static final class Interval extends DurationIn {
+    public Interval() {
+      super(INTERVAL_MIN, INTERVAL_MAX);
+    }
+  }
+
+  /** --advice-window: 1s..24h (and at least --interval, checked by the command). */
+  public static final class AdviceWindow extends DurationIn {
+    public AdviceWindow() {
+      super(ADVICE_WINDOW_MIN, ADVICE_WINDOW_MAX);
+    }
+  }
+
+  /** --advice-open-after, --advice-close-after: 1s..24h. */
+  public static final class AdviceHold extends DurationIn {
+    public AdviceHold() {
+      super(ADVICE_HOLD_MIN, ADVICE_HOLD_MAX);
+    }
+  }
+
+  /** report --duration: 1s..1h. */
+  public static final class ReportDuration extends DurationIn {
+    public ReportDuration() {
+      super(REPORT_DURATION_MIN, REPORT_DURATION_MAX);
+    }
+  }
+
+  /** --max-devices: 1..100000. */
+  public static final class MaxDevices implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      int n;
+      try {
+        n = Integer.parseInt(value.strip());
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException("'" + value + "' is not a whole number");
+      }
+      if (n < DeviceSelection.Config.MIN_DEVICES || n > DeviceSelection.Config.MAX_DEVICES) {
+        throw new TypeConversionException("'" + value + "' is outside the bound " + DeviceSelection.Config.MIN_DEVICES
+            + ".." + DeviceSelection.Config.MAX_DEVICES);
+      }
+      return n;
+    }
+  }
+
+  /** --device-include, --device-exclude: a Java regular expression of at most 1024 characters. */
+  public static final class Regex implements ITypeConverter<Pattern> {
+    @Override
+    public Pattern convert(String value) {
+      if (value.length() > REGEX_MAX) {
+        throw new TypeConversionException("the expression has " + value.length() + " characters, over the bound of "
+            + REGEX_MAX);
+      }
+      try {
+        return Pattern.compile(value);
+      } catch (PatternSyntaxException e) {
+        throw new TypeConversionException("'" + value + "' is not a Java regular expression: "
+            + e.getDescription() + " at index " + e.getIndex());
+      }
+    }
+  }
+
+  /** --netns-dir: an absolute path of at most 4096 bytes (the directory count is checked by the command). */
+  public static final class NetnsDir implements ITypeConverter<java.nio.file.Path> {
+    @Override
+    public java.nio.file.Path convert(String value) {
+      if (value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > PATH_MAX) {
+        throw new TypeConversionException("the path is over the bound of " + PATH_MAX + " bytes");
+      }
+      if (!value.startsWith("/")) {
+        throw new TypeConversionException("'" + value + "' is not an absolute path");
+      }
+      return java.nio.file.Path.of(value);
+    }
+  }
+
+  /** A usage error (exit 2) for a bound that involves two flags or a repeat count. */
+  static CommandLine.ParameterException violated(CommandLine cmd, String message) {
+    return new CommandLine.ParameterException(cmd, message);
+  }
+
+  /** 100ms, 1s, 24h: the shortest DurationConverter spelling. */
+  public static String format(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+}

@@ -1,0 +1,160 @@
+package io.segscope.agent.telemetry;
+
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.DeviceKey;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.Netns;
+import io.segscope.probes.wire.DeviceReading;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Which devices segscope reports, in metrics, the API and advice alike: those whose name (in
+ * segscope's name form) the {@code --device-include} regular expression finds (all when absent)
+ * and the {@code --device-exclude} one does not (exclude wins), and of those at most
+ * {@code --max-devices}. Devices already reported keep their place, so series never flap; when the
+ * limit is reached a new device is left out and counted once (again if it disappears and comes
+ * back). Thread-safe: the reader selects, the API views.
+ */
+public final class DeviceSelection {
+
+  /**
+   * @param include devices whose name it finds are reported (empty: every device)
+   * @param exclude devices whose name it finds are not (wins over include)
+   * @param maxDevices at most this many devices are reported
+   */
+  public record Config(Optional<Pattern> include, Optional<Pattern> exclude, int maxDevices) {
+    /** The bounds of --max-devices. */
+    public static final int MIN_DEVICES = 1;
+    public static final int MAX_DEVICES = 100_000;
+    public static final int DEFAULT_MAX_DEVICES = 4096;
+    /** Every device, up to the default limit. */
+    public static final Config DEFAULT = new Config(Optional.empty(), Optional.empty(), DEFAULT_MAX_DEVICES);
+
+    public Config {
+      if (maxDevices < MIN_DEVICES || maxDevices > MAX_DEVICES) {
+        throw new IllegalArgumentException("select devices: max devices " + maxDevices + " is outside "
+            + MIN_DEVICES + ".." + MAX_DEVICES);
+      }
+    }
+
+    /** Whether a device of this name passes include and exclude. */
+    public boolean matches(String name) {
+      if (exclude.isPresent() && exclude.get().matcher(name).find()) {
+        return false;
+      }
+      return include.isEmpty() || include.get().matcher(name).find();
+    }
+  }
+
+  /** One read's devices after the selection. */
+  public record Selected(Inventory inventory, List<DeviceReading> counters) {}
+
+  private final Config config;
+  private final Set<DeviceKey> reported = new LinkedHashSet<>();
+  private final Set<DeviceKey> refused = new HashSet<>();
+  private volatile long dropped;
+  private volatile int reportedCount;
+
+  public DeviceSelection(Config config) {
+    this.config = config;
+  }
+
+  /**
+   * The inventory and the counted devices reduced to the reported ones. A counted device the
+   * inventory does not know is judged by the name the kernel recorded.
+   */
+  public synchronized Selected select(Inventory inventory, List<DeviceReading> counted) {
+    Map<DeviceKey, String> candidates = new LinkedHashMap<>();
+    for (Device d : inventory.devices()) {
+      candidates.put(d.key(), d.name());
+    }
+    for (DeviceReading c : counted) {
+      candidates.putIfAbsent(new DeviceKey(c.key().netns(), c.key().ifindex()), c.kernelName());
+    }
+    Set<DeviceKey> present = new LinkedHashSet<>();
+    candidates.forEach((k, name) -> {
+      if (config.matches(name)) {
+        present.add(k);
+      }
+    });
+    reported.retainAll(present);
+    refused.retainAll(present);
+    for (DeviceKey k : present) {
+      if (reported.contains(k)) {
+        continue;
+      }
+      if (reported.size() < config.maxDevices()) {
+        reported.add(k);
+        refused.remove(k);
+      } else if (refused.add(k)) {
+        dropped++;
+      }
+    }
+    reportedCount = reported.size();
+    if (reported.size() == candidates.size()) {
+      return new Selected(inventory, counted);
+    }
+    List<Device> devices = new ArrayList<>();
+    for (Device d : inventory.devices()) {
+      if (reported.contains(d.key())) {
+        devices.add(d);
+      }
+    }
+    List<DeviceReading> counters = new ArrayList<>();
+    for (DeviceReading c : counted) {
+      if (reported.contains(new DeviceKey(c.key().netns(), c.key().ifindex()))) {
+        counters.add(c);
+      }
+    }
+    return new Selected(with(inventory, devices), counters);
+  }
+
+  /**
+   * The live inventory as the selection sees it, without changing what is reported (for the API
+   * between two reads): matching devices already reported, then new matching ones while the limit
+   * leaves room.
+   */
+  public synchronized Inventory view(Inventory inventory) {
+    List<Device> devices = new ArrayList<>();
+    List<Device> fresh = new ArrayList<>();
+    for (Device d : inventory.devices()) {
+      if (config.matches(d.name())) {
+        (reported.contains(d.key()) ? devices : fresh).add(d);
+      }
+    }
+    for (Device d : fresh) {
+      if (devices.size() >= config.maxDevices()) {
+        break;
+      }
+      devices.add(d);
+    }
+    return devices.size() == inventory.devices().size() ? inventory : with(inventory, devices);
+  }
+
+  private static Inventory with(Inventory inventory, List<Device> devices) {
+    Map<Long, Map<Integer, Long>> nsids = new HashMap<>();
+    for (Netns n : inventory.namespaces()) {
+      nsids.put(n.inode(), inventory.nsids(n.inode()));
+    }
+    return new Inventory(inventory.namespaces(), devices, nsids, inventory.readAt());
+  }
+
+  /** Devices left out because --max-devices was reached, each counted once per appearance. */
+  public long dropped() {
+    return dropped;
+  }
+
+  /** Devices reported after the last selection. */
+  public int reported() {
+    return reportedCount;
+  }
+}

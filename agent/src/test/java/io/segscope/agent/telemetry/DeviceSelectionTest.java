@@ -1,0 +1,61 @@
+package io.segscope.agent.telemetry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.probes.wire.DeviceReading;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+class DeviceSelectionTest {
+
+  private static DeviceSelection.Config config(String include, String exclude, int max) {
+    return new DeviceSelection.Config(Optional.ofNullable(include).map(Pattern::compile),
+        Optional.ofNullable(exclude).map(Pattern::compile), max);
+  }
+
+  @Test
+  void excludeWinsAndTheExpressionsSearchTheNameForm() {
+    var c = config("veth", "^veth9", 10);
+    assertThat(c.matches("veth0")).isTrue();
+    assertThat(c.matches("lxcveth1")).as("found anywhere, like node_exporter's device filters").isTrue();
+    assertThat(c.matches("veth9x")).isFalse();
+    assertThat(c.matches("eth0")).isFalse();
+    assertThat(config(null, null, 1).matches("\u001c")).isTrue();
+    assertThat(config("\\\\xff", null, 1).matches("a\\xff")).as("a byte outside UTF-8 is \\xff in the name form")
+        .isTrue();
+  }
+
+  @Test
+  void aRefusedDeviceIsCountedOncePerAppearance() {
+    DeviceSelection s = new DeviceSelection(config(null, null, 1));
+    Device a = TelemetryServiceTest.device(2, "a");
+    Device b = TelemetryServiceTest.device(3, "b");
+    List<DeviceReading> none = List.of();
+    s.select(TelemetryServiceTest.inventory(List.of(a, b)), none);
+    s.select(TelemetryServiceTest.inventory(List.of(a, b)), none);
+    assertThat(s.dropped()).isEqualTo(1);
+    s.select(TelemetryServiceTest.inventory(List.of(a)), none); // b gone
+    Inventory back = s.select(TelemetryServiceTest.inventory(List.of(a, b)), none).inventory();
+    assertThat(s.dropped()).as("b came back and is refused again").isEqualTo(2);
+    assertThat(back.devices()).extracting(Device::name).containsExactly("a");
+    assertThat(s.view(TelemetryServiceTest.inventory(List.of(b, a))).devices()).as("the API's view between reads")
+        .extracting(Device::name).containsExactly("a");
+    // a counted device unknown to the inventory is judged by the kernel's name and takes a place too
+    DeviceSelection t = new DeviceSelection(config(null, "^b$", 5));
+    var sel = t.select(TelemetryServiceTest.inventory(List.of(a)), List.of(
+        TelemetryServiceTest.counters(4026531840L, 7, "b", 1), TelemetryServiceTest.counters(4026531840L, 8, "c", 1)));
+    assertThat(sel.counters()).extracting(DeviceReading::kernelName).containsExactly("c");
+    assertThat(t.reported()).isEqualTo(2);
+  }
+
+  @Test
+  void theLimitHasBounds() {
+    assertThatThrownBy(() -> config(null, null, 0)).hasMessageContaining("1..100000");
+    assertThatThrownBy(() -> config(null, null, 100_001)).hasMessageContaining("1..100000");
+  }
+}

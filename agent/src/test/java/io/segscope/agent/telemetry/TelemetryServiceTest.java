@@ -1,0 +1,293 @@
+package io.segscope.agent.telemetry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.segscope.agent.advice.AdviceContext;
+import io.segscope.agent.advice.Advisor;
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Features;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.Link;
+import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.XdpAttachment;
+import io.segscope.agent.inventory.XdpMode;
+import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.DeviceInfo;
+import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.probes.ProbeAttachment;
+import io.segscope.probes.ProbeReading;
+import io.segscope.probes.ProbeSource;
+import io.segscope.probes.ProgramRunStats;
+import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.Cause;
+import io.segscope.probes.wire.Counts;
+import io.segscope.probes.wire.DeviceKey;
+import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.GsoDetail;
+import io.segscope.probes.wire.GsoType;
+import io.segscope.probes.wire.Site;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The read logic of {@link TelemetryService} on recorded readings: names the kernel accepts are
+ * data, one record the model refuses never stops the read, vanished devices are always forgotten,
+ * and the device selection applies to metrics, API and advice.
+ */
+class TelemetryServiceTest {
+  private static final long ROOT = 4026531840L;
+  private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
+  /** Names dev_valid_name accepts that Java calls blank, or that a terminal would act on, or not UTF-8. */
+  private static final List<String> HOSTILE = List.of("\u001c", "\u001f", "\u2028", "\u3000", "e\u001b[31m",
+      "\\xff\\xfe", "a\\\\b", "$(touch${IFS}c)");
+
+  /** The probe side: recorded readings, and what the service asked it to forget. */
+  static final class RecordedProbes implements ProbeSource {
+    volatile ProbeReading reading = new ProbeReading(0, List.of(), Map.of());
+    final List<String> forgotten = new ArrayList<>();
+
+    @Override
+    public ProbeReading read() {
+      return reading;
+    }
+
+    @Override
+    public void forget(DeviceKey key) {
+      forgotten.add(key.netns() + "/" + key.ifindex());
+    }
+
+    @Override
+    public void setGenericXdpPresent(boolean present) {}
+
+    @Override
+    public void setSegmentationSeen(boolean seen) {}
+
+    @Override
+    public List<ProbeAttachment> attachments() {
+      return List.of(new ProbeAttachment("gso_tx", "tp_btf__net_dev_queue", "tracepoint", "tp_btf:net_dev_queue",
+          "tp_btf", true, false, ""));
+    }
+
+    @Override
+    public List<ProgramRunStats> programStats() {
+      return List.of();
+    }
+
+    @Override
+    public String mode(String path) {
+      return path.equals("gso_tx") ? "tracepoint" : "";
+    }
+  }
+
+  /** A clock the test moves. */
+  static final class TestClock extends Clock {
+    Instant now = T0;
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  private final List<LogRecord> logged = new ArrayList<>();
+  private final Handler capture = new Handler() {
+    @Override
+    public void publish(LogRecord r) {
+      synchronized (logged) {
+        logged.add(r);
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  };
+  private final Logger recordErrorsLog = Logger.getLogger(RecordErrors.class.getName());
+
+  @BeforeEach
+  void captureLog() {
+    recordErrorsLog.addHandler(capture);
+  }
+
+  @AfterEach
+  void releaseLog() {
+    recordErrorsLog.removeHandler(capture);
+  }
+
+  static DeviceReading counters(long netns, int ifindex, String name, long swSkbs) {
+    long sw = Math.max(0, swSkbs);
+    long[] causes = new long[Cause.values().length];
+    causes[Cause.GSO_MAX_SIZE.ordinal()] = sw;
+    long[] sites = new long[Site.values().length];
+    sites[Site.XMIT.ordinal()] = sw;
+    long[] dur = new long[DurationBuckets.SLOTS];
+    dur[DurationBuckets.slotOf(8000)] = sw;
+    Counts c = new Counts(sw + 5, (sw + 5) * 65000, 0, swSkbs, sw * 10, sw * 65000, sw, 0, 0, 0, 0);
+    return new DeviceReading(new DeviceKey(0, netns, ifindex), name, c, 5,
+        Optional.of(new GsoDetail(name, sw, sw * 8000, causes, sites, new long[GsoType.values().length],
+            new long[GsoDetail.SEG_SLOTS], dur)), Optional.empty());
+  }
+
+  static Device device(int ifindex, String name) {
+    Link l = new Link(ifindex, name, "veth", "", 1500, OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(),
+        OptionalLong.of(65536), OptionalLong.of(65535), OptionalLong.of(524280), OptionalLong.of(65535),
+        OptionalLong.of(65536), OptionalLong.of(65536), OptionalLong.of(65536),
+        new XdpAttachment(XdpMode.NONE, OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(),
+            OptionalInt.empty()), "UP", OptionalLong.of(68), OptionalLong.of(65535), OptionalLong.of(1000), 1,
+        OptionalInt.empty());
+    return new Device(ROOT, "", l, Features.unavailable("not read in this test"));
+  }
+
+  static Inventory inventory(List<Device> devices) {
+    return new Inventory(List.of(new Netns(ROOT, "", Path.of("/proc/1/ns/net"), true)), devices, Map.of(), T0);
+  }
+
+  private final RecordedProbes probes = new RecordedProbes();
+  private final TestClock clock = new TestClock();
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final RecordErrors errors = new RecordErrors(meters);
+
+  private TelemetryService service(Inventory[] inv, DeviceSelection.Config selection) {
+    Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
+        AdviceContext.Thresholds.DEFAULT, false);
+    return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
+        List::of), () -> inv[0], advisor, new BuildInfo("test", "0.26.0", "6.18"), meters, errors, selection, clock);
+  }
+
+  private static List<String> gsoNames(TelemetrySnapshot s) {
+    return s.gso().stream().map(g -> g.device().device()).toList();
+  }
+
+  private double errorCount() {
+    return RecordErrors.KINDS.stream().mapToDouble(errors::count).sum();
+  }
+
+  @Test
+  void namesTheKernelAcceptsAreExportedExactlyAndVanishedDevicesAreStillForgotten() {
+    List<Device> devices = new ArrayList<>(List.of(device(2, "eth0")));
+    List<DeviceReading> counted = new ArrayList<>(List.of(counters(ROOT, 2, "eth0", 100)));
+    for (int i = 0; i < HOSTILE.size(); i++) {
+      devices.add(device(10 + i, HOSTILE.get(i)));
+      counted.add(counters(ROOT, 10 + i, HOSTILE.get(i), 100 + i));
+    }
+    counted.add(counters(ROOT, 99, "gone0", 7)); // counted, but no longer in the inventory
+    probes.reading = new ProbeReading(1, counted, Map.of());
+    Inventory[] inv = {inventory(devices)};
+    TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
+
+    t.refresh();
+    clock.now = T0.plusSeconds(16); // past the 15 s grace of a vanished device
+    t.refresh();
+
+    TelemetrySnapshot s = t.latest();
+    assertThat(s.takenAt()).isEqualTo(T0.plusSeconds(16));
+    List<String> expected = new ArrayList<>(List.of("eth0"));
+    expected.addAll(HOSTILE);
+    expected.add("gone0");
+    assertThat(gsoNames(s)).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(s.devices()).extracting(DeviceInfo::device).extracting(d -> d.device())
+        .containsExactlyInAnyOrderElementsOf(expected.subList(0, expected.size() - 1));
+    assertThat(probes.forgotten).containsExactly(ROOT + "/99");
+    assertThat(errorCount()).as("no record was refused").isZero();
+    assertThat(t.inventory().devices()).hasSize(devices.size());
+  }
+
+  @Test
+  void aRecordTheModelRefusesIsSkippedCountedAndLoggedOnceWhileTheRestGoesOn() {
+    List<Device> devices = List.of(device(2, "eth0"), device(3, "\u001c"), device(4, "wrapped"));
+    Inventory[] inv = {inventory(devices)};
+    TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
+    for (int read = 0; read < 3; read++) {
+      probes.reading = new ProbeReading(read, List.of(
+          counters(ROOT, 2, "eth0", 100 + read),
+          counters(ROOT, 3, "\u001c", 50 + read),
+          counters(ROOT, 4, "wrapped", Long.MIN_VALUE + read), // a u64 past 2^63: negative in Java
+          counters(ROOT, -1, "bad-ifindex", 10),                // no device has ifindex -1
+          counters(ROOT, 98, "gone0", 7)), Map.of());
+      clock.now = T0.plusSeconds(10L * read);
+      t.refresh();
+      TelemetrySnapshot s = t.latest();
+      assertThat(s.takenAt()).as("read %d produced a snapshot", read).isEqualTo(clock.now);
+      assertThat(gsoNames(s)).as("read %d", read).containsExactlyInAnyOrder("eth0", "\u001c", "gone0");
+      assertThat(s.gso().stream().filter(g -> g.device().device().equals("eth0")).map(GsoDeviceStats::swSkbs))
+          .containsExactly(100L + read);
+    }
+    assertThat(errors.count(RecordErrors.COUNTERS)).as("two bad records on each of three reads").isEqualTo(6);
+    List<String> warnings;
+    synchronized (logged) {
+      warnings = logged.stream().filter(r -> r.getLevel() == Level.WARNING).map(LogRecord::getMessage).toList();
+    }
+    assertThat(warnings).as("each bad record logged once, not on every read").hasSize(2)
+        .anySatisfy(w -> assertThat(w).contains("wrapped").contains("must not be negative"))
+        .anySatisfy(w -> assertThat(w).contains("bad-ifindex").contains("ifindex must be positive"));
+    assertThat(probes.forgotten).as("vanished devices are forgotten though bad records came first")
+        .containsExactlyInAnyOrder(ROOT + "/98", ROOT + "/-1");
+  }
+
+  @Test
+  void includeExcludeAndTheDeviceLimitApplyToMetricsApiAndAdviceAlike() {
+    List<Device> devices = new ArrayList<>();
+    List<DeviceReading> counted = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      devices.add(device(2 + i, "veth" + i));
+      counted.add(counters(ROOT, 2 + i, "veth" + i, 10));
+    }
+    devices.add(device(20, "eth0"));
+    counted.add(counters(ROOT, 20, "eth0", 10));
+    probes.reading = new ProbeReading(1, counted, Map.of());
+    Inventory[] inv = {inventory(devices)};
+    var config = new DeviceSelection.Config(Optional.of(Pattern.compile("^veth")),
+        Optional.of(Pattern.compile("^veth[45]$")), 3);
+    TelemetryService t = service(inv, config);
+    t.refresh();
+    TelemetrySnapshot s = t.latest();
+    assertThat(gsoNames(s)).containsExactlyInAnyOrder("veth0", "veth1", "veth2");
+    assertThat(s.devices()).extracting(d -> d.device().device()).containsExactlyInAnyOrder("veth0", "veth1", "veth2");
+    assertThat(t.inventory().devices()).extracting(Device::name).containsExactlyInAnyOrder("veth0", "veth1", "veth2");
+    assertThat(meters.get("segscope.devices.dropped").functionCounter().count()).as("veth3 refused once").isEqualTo(1);
+    assertThat(meters.get("segscope.devices.reported").gauge().value()).isEqualTo(3);
+
+    // the same devices again: nothing new is counted; reported devices keep their place
+    t.refresh();
+    assertThat(meters.get("segscope.devices.dropped").functionCounter().count()).isEqualTo(1);
+    // veth1 goes away: veth3 takes its place
+    devices.removeIf(d -> d.name().equals("veth1"));
+    counted.removeIf(c -> c.kernelName().equals("veth1"));
+    inv[0] = inventory(devices);
+    probes.reading = new ProbeReading(2, counted, Map.of());
+    t.refresh();
+    assertThat(gsoNames(t.latest())).containsExactlyInAnyOrder("veth0", "veth2", "veth3");
+  }
+}
