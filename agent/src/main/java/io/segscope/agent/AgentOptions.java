@@ -5,6 +5,7 @@ import java.time.Duration;
 /**
  * How {@code segscope run} was asked to behave.
  *
+ * @param http where and how the HTTP server listens (address, web config, limits, timeouts)
  * @param interval how often the maps are read
  * @param bpfStats whether to turn on the kernel's bpf_stats while running
  * @param adviceWindow the window over which costs are computed for the rules
@@ -13,7 +14,7 @@ import java.time.Duration;
  * @param netnsDirs directories of named namespace bind mounts besides /run/netns (e.g. /run/docker/netns)
  * @param probeMode the only probe mode to use, or empty to pick the best per path
  */
-public record AgentOptions(String host, int port, Duration interval, boolean bpfStats, Duration adviceWindow,
+public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval, boolean bpfStats, Duration adviceWindow,
     Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
     java.util.Optional<io.segscope.probes.ProbeMode> probeMode) {
 

@@ -59,8 +59,8 @@ public final class AgentRuntime implements AutoCloseable {
    * best per path when empty.
    */
   public static AgentRuntime start(AgentOptions options) throws ProbeException, InterruptedException {
-    String host = options.host();
-    int port = options.port();
+    String host = options.http().host();
+    int port = options.http().port();
     long t0 = System.nanoTime();
     BpfStats stats = null;
     if (options.bpfStats()) {
@@ -106,8 +106,10 @@ public final class AgentRuntime implements AutoCloseable {
         .description("Netlink attributes or messages skipped because their bytes were malformed")
         .register(metrics.meters());
     holder[0] = new TelemetryService(probes, inventory::current, advisor, build, metrics.meters(), Clock.systemUTC());
+    registerInventoryMeters(inventory, metrics);
     Vertx vertx = Vertx.vertx();
-    AgentVerticle verticle = new AgentVerticle(host, port, options.interval(), holder[0], metrics, () -> true);
+    AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(),
+        new RuntimeBackend(holder[0], probes, inventory), metrics);
     AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);
     try {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -116,6 +118,61 @@ public final class AgentRuntime implements AutoCloseable {
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     return rt;
+  }
+
+  /** segscope_inventory_last_refresh_timestamp_seconds and segscope_inventory_running. */
+  private static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
+    io.micrometer.core.instrument.Gauge.builder("segscope.inventory.last.refresh.timestamp", inventory,
+            i -> i.lastRefresh().toEpochMilli() / 1000.0)
+        .baseUnit("seconds")
+        .description("When the device inventory last refreshed every namespace's links (it does every second; "
+            + "a stale value means the inventory is stuck)")
+        .register(metrics.meters());
+    io.micrometer.core.instrument.Gauge.builder("segscope.inventory.running", inventory,
+            i -> i.death().isPresent() ? 0 : 1)
+        .description("1 while the thread that follows devices runs, 0 after it died (device names and "
+            + "settings then stop changing; see the agent log and /readyz)")
+        .register(metrics.meters());
+  }
+
+  /** What the HTTP server serves, from the telemetry service, the probes and the inventory. */
+  private static final class RuntimeBackend implements io.segscope.agent.http.Backend {
+    private final TelemetryService telemetry;
+    private final ProbeSession probes;
+    private final DeviceInventory inventory;
+
+    RuntimeBackend(TelemetryService telemetry, ProbeSession probes, DeviceInventory inventory) {
+      this.telemetry = telemetry;
+      this.probes = probes;
+      this.inventory = inventory;
+    }
+
+    @Override
+    public void refresh() {
+      telemetry.refresh();
+    }
+
+    @Override
+    public io.segscope.agent.inventory.Inventory inventory() {
+      return telemetry.inventory();
+    }
+
+    @Override
+    public java.util.Collection<io.segscope.agent.cost.DeviceCost> costs() {
+      return telemetry.advisor().lastCosts();
+    }
+
+    @Override
+    public java.util.List<io.segscope.agent.advice.Recommendation> recommendations() {
+      return telemetry.advisor().open();
+    }
+
+    @Override
+    public java.util.List<String> notReadyReasons() {
+      return Health.notReady(probes.plan().paths(), probes.attachments(), telemetry.firstReadDone(),
+          new Health.InventoryStatus(inventory.lastRefresh(), inventory.death()), java.time.Instant.now(),
+          Health.INVENTORY_STALE_AFTER);
+    }
   }
 
   /** Decides the probe plan and logs it: one line per path with why better modes are out. */

@@ -1,0 +1,75 @@
+package io.segscope.agent;
+
+import io.segscope.probes.PathPlan;
+import io.segscope.probes.ProbeAttachment;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Why the agent is not ready, from what the probes and the inventory report. Pure: the caller
+ * gathers the facts.
+ */
+public final class Health {
+  /** The inventory refreshes every second; no refresh for this long means it is stuck. */
+  public static final Duration INVENTORY_STALE_AFTER = Duration.ofSeconds(30);
+
+  private Health() {}
+
+  /**
+   * What the device inventory says of itself.
+   *
+   * @param lastRefresh when it last completed a pass over every namespace
+   * @param death why its thread stopped, empty while it runs
+   */
+  public record InventoryStatus(Instant lastRefresh, Optional<String> death) {}
+
+  /**
+   * The reasons the agent is not ready (empty when it is): a planned path with a program that is not
+   * attached (or with none attached), the first map read still pending, the inventory thread dead,
+   * or its last refresh older than {@code staleAfter}.
+   *
+   * @param planned the paths the probe plan measures
+   * @param attachments what the probe session reports now
+   */
+  public static List<String> notReady(List<PathPlan> planned, List<ProbeAttachment> attachments,
+      boolean firstReadDone, InventoryStatus inventory, Instant now, Duration staleAfter) {
+    List<String> reasons = new ArrayList<>();
+    for (PathPlan p : planned) {
+      if (!p.measured()) {
+        continue;
+      }
+      String path = p.path().label();
+      List<ProbeAttachment> mine = attachments.stream().filter(a -> a.path().equals(path)).toList();
+      List<ProbeAttachment> attached = mine.stream().filter(ProbeAttachment::attached).toList();
+      if (attached.isEmpty()) {
+        String why = mine.stream().map(ProbeAttachment::detail).filter(d -> !d.isEmpty()).findFirst()
+            .orElse("no program attached");
+        reasons.add("probe path " + path + " not attached (" + why + ")");
+        continue;
+      }
+      // the programs of the mode the path runs in must all run
+      String mode = attached.get(0).mode();
+      List<String> missing = mine.stream().filter(a -> a.mode().equals(mode) && !a.attached())
+          .map(ProbeAttachment::program).toList();
+      if (!missing.isEmpty()) {
+        reasons.add("probe path " + path + " (" + mode + ") lacks " + String.join(", ", missing));
+      }
+    }
+    if (!firstReadDone) {
+      reasons.add("first map read pending");
+    }
+    if (inventory.death().isPresent()) {
+      reasons.add("device inventory thread died: " + inventory.death().get());
+    } else {
+      Duration age = Duration.between(inventory.lastRefresh(), now);
+      if (age.compareTo(staleAfter) > 0) {
+        reasons.add("device inventory stale: last refresh " + age.toSeconds() + " s ago (more than "
+            + staleAfter.toSeconds() + " s)");
+      }
+    }
+    return reasons;
+  }
+}
