@@ -118,6 +118,16 @@ public final class AgentVerticle extends VerticleBase {
         });
   }
 
+  /** Requests holding a {@code --web.max-requests} slot now (tests: no slot outlives its request). */
+  int requestsInFlight() {
+    return admission.inFlight();
+  }
+
+  /** Connections the server holds now. */
+  int connectionsOpen() {
+    return connections.size();
+  }
+
   /** The port actually bound (useful with port 0). */
   public int actualPort() {
     return server == null ? -1 : server.actualPort();
@@ -216,11 +226,13 @@ public final class AgentVerticle extends VerticleBase {
     int status = cause instanceof io.netty.handler.codec.TooLongFrameException
         ? (cause.getClass().getSimpleName().contains("Header") ? 431 : 414) : 400;
     HttpServerResponse r = req.response();
-    r.putHeader("Connection", "close");
+    if (r.closed()) {
+      return; // the connection went first (e.g. closed by the header timer mid-request)
+    }
+    r.putHeader("Connection", "close"); // Vert.x closes it after this answer
     error(r, status, status == 414 ? "request line too long (at most " + ServerOptions.MAX_INITIAL_LINE + " bytes)"
         : status == 431 ? "request headers too large (at most " + ServerOptions.MAX_HEADER_BYTES + " bytes)"
         : "malformed HTTP request");
-    r.endHandler(v -> req.connection().close());
   }
 
   private void door(RoutingContext ctx) {

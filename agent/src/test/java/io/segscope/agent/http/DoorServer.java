@@ -59,6 +59,14 @@ public final class DoorServer implements AutoCloseable {
     return verticle.actualPort();
   }
 
+  int requestsInFlight() {
+    return verticle.requestsInFlight();
+  }
+
+  int connectionsOpen() {
+    return verticle.connectionsOpen();
+  }
+
   public MetricsRegistry metrics() {
     return metrics;
   }
