@@ -121,7 +121,7 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   /** segscope_inventory_last_refresh_timestamp_seconds and segscope_inventory_running. */
-  private static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
+  static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
     io.micrometer.core.instrument.Gauge.builder("segscope.inventory.last.refresh.timestamp", inventory,
             i -> i.lastRefresh().toEpochMilli() / 1000.0)
         .baseUnit("seconds")
@@ -170,7 +170,7 @@ public final class AgentRuntime implements AutoCloseable {
     @Override
     public java.util.List<String> notReadyReasons() {
       return Health.notReady(probes.plan().paths(), probes.attachments(), telemetry.firstReadDone(),
-          new Health.InventoryStatus(inventory.lastRefresh(), inventory.death()), java.time.Instant.now(),
+          Health.status(inventory), java.time.Instant.now(),
           Health.INVENTORY_STALE_AFTER);
     }
   }

@@ -26,6 +26,11 @@ public final class Health {
    */
   public record InventoryStatus(Instant lastRefresh, Optional<String> death) {}
 
+  /** What the running inventory says of itself now. */
+  public static InventoryStatus status(io.segscope.agent.inventory.DeviceInventory inventory) {
+    return new InventoryStatus(inventory.lastRefresh(), inventory.death());
+  }
+
   /**
    * The reasons the agent is not ready (empty when it is): a planned path with a program that is not
    * attached (or with none attached), the first map read still pending, the inventory thread dead,

@@ -25,11 +25,15 @@ public final class DoorServer implements AutoCloseable {
 
   private DoorServer(Vertx vertx, boolean ownsVertx, HttpSettings settings, int devices, Duration interval,
       Supplier<List<String>> notReady) throws Exception {
+    this(vertx, ownsVertx, settings, interval, null, null, devices, notReady);
+  }
+
+  private DoorServer(Vertx vertx, boolean ownsVertx, HttpSettings settings, Duration interval, Backend given,
+      MetricsRegistry givenMetrics, int devices, Supplier<List<String>> notReady) throws Exception {
     this.vertx = vertx;
     this.ownsVertx = ownsVertx;
-    SyntheticHost host = new SyntheticHost(devices, 2);
-    Backend backend = host.backend(current, notReady);
-    this.metrics = new MetricsRegistry(current::get);
+    Backend backend = given != null ? given : new SyntheticHost(devices, 2).backend(current, notReady);
+    this.metrics = givenMetrics != null ? givenMetrics : new MetricsRegistry(current::get);
     this.verticle = new AgentVerticle(settings, interval, backend, metrics);
     try {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -48,6 +52,11 @@ public final class DoorServer implements AutoCloseable {
   public static DoorServer start(HttpSettings settings, int devices, Supplier<List<String>> notReady)
       throws Exception {
     return new DoorServer(Vertx.vertx(), true, settings, devices, Duration.ofSeconds(5), notReady);
+  }
+
+  /** Serves {@code backend} and {@code metrics} (closed with the server) on a Vert.x of its own. */
+  public static DoorServer start(HttpSettings settings, Backend backend, MetricsRegistry metrics) throws Exception {
+    return new DoorServer(Vertx.vertx(), true, settings, Duration.ofSeconds(5), backend, metrics, 0, List::of);
   }
 
   /** Plain HTTP on 127.0.0.1, any port, default limits. */
