@@ -288,7 +288,7 @@ public final class MetricsRegistry implements AutoCloseable {
   /** gzip at a chosen deflate level. */
   private static final class LevelledGzip extends GZIPOutputStream {
     LevelledGzip(OutputStream out, int level) throws IOException {
-      super(out, 64 * 1024);
+      super(out, 8 * 1024);
       def.setLevel(level);
     }
   }

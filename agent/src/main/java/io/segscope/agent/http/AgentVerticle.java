@@ -256,7 +256,10 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     String authorization = ctx.request().getHeader("Authorization");
-    authenticators.executeBlocking(() -> auth.allows(authorization), false).onComplete(ar -> {
+    java.util.Optional<Boolean> verdict = auth.known(authorization);
+    Future<Boolean> allowed = verdict.isPresent() ? Future.succeededFuture(verdict.get())
+        : authenticators.executeBlocking(() -> auth.allows(authorization), false);
+    allowed.onComplete(ar -> {
       if (ar.succeeded() && ar.result()) {
         ctx.next();
       } else {

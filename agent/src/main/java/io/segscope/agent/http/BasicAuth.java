@@ -48,32 +48,57 @@ final class BasicAuth {
   }
 
   /**
+   * The verdict on {@code authorization} without running bcrypt: known when the header is malformed
+   * (false) or its outcome is cached; empty when only {@link #allows} can tell. Cheap: fine on the
+   * event loop, so a scraper whose credentials were checked once never waits behind bcrypt runs.
+   */
+  java.util.Optional<Boolean> known(String authorization) {
+    Credentials c = Credentials.parse(authorization);
+    if (c == null) {
+      return java.util.Optional.of(false);
+    }
+    String hash = users.get(c.user);
+    String key = digest(c.user, hash != null ? hash : absentUserHash, c.password);
+    synchronized (cache) {
+      return java.util.Optional.ofNullable(cache.get(key));
+    }
+  }
+
+  /** A user name and password from a basic {@code Authorization} header. */
+  private record Credentials(String user, byte[] password) {
+    /** Null for null, another scheme, bad base64 or no colon. */
+    static Credentials parse(String authorization) {
+      if (authorization == null || authorization.length() < 6
+          || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+        return null;
+      }
+      byte[] decoded;
+      try {
+        decoded = Base64.getDecoder().decode(authorization.substring(6).strip());
+      } catch (IllegalArgumentException e) {
+        return null;
+      }
+      for (int i = 0; i < decoded.length; i++) {
+        if (decoded[i] == ':') {
+          return new Credentials(new String(decoded, 0, i, StandardCharsets.UTF_8),
+              java.util.Arrays.copyOfRange(decoded, i + 1, decoded.length));
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
    * Whether an {@code Authorization} header names a user with the right password. Null, another
-   * scheme, bad base64 or no colon: false.
+   * scheme, bad base64 or no colon: false. Blocking (bcrypt) unless the outcome is cached.
    */
   boolean allows(String authorization) {
-    if (authorization == null || authorization.length() < 6
-        || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+    Credentials c = Credentials.parse(authorization);
+    if (c == null) {
       return false;
     }
-    byte[] decoded;
-    try {
-      decoded = Base64.getDecoder().decode(authorization.substring(6).strip());
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-    int colon = -1;
-    for (int i = 0; i < decoded.length; i++) {
-      if (decoded[i] == ':') {
-        colon = i;
-        break;
-      }
-    }
-    if (colon < 0) {
-      return false;
-    }
-    String user = new String(decoded, 0, colon, StandardCharsets.UTF_8);
-    byte[] password = java.util.Arrays.copyOfRange(decoded, colon + 1, decoded.length);
+    String user = c.user();
+    byte[] password = c.password();
     String hash = users.get(user);
     boolean known = hash != null;
     String checked = known ? hash : absentUserHash;
