@@ -32,9 +32,11 @@ public final class Health {
   }
 
   /**
-   * The reasons the agent is not ready (empty when it is): a planned path with a program that is not
-   * attached (or with none attached), the first map read still pending, the inventory thread dead,
-   * or its last refresh older than {@code staleAfter}.
+   * The reasons the agent is not ready (empty when it is): a planned path none of whose programs is
+   * attached, the first map read still pending, the inventory thread dead, or its last refresh older
+   * than {@code staleAfter}. A path counts as attached while any of its programs runs: a program that
+   * fails takes its whole path to the next mode (the probe session's fallback), and a program may be
+   * detached on purpose while it has nothing to measure (e.g. a gate on generic XDP).
    *
    * @param planned the paths the probe plan measures
    * @param attachments what the probe session reports now
@@ -53,14 +55,6 @@ public final class Health {
         String why = mine.stream().map(ProbeAttachment::detail).filter(d -> !d.isEmpty()).findFirst()
             .orElse("no program attached");
         reasons.add("probe path " + path + " not attached (" + why + ")");
-        continue;
-      }
-      // the programs of the mode the path runs in must all run
-      String mode = attached.get(0).mode();
-      List<String> missing = mine.stream().filter(a -> a.mode().equals(mode) && !a.attached())
-          .map(ProbeAttachment::program).toList();
-      if (!missing.isEmpty()) {
-        reasons.add("probe path " + path + " (" + mode + ") lacks " + String.join(", ", missing));
       }
     }
     if (!firstReadDone) {
