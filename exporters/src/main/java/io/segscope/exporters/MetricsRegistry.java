@@ -9,7 +9,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
-import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricFamilyDescriptor;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -57,15 +56,21 @@ public final class MetricsRegistry implements AutoCloseable {
   private static final List<MetricFamilyDescriptor> SNAPSHOT_FAMILIES =
       Families.ALL.stream().map(Family::descriptor).toList();
 
-  /** The per-scrape families (Micrometer); also holds the snapshot families' names, so none is taken twice. */
+  /** The per-scrape families (Micrometer); a meter may not take a snapshot family's name (ReservedNames). */
   private final PrometheusRegistry prometheus = new PrometheusRegistry();
   private final Supplier<TelemetrySnapshot> source;
   private final PrometheusMeterRegistry meters;
   private final JvmGcMetrics gcMetrics;
   private final Map<String, Counter> errorCounters = new HashMap<>();
   private final ExpositionFormats formats = ExpositionFormats.init();
-  /** Every variant a scrape asked for: {@link #render()} renders these ahead (at most 3 formats x 4 escapings x 2). */
-  private final Set<Variant> demanded = ConcurrentHashMap.newKeySet();
+  /**
+   * Every variant a scrape asked for, with the number of the render after which it was last asked:
+   * {@link #render()} renders these ahead (at most 3 formats x 4 escapings x 2), and forgets one nobody
+   * asked for during {@link #FORGET_AFTER_RENDERS} renders (a one-off curl in text is not rendered forever).
+   */
+  private final Map<Variant, Long> demanded = new ConcurrentHashMap<>();
+  static final int FORGET_AFTER_RENDERS = 12;
+  private final java.util.concurrent.atomic.AtomicLong renders = new java.util.concurrent.atomic.AtomicLong();
   private final Object renderLock = new Object();
   private volatile Rendering rendering = new Rendering(null);
   /** Snapshots translated and cached parts encoded so far (for tests: what a scrape did not redo). */
@@ -80,8 +85,8 @@ public final class MetricsRegistry implements AutoCloseable {
    */
   public MetricsRegistry(Supplier<TelemetrySnapshot> source) {
     this.source = Objects.requireNonNull(source, "source");
-    prometheus.register(new ReservedNames());
     meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, prometheus, Clock.SYSTEM);
+    meters.config().meterFilter(new ReservedNames(meters));
     gcMetrics = StandardMeters.bind(meters);
     for (String kind : TranslationErrorListener.KINDS) {
       errorCounters.put(
@@ -115,10 +120,13 @@ public final class MetricsRegistry implements AutoCloseable {
     if (snapshot == null) {
       return;
     }
+    long n = renders.incrementAndGet();
+    demanded.values().removeIf(last -> n - last > FORGET_AFTER_RENDERS);
     Rendering r = renderingOf(snapshot);
-    for (Variant v : demanded) {
+    for (Variant v : demanded.keySet()) {
       r.part(v);
     }
+    r.families = null; // the bytes are what scrapes need; a variant asked for later translates again
   }
 
   /**
@@ -154,7 +162,7 @@ public final class MetricsRegistry implements AutoCloseable {
     String accept = acceptHeader == null ? "" : acceptHeader;
     ExpositionFormatWriter writer = formats.findWriter(accept);
     Variant v = new Variant(writer, EscapingScheme.fromAcceptHeader(accept), gzip);
-    demanded.add(v);
+    demanded.put(v, renders.get());
     TelemetrySnapshot snapshot = currentOrNull();
     ByteBuffer cached = snapshot == null ? ByteBuffer.allocate(0) : renderingOf(snapshot).part(v);
     byte[] fresh = encode(v, prometheus.scrape(), false);
@@ -250,6 +258,7 @@ public final class MetricsRegistry implements AutoCloseable {
   /** One snapshot's families, translated once, and their bytes in each variant rendered so far. */
   private final class Rendering {
     final TelemetrySnapshot snapshot;
+    /** The translation, until {@link #render()} has encoded the demanded variants (then null). */
     volatile MetricSnapshots families = MetricSnapshots.of();
     final Map<Variant, ByteBuffer> parts = new ConcurrentHashMap<>();
 
@@ -266,22 +275,50 @@ public final class MetricsRegistry implements AutoCloseable {
       synchronized (this) {
         return parts.computeIfAbsent(v, x -> {
           encodings.incrementAndGet();
-          return ByteBuffer.wrap(encode(x, families, true));
+          MetricSnapshots f = families;
+          if (f == null) {
+            // asked for after render(): translate again, without counting its bad records twice
+            f = snapshot == null ? MetricSnapshots.of()
+                : SnapshotTranslator.translate(snapshot, (kind, record, cause) -> {});
+          }
+          return ByteBuffer.wrap(encode(x, f, true));
         });
       }
     }
   }
 
-  /** Declares the snapshot families in the per-scrape registry, so no Micrometer meter can take their names. */
-  private static final class ReservedNames implements MultiCollector {
-    @Override
-    public MetricSnapshots collect() {
-      return MetricSnapshots.of();
+  /**
+   * Refuses (and logs) a Micrometer meter whose exposed name is one of a snapshot family's: the two
+   * are rendered apart, so such a meter would repeat the family in the body.
+   */
+  private static final class ReservedNames implements io.micrometer.core.instrument.config.MeterFilter {
+    private static final Set<String> NAMES = reserved();
+    private final MeterRegistry meters;
+
+    ReservedNames(MeterRegistry meters) {
+      this.meters = meters;
+    }
+
+    private static Set<String> reserved() {
+      Set<String> out = new java.util.HashSet<>();
+      for (MetricFamilyDescriptor d : SNAPSHOT_FAMILIES) {
+        for (String suffix : List.of("", "_total", "_info", "_created", "_bucket", "_count", "_sum", "_gcount",
+            "_gsum")) {
+          out.add(d.getPrometheusName() + suffix);
+        }
+      }
+      return Set.copyOf(out);
     }
 
     @Override
-    public List<MetricFamilyDescriptor> getMetricFamilyDescriptors() {
-      return SNAPSHOT_FAMILIES;
+    public io.micrometer.core.instrument.config.MeterFilterReply accept(io.micrometer.core.instrument.Meter.Id id) {
+      String name = meters.config().namingConvention().name(id.getName(), id.getType(), id.getBaseUnit());
+      if (NAMES.contains(name)) {
+        System.getLogger(MetricsRegistry.class.getName()).log(System.Logger.Level.WARNING,
+            "register meter " + id.getName() + ": " + name + " is a segscope telemetry family; not exported");
+        return io.micrometer.core.instrument.config.MeterFilterReply.DENY;
+      }
+      return io.micrometer.core.instrument.config.MeterFilterReply.NEUTRAL;
     }
   }
 

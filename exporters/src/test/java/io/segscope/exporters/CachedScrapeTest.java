@@ -82,6 +82,22 @@ class CachedScrapeTest {
   }
 
   @Test
+  void aVariantNobodyAsksForIsNoLongerRendered() throws IOException {
+    registry.scrape(null, false);
+    for (int i = 0; i < MetricsRegistry.FORGET_AFTER_RENDERS + 1; i++) {
+      current.set(Fixtures.full());
+      registry.render();
+    }
+    long encodings = registry.encodings.get();
+    current.set(Fixtures.full());
+    registry.render();
+    assertThat(registry.encodings.get()).as("text was not asked for during 12 renders").isEqualTo(encodings);
+    // asked again: encoded for that scrape (translated again, its bad records not counted twice)
+    assertThat(utf8(registry.scrape(null, false).body())).contains("segscope_gso_sw_skbs_total{");
+    assertThat(registry.encodings.get()).isEqualTo(encodings + 1);
+  }
+
+  @Test
   void gzipBodyIsTwoMembersThatInflateToTheIdentityBody() throws IOException {
     for (String accept : new String[] {null, OPENMETRICS}) {
       MetricsRegistry.ScrapeParts parts = registry.scrapeParts(accept, true);
@@ -138,9 +154,16 @@ class CachedScrapeTest {
 
   @Test
   void aMicrometerMeterCannotTakeASnapshotFamilysName() throws IOException {
-    io.micrometer.core.instrument.Gauge.builder("segscope.device.mtu", () -> 1).baseUnit("bytes")
-        .register(registry.meters());
+    // the snapshot families are rendered apart from the Micrometer ones: a meter with one of their
+    // names is refused instead of repeating the family in the body
+    io.micrometer.core.instrument.Gauge.builder("segscope.gso.sw.skbs", () -> 7).register(registry.meters());
+    io.micrometer.core.instrument.Counter.builder("segscope.gso.sw.skbs").register(registry.meters()).increment(7);
+    io.micrometer.core.instrument.Gauge.builder("segscope.build.info", () -> 7).register(registry.meters());
+    io.micrometer.core.instrument.Gauge.builder("segscope.agent.fine", () -> 7).register(registry.meters());
     String text = utf8(registry.scrape(null, false).body());
-    assertThat(text.lines().filter(l -> l.equals("# TYPE segscope_device_mtu_bytes gauge")).count()).isEqualTo(1);
+    assertThat(text.lines().filter(l -> l.startsWith("# TYPE segscope_gso_sw_skbs")).count()).isEqualTo(1);
+    assertThat(text.lines().filter(l -> l.startsWith("# TYPE segscope_build_info")).count()).isEqualTo(1);
+    assertThat(text).doesNotContain("segscope_gso_sw_skbs 7").doesNotContain("segscope_gso_sw_skbs_total 7")
+        .doesNotContain("segscope_build_info 7").contains("segscope_agent_fine 7");
   }
 }
