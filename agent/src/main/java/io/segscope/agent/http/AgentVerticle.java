@@ -194,16 +194,7 @@ public final class AgentVerticle extends VerticleBase {
     HttpConnection conn = req.connection();
     Connection c = connections.get(conn);
     if (c != null) {
-      c.disarm();
-      if (req.version() != HttpVersion.HTTP_2) {
-        // keep-alive: the next request's headers may come after an idle pause, but not forever
-        long next = settings.idleTimeout().toMillis() + settings.readHeaderTimeout().toMillis();
-        req.response().endHandler(v -> {
-          if (connections.get(conn) == c) {
-            c.arm(conn, next);
-          }
-        });
-      }
+      c.disarm(); // re-armed when the response ends (door), for the next request on this connection
       if (!sanAllowed(conn, c)) {
         conn.close();
         return false;
@@ -212,7 +203,10 @@ public final class AgentVerticle extends VerticleBase {
     HttpServerResponse response = req.response();
     settings.web().headers().forEach(response::putHeader);
     if (req.method() != HttpMethod.GET) {
-      response.putHeader("Allow", "GET");
+      response.putHeader("Allow", "GET").putHeader("Connection", "close"); // and its body is never read
+      if (c != null) {
+        c.arm(conn, settings.readHeaderTimeout().toMillis()); // in case the close is slow
+      }
       error(response, 405, "method not allowed: " + BadRequest.quote(req.method().name())
           + " (the API is read-only: GET only)");
       return false;
@@ -238,6 +232,16 @@ public final class AgentVerticle extends VerticleBase {
   private void door(RoutingContext ctx) {
     HttpConnection conn = ctx.request().connection();
     HttpServerResponse response = ctx.response();
+    Connection c = connections.get(conn);
+    if (c != null && ctx.request().version() != HttpVersion.HTTP_2) {
+      // keep-alive: the next request's headers may come after an idle pause, but not forever
+      long next = settings.idleTimeout().toMillis() + settings.readHeaderTimeout().toMillis();
+      ctx.addEndHandler(v -> {
+        if (connections.get(conn) == c) {
+          c.arm(conn, next);
+        }
+      });
+    }
     String path = ctx.request().path();
     if ("/healthz".equals(path) || "/readyz".equals(path)) {
       ctx.next(); // cheap, on the event loop, and what the kubelet probes without credentials

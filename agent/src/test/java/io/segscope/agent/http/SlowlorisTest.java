@@ -153,4 +153,36 @@ class SlowlorisTest {
       }
     }
   }
+
+  @Test
+  void aKeptAliveConnectionDribblingItsNextRequestIsClosedToo() throws Exception {
+    Duration header = Duration.ofSeconds(1);
+    Duration idle = Duration.ofSeconds(2);
+    try (DoorServer server = DoorServer.start(DoorServer.loopback().withTimeouts(header, idle), 10, List::of);
+        RawHttp c = new RawHttp("127.0.0.3", server.port(), 15_000)) {
+      c.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      assertThat(c.read().status()).isEqualTo(200);
+      long answered = System.nanoTime();
+      c.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+      boolean closed = false;
+      long deadline = answered + TimeUnit.SECONDS.toNanos(15);
+      while (!closed && System.nanoTime() < deadline) {
+        try {
+          c.send("x"); // one byte every 300 ms
+          Thread.sleep(300);
+        } catch (IOException e) {
+          closed = true;
+        }
+        if (!closed) {
+          closed = server.connectionsOpen() == 0;
+        }
+      }
+      long after = System.nanoTime() - answered;
+      assertThat(closed).as("closed within 15 s").isTrue();
+      // bytes of an unfinished request do not count as activity for the idle timeout (Vert.x counts
+      // decoded messages), and the header timer re-armed at the end of the response bounds it anyway
+      assertThat(after).as("closed by the timeouts: not before 3/4 of the idle timeout, by idle + header + 6 s")
+          .isBetween(idle.toNanos() * 3 / 4, idle.plus(header).toNanos() + TimeUnit.SECONDS.toNanos(6));
+    }
+  }
 }
