@@ -115,7 +115,8 @@ public final class AgentRuntime implements AutoCloseable {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       rt.close();
-      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
+      Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
     }
     return rt;
   }

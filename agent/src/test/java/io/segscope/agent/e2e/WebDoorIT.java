@@ -68,6 +68,26 @@ class WebDoorIT {
     }
   }
 
+  @Test
+  void aKeyThatDoesNotBelongToTheCertificateFailsTheStartWithOneLine() throws Exception {
+    Path dir = Files.createTempDirectory("segscope-webdoor");
+    try {
+      Path config = Files.writeString(dir.resolve("web.yml"), "tls_server_config:\n  cert_file: "
+          + examples().resolve("example-server.crt") + "\n  key_file: " + examples().resolve("example-client.key") + "\n");
+      AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofMinutes(3), "run", "--listen", "127.0.0.1:0",
+          "--web.config.file", config.toString());
+      assertThat(r.exitCode()).as(r.output()).isEqualTo(1);
+      java.util.List<String> said = r.output().lines().filter(l -> l.startsWith("segscope: ")).toList();
+      assertThat(said).as(r.output()).hasSize(1);
+      assertThat(said.get(0)).contains("load TLS key and certificate: the key does not belong to the certificate")
+          .doesNotContain("Exception");
+      assertThat(r.output()).doesNotContain("\tat ");
+    } finally {
+      Files.deleteIfExists(dir.resolve("web.yml"));
+      Files.delete(dir);
+    }
+  }
+
   private static HttpResponse<String> get(HttpClient client, String url, String credentials)
       throws java.io.IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
