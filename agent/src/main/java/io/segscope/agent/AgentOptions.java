@@ -5,6 +5,7 @@ import java.time.Duration;
 /**
  * How {@code segscope run} was asked to behave.
  *
+ * @param http where and how the HTTP server listens (address, web config, limits, timeouts)
  * @param interval how often the maps are read
  * @param selfCost how the agent measures its own in-kernel cost (bpf_stats: off, sampled, always)
  * @param adviceWindow the window over which costs are computed for the rules
@@ -15,7 +16,7 @@ import java.time.Duration;
  * @param tracepointAttach the only tracepoint attach type to use, or empty for the cheapest that works
  * @param devices which devices are reported (--device-include, --device-exclude, --max-devices)
  */
-public record AgentOptions(String host, int port, Duration interval,
+public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
     io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
     Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
     java.util.Optional<io.segscope.probes.ProbeMode> probeMode,

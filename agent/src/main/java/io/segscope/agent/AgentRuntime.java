@@ -60,8 +60,8 @@ public final class AgentRuntime implements AutoCloseable {
    * best per path when empty.
    */
   public static AgentRuntime start(AgentOptions options) throws ProbeException, InterruptedException {
-    String host = options.host();
-    int port = options.port();
+    String host = options.http().host();
+    int port = options.http().port();
     long t0 = System.nanoTime();
     ProbeSession probes = ProbeFactory.open(options.probeRequest());
     long mapBytes = probes.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
@@ -103,16 +103,74 @@ public final class AgentRuntime implements AutoCloseable {
         .register(metrics.meters());
     holder[0] = new TelemetryService(probes, stats, inventory::current, advisor, build, metrics.meters(),
         metrics.recordErrors(), options.devices(), Clock.systemUTC());
+    registerInventoryMeters(inventory, metrics);
     Vertx vertx = Vertx.vertx();
-    AgentVerticle verticle = new AgentVerticle(host, port, options.interval(), holder[0], metrics, () -> true);
+    AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(),
+        new RuntimeBackend(holder[0], probes, inventory), metrics);
     AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);
     try {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       rt.close();
-      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
+      Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
     }
     return rt;
+  }
+
+  /** segscope_inventory_last_refresh_timestamp_seconds and segscope_inventory_running. */
+  static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
+    io.micrometer.core.instrument.Gauge.builder("segscope.inventory.last.refresh.timestamp", inventory,
+            i -> i.lastRefresh().toEpochMilli() / 1000.0)
+        .baseUnit("seconds")
+        .description("When the device inventory last refreshed every namespace's links (it does every second; "
+            + "a stale value means the inventory is stuck)")
+        .register(metrics.meters());
+    io.micrometer.core.instrument.Gauge.builder("segscope.inventory.running", inventory,
+            i -> i.death().isPresent() ? 0 : 1)
+        .description("1 while the thread that follows devices runs, 0 after it died (device names and "
+            + "settings then stop changing; see the agent log and /readyz)")
+        .register(metrics.meters());
+  }
+
+  /** What the HTTP server serves, from the telemetry service, the probes and the inventory. */
+  private static final class RuntimeBackend implements io.segscope.agent.http.Backend {
+    private final TelemetryService telemetry;
+    private final ProbeSession probes;
+    private final DeviceInventory inventory;
+
+    RuntimeBackend(TelemetryService telemetry, ProbeSession probes, DeviceInventory inventory) {
+      this.telemetry = telemetry;
+      this.probes = probes;
+      this.inventory = inventory;
+    }
+
+    @Override
+    public void refresh() {
+      telemetry.refresh();
+    }
+
+    @Override
+    public io.segscope.agent.inventory.Inventory inventory() {
+      return telemetry.inventory();
+    }
+
+    @Override
+    public java.util.Collection<io.segscope.agent.cost.DeviceCost> costs() {
+      return telemetry.advisor().lastCosts();
+    }
+
+    @Override
+    public java.util.List<io.segscope.agent.advice.Recommendation> recommendations() {
+      return telemetry.advisor().open();
+    }
+
+    @Override
+    public java.util.List<String> notReadyReasons() {
+      return Health.notReady(probes.plan().paths(), probes.attachments(), telemetry.firstReadDone(),
+          Health.status(inventory), java.time.Instant.now(),
+          Health.INVENTORY_STALE_AFTER);
+    }
   }
 
   public int port() {

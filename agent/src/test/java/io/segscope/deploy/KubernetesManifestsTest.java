@@ -102,6 +102,21 @@ class KubernetesManifestsTest {
   }
 
   @Test
+  void daemonSetIsNodeCriticalAndConfinedByTheRuntimeDefaultAppArmorProfile() {
+    Map<String, Object> pod = podSpec();
+    assertThat(pod.get("priorityClassName")).isEqualTo("system-node-critical");
+    assertThat(Tree.str(pod, "securityContext.appArmorProfile.type")).isEqualTo("RuntimeDefault");
+    assertThat(Tree.find(container(), "securityContext.appArmorProfile")).as("no container-level override").isNull();
+    // clusters before Kubernetes 1.30 read the annotation; it must say the same as the field
+    Map<String, Object> annotations = Tree.map(byKind().get("DaemonSet"), "spec.template.metadata.annotations");
+    assertThat(annotations).containsEntry("container.apparmor.security.beta.kubernetes.io/" + Tree.str(container(), "name"),
+        "runtime/default");
+    assertThat(annotations.keySet().stream().filter(k -> k.contains("apparmor"))).hasSize(1);
+    String doc = RepoFiles.text("docs/deploy.md");
+    assertThat(doc).contains("system-node-critical").contains("runtime/default").contains("AppArmor");
+  }
+
+  @Test
   void containerIsNotPrivilegedAndHoldsExactlyTheDocumentedCapabilities() {
     Map<String, Object> sc = Tree.map(container(), "securityContext");
     assertThat(sc.get("privileged")).isEqualTo(false);

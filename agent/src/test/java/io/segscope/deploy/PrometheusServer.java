@@ -38,6 +38,15 @@ final class PrometheusServer implements AutoCloseable {
 
   /** Starts Prometheus scraping {@code target} (host:port) and loading {@code ruleFile}; waits until ready. */
   static PrometheusServer start(Path dir, String target, Path ruleFile) throws Exception {
+    return start(dir, ruleFile, String.join("\n",
+        "  - job_name: segscope",
+        "    static_configs:",
+        "      - targets: ['" + target + "']",
+        ""));
+  }
+
+  /** Starts Prometheus with these scrape_configs entries (YAML, each "  - job_name: ..."); waits until ready. */
+  static PrometheusServer start(Path dir, Path ruleFile, String scrapeConfigs) throws Exception {
     int port = freePort();
     Path config = dir.resolve("prometheus.yml");
     Files.writeString(config, String.join("\n",
@@ -48,10 +57,7 @@ final class PrometheusServer implements AutoCloseable {
         "rule_files:",
         "  - " + ruleFile.toAbsolutePath(),
         "scrape_configs:",
-        "  - job_name: segscope",
-        "    static_configs:",
-        "      - targets: ['" + target + "']",
-        ""));
+        scrapeConfigs));
     Path log = dir.resolve("prometheus.log");
     List<String> cmd = new ArrayList<>(List.of(Tool.PROMETHEUS.executable().toString(),
         "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),

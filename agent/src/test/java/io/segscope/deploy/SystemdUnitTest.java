@@ -94,6 +94,9 @@ class SystemdUnitTest {
   void runsTheAgentJar() {
     String exec = one(service(), "ExecStart");
     assertThat(exec).contains("-jar /opt/segscope/segscope.jar run --listen").contains("-Djna.tmpdir=/tmp/");
+    // more flags (e.g. --web.config.file) from /etc/default/segscope, split into words, empty by default
+    assertThat(exec).endsWith(" $SEGSCOPE_ARGS");
+    assertThat(service().get("Environment")).asString().contains("SEGSCOPE_ARGS=");
   }
 
   @Test

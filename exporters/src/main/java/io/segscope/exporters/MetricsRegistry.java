@@ -9,43 +9,84 @@ import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricFamilyDescriptor;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
 
 /**
  * The agent's one metrics registry: the {@code segscope_*} families translated from telemetry
  * snapshots, and Micrometer meters (JVM memory, GC, threads, class loading, JVM info, process CPU,
- * uptime, open files, and whatever the agent registers on {@link #meters()}) in the same
- * {@link PrometheusRegistry}, so one scrape returns everything.
+ * uptime, open files, and whatever the agent registers on {@link #meters()}), so one scrape returns
+ * everything.
  *
- * <p>Records the collector (or the agent's snapshot assembly) has to skip are counted in
- * {@code segscope_exporter_errors_total{kind}} (present at 0 for every kind from the start) and
- * logged once each ({@link RecordErrors}).
+ * <p>The snapshot families are rendered once per snapshot, not per scrape: {@link #render()} (called
+ * by the map reader right after it published a snapshot) translates the snapshot and encodes it in
+ * every format and encoding scrapers have asked for; each scrape then serves those cached bytes and
+ * renders only the small Micrometer families behind them. A scrape that finds no cached bytes for the
+ * current snapshot (the first scrape in a new format, or a source nobody renders) renders them itself,
+ * once, for every scrape after it. The two parts concatenate: text 0.0.4 and protobuf (delimited)
+ * bodies are sequences of families, the OpenMetrics part of the snapshot carries no {@code # EOF} (the
+ * per-scrape part ends with the one {@code # EOF}), and a gzip body is two gzip members (RFC 1952 §2.2;
+ * Prometheus' reader, Go's {@code gzip.Reader}, reads multistream by default).
+ *
+ * <p>Records the translation (or the agent's snapshot assembly) has to skip are counted in
+ * {@code segscope_exporter_errors_total{kind}} (present at 0 for every kind from the start) once per
+ * snapshot, and logged once each ({@link RecordErrors}).
  */
 public final class MetricsRegistry implements AutoCloseable {
   /** Micrometer name of the skipped-record counter; exported as segscope_exporter_errors_total. */
   static final String ERRORS_METER = "segscope.exporter.errors";
+  private static final byte[] OPENMETRICS_EOF = "# EOF\n".getBytes(StandardCharsets.UTF_8);
+  private static final List<MetricFamilyDescriptor> SNAPSHOT_FAMILIES =
+      Families.ALL.stream().map(Family::descriptor).toList();
 
+  /** The per-scrape families (Micrometer); a meter may not take a snapshot family's name (ReservedNames). */
   private final PrometheusRegistry prometheus = new PrometheusRegistry();
+  private final Supplier<TelemetrySnapshot> source;
   private final PrometheusMeterRegistry meters;
   private final JvmGcMetrics gcMetrics;
   private final RecordErrors recordErrors;
   private final ExpositionFormats formats = ExpositionFormats.init();
+  /**
+   * Every variant a scrape asked for, with the number of the render after which it was last asked:
+   * {@link #render()} renders these ahead (at most 3 formats x 4 escapings x 2), and forgets one nobody
+   * asked for during {@link #FORGET_AFTER_RENDERS} renders (a one-off curl in text is not rendered forever).
+   */
+  private final Map<Variant, Long> demanded = new ConcurrentHashMap<>();
+  static final int FORGET_AFTER_RENDERS = 12;
+  private final java.util.concurrent.atomic.AtomicLong renders = new java.util.concurrent.atomic.AtomicLong();
+  private final Object renderLock = new Object();
+  private volatile Rendering rendering = new Rendering(null);
+  /** Snapshots translated and cached parts encoded so far (for tests: what a scrape did not redo). */
+  final java.util.concurrent.atomic.AtomicLong translations = new java.util.concurrent.atomic.AtomicLong();
+  final java.util.concurrent.atomic.AtomicLong encodings = new java.util.concurrent.atomic.AtomicLong();
   private boolean closed;
 
   /**
-   * @param source called on every scrape for the current snapshot; must be fast and must not
-   *     block (return the latest snapshot read off the event loop)
+   * @param source the current snapshot; must be fast and must not block (return the latest snapshot
+   *     read off the event loop). Called once per {@link #render()} and once per scrape, to see
+   *     whether the cached bytes are still those of the current snapshot.
    */
   public MetricsRegistry(Supplier<TelemetrySnapshot> source) {
-    Objects.requireNonNull(source, "source");
-    // registered first, as before the meters; it reports to recordErrors only when scraped
-    prometheus.register(new SegscopeCollector(source, (kind, record, cause) ->
-        recordErrors().translationFailed(kind, record, cause)));
+    this.source = Objects.requireNonNull(source, "source");
     meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, prometheus, Clock.SYSTEM);
+    meters.config().meterFilter(new ReservedNames(meters));
     gcMetrics = StandardMeters.bind(meters);
     recordErrors = new RecordErrors(meters);
   }
@@ -64,26 +105,132 @@ public final class MetricsRegistry implements AutoCloseable {
     return meters;
   }
 
-  /** The registry behind every scrape. */
+  /** The registry of the per-scrape (Micrometer) families; the snapshot families are not in it. */
   public PrometheusRegistry prometheus() {
     return prometheus;
   }
 
   /**
-   * Renders everything in the format the {@code Accept} header asks for: Prometheus protobuf
-   * ({@code application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
+   * Translates the current snapshot and encodes it in every variant scrapers have asked for, unless
+   * that snapshot is already rendered. Call it from the thread that publishes snapshots, after each
+   * publication, so that scrapes only serve bytes. Never throws for bad records (they are counted).
+   */
+  public void render() {
+    TelemetrySnapshot snapshot = currentOrNull();
+    if (snapshot == null) {
+      return;
+    }
+    long n = renders.incrementAndGet();
+    demanded.values().removeIf(last -> n - last > FORGET_AFTER_RENDERS);
+    Rendering r = renderingOf(snapshot);
+    for (Variant v : demanded.keySet()) {
+      r.part(v);
+    }
+    r.families = null; // the bytes are what scrapes need; a variant asked for later translates again
+  }
+
+  /**
+   * Renders everything in the format the {@code Accept} header asks for, uncompressed: Prometheus
+   * protobuf ({@code application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
    * encoding=delimited}), OpenMetrics 1.0 ({@code application/openmetrics-text}), otherwise (also
    * for a null or empty header) Prometheus text 0.0.4.
    *
    * @param acceptHeader the HTTP Accept header, may be null
    */
   public Scrape scrape(String acceptHeader) throws IOException {
+    return scrape(acceptHeader, false);
+  }
+
+  /** {@link #scrape(String)}, gzip-compressed when {@code gzip} (the body is then two gzip members). */
+  public Scrape scrape(String acceptHeader, boolean gzip) throws IOException {
+    ScrapeParts p = scrapeParts(acceptHeader, gzip);
+    byte[] body = new byte[p.length()];
+    p.cached().get(body, 0, p.cached().remaining());
+    System.arraycopy(p.fresh(), 0, body, body.length - p.fresh().length, p.fresh().length);
+    return new Scrape(p.contentType(), body);
+  }
+
+  /**
+   * One scrape as its two parts, for a server that writes them without copying: the snapshot families,
+   * cached (a read-only view of bytes shared by every scrape of the same snapshot), and the per-scrape
+   * families, rendered now. Their concatenation is the body.
+   *
+   * @param acceptHeader the HTTP Accept header, may be null
+   * @param gzip whether the scraper accepts {@code Content-Encoding: gzip}
+   */
+  public ScrapeParts scrapeParts(String acceptHeader, boolean gzip) throws IOException {
     String accept = acceptHeader == null ? "" : acceptHeader;
     ExpositionFormatWriter writer = formats.findWriter(accept);
-    EscapingScheme escaping = EscapingScheme.fromAcceptHeader(accept);
-    ByteArrayOutputStream body = new ByteArrayOutputStream(64 * 1024);
-    writer.write(body, prometheus.scrape(), escaping);
-    return new Scrape(writer.getContentType(), body.toByteArray());
+    Variant v = new Variant(writer, EscapingScheme.fromAcceptHeader(accept), gzip);
+    demanded.put(v, renders.get());
+    TelemetrySnapshot snapshot = currentOrNull();
+    ByteBuffer cached = snapshot == null ? ByteBuffer.allocate(0) : renderingOf(snapshot).part(v);
+    byte[] fresh = encode(v, prometheus.scrape(), false);
+    return new ScrapeParts(writer.getContentType(), gzip, cached.asReadOnlyBuffer(), fresh);
+  }
+
+  /** The source's snapshot, or null (counted as a snapshot error) when it fails. */
+  private TelemetrySnapshot currentOrNull() {
+    try {
+      TelemetrySnapshot s = source.get();
+      if (s == null) {
+        throw new IllegalStateException("snapshot source returned null");
+      }
+      return s;
+    } catch (RuntimeException e) {
+      recordErrors.translationFailed(TranslationErrorListener.SNAPSHOT, null, e);
+      return null;
+    }
+  }
+
+  /** The rendering of {@code snapshot}, translating it (and counting its bad records) the first time. */
+  private Rendering renderingOf(TelemetrySnapshot snapshot) {
+    Rendering r = rendering;
+    if (r.snapshot == snapshot) {
+      return r;
+    }
+    synchronized (renderLock) {
+      if (rendering.snapshot != snapshot) {
+        Rendering next = new Rendering(snapshot);
+        // translate once with the counting listener, so every bad record counts once per snapshot
+        next.families = SnapshotTranslator.translate(snapshot, recordErrors::translationFailed);
+        translations.incrementAndGet();
+        rendering = next;
+      }
+      return rendering;
+    }
+  }
+
+  /**
+   * Encodes families in one variant. {@code withoutEof}: the OpenMetrics writer's closing
+   * {@code # EOF} line is left off (the per-scrape part that follows carries it).
+   */
+  private static byte[] encode(Variant v, MetricSnapshots families, boolean withoutEof) {
+    try {
+      ByteArrayOutputStream raw = new ByteArrayOutputStream(withoutEof ? 256 * 1024 : 16 * 1024);
+      v.writer().write(raw, families, v.escaping());
+      byte[] bytes = raw.toByteArray();
+      if (withoutEof && endsWith(bytes, OPENMETRICS_EOF)) {
+        bytes = Arrays.copyOf(bytes, bytes.length - OPENMETRICS_EOF.length);
+      }
+      if (!v.gzip()) {
+        return bytes;
+      }
+      ByteArrayOutputStream zipped = new ByteArrayOutputStream(Math.max(64, bytes.length / 8));
+      // the cached part is compressed once per snapshot (default level); the per-scrape part is small
+      int level = withoutEof ? Deflater.DEFAULT_COMPRESSION : Deflater.BEST_SPEED;
+      try (OutputStream gz = new LevelledGzip(zipped, level)) {
+        gz.write(bytes);
+      }
+      return zipped.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException("encode metrics: " + e.getMessage(), e);
+    }
+  }
+
+  private static boolean endsWith(byte[] bytes, byte[] suffix) {
+    return bytes.length >= suffix.length
+        && Arrays.equals(bytes, bytes.length - suffix.length, bytes.length, suffix, 0, suffix.length);
   }
 
   /** Stops the GC listener and closes the Micrometer registry. Safe to call twice. */
@@ -95,6 +242,99 @@ public final class MetricsRegistry implements AutoCloseable {
     closed = true;
     gcMetrics.close();
     meters.close();
+  }
+
+  /** A format, an escaping scheme and a content encoding: one way of serving the same families. */
+  private record Variant(ExpositionFormatWriter writer, EscapingScheme escaping, boolean gzip) {}
+
+  /** One snapshot's families, translated once, and their bytes in each variant rendered so far. */
+  private final class Rendering {
+    final TelemetrySnapshot snapshot;
+    /** The translation, until {@link #render()} has encoded the demanded variants (then null). */
+    volatile MetricSnapshots families = MetricSnapshots.of();
+    final Map<Variant, ByteBuffer> parts = new ConcurrentHashMap<>();
+
+    Rendering(TelemetrySnapshot snapshot) {
+      this.snapshot = snapshot;
+    }
+
+    /** The cached bytes of {@code v}, encoding them (once) if no scrape or render has yet. */
+    ByteBuffer part(Variant v) {
+      ByteBuffer b = parts.get(v);
+      if (b != null) {
+        return b;
+      }
+      synchronized (this) {
+        return parts.computeIfAbsent(v, x -> {
+          encodings.incrementAndGet();
+          MetricSnapshots f = families;
+          if (f == null) {
+            // asked for after render(): translate again, without counting its bad records twice
+            f = snapshot == null ? MetricSnapshots.of()
+                : SnapshotTranslator.translate(snapshot, (kind, record, cause) -> {});
+          }
+          return ByteBuffer.wrap(encode(x, f, true));
+        });
+      }
+    }
+  }
+
+  /**
+   * Refuses (and logs) a Micrometer meter whose exposed name is one of a snapshot family's: the two
+   * are rendered apart, so such a meter would repeat the family in the body.
+   */
+  private static final class ReservedNames implements io.micrometer.core.instrument.config.MeterFilter {
+    private static final Set<String> NAMES = reserved();
+    private final MeterRegistry meters;
+
+    ReservedNames(MeterRegistry meters) {
+      this.meters = meters;
+    }
+
+    private static Set<String> reserved() {
+      Set<String> out = new java.util.HashSet<>();
+      for (MetricFamilyDescriptor d : SNAPSHOT_FAMILIES) {
+        for (String suffix : List.of("", "_total", "_info", "_created", "_bucket", "_count", "_sum", "_gcount",
+            "_gsum")) {
+          out.add(d.getPrometheusName() + suffix);
+        }
+      }
+      return Set.copyOf(out);
+    }
+
+    @Override
+    public io.micrometer.core.instrument.config.MeterFilterReply accept(io.micrometer.core.instrument.Meter.Id id) {
+      String name = meters.config().namingConvention().name(id.getName(), id.getType(), id.getBaseUnit());
+      if (NAMES.contains(name)) {
+        System.getLogger(MetricsRegistry.class.getName()).log(System.Logger.Level.WARNING,
+            "register meter " + id.getName() + ": " + name + " is a segscope telemetry family; not exported");
+        return io.micrometer.core.instrument.config.MeterFilterReply.DENY;
+      }
+      return io.micrometer.core.instrument.config.MeterFilterReply.NEUTRAL;
+    }
+  }
+
+  /** gzip at a chosen deflate level. */
+  private static final class LevelledGzip extends GZIPOutputStream {
+    LevelledGzip(OutputStream out, int level) throws IOException {
+      super(out, 8 * 1024);
+      def.setLevel(level);
+    }
+  }
+
+  /**
+   * One scrape in two parts whose concatenation is the body.
+   *
+   * @param contentType the value for the HTTP Content-Type header
+   * @param gzip whether the parts are gzip members ({@code Content-Encoding: gzip})
+   * @param cached the snapshot families: a read-only view of bytes shared by the scrapes of one snapshot
+   * @param fresh the per-scrape families (for OpenMetrics, ending with {@code # EOF})
+   */
+  public record ScrapeParts(String contentType, boolean gzip, ByteBuffer cached, byte[] fresh) {
+    /** The body's length in bytes. */
+    public int length() {
+      return cached.remaining() + fresh.length;
+    }
   }
 
   /**

@@ -3,6 +3,8 @@ package io.segscope.agent.cli;
 import io.segscope.agent.AgentOptions;
 import io.segscope.agent.AgentRuntime;
 import io.segscope.agent.Privileges;
+import io.segscope.agent.http.HttpSettings;
+import io.segscope.agent.http.WebConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -65,6 +67,34 @@ public final class RunCommand implements Callable<Integer> {
           + "always, or off (default: ${DEFAULT-VALUE}).")
   io.segscope.agent.telemetry.SelfCost.Mode selfCost;
 
+  @Option(names = "--web.config.file", paramLabel = "FILE",
+      description = "A web configuration in the Prometheus exporter-toolkit format (as node_exporter's): TLS "
+          + "(tls_server_config), basic auth (basic_auth_users, bcrypt), response headers. Checked at start: "
+          + "an unknown field or unusable file exits 2. See docs/security.md.")
+  java.nio.file.Path webConfigFile;
+
+  @Option(names = "--web.max-requests", paramLabel = "N", defaultValue = "40",
+      description = "Requests served at once, 0..10000 (0: no limit); beyond it 503 at once, never queued. One "
+          + "client address gets at most half (default: ${DEFAULT-VALUE}, like node_exporter).")
+  int maxRequests;
+
+  @Option(names = "--web.read-header-timeout", paramLabel = "DURATION", defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Time a connection has to send a request's headers (and to finish the TLS handshake), "
+          + "1s..10m; slower connections are closed (default: ${DEFAULT-VALUE}).")
+  Duration readHeaderTimeout;
+
+  @Option(names = "--web.idle-timeout", paramLabel = "DURATION", defaultValue = "60s",
+      converter = DurationConverter.class,
+      description = "Time a connection may stay without reading or writing a byte, 1s..1h "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration idleTimeout;
+
+  @Option(names = "--web.h2c", negatable = false,
+      description = "Allow HTTP/2 over plain text (h2c); off by default. With TLS, HTTP/2 follows "
+          + "http_server_config.http2 of the web config.")
+  boolean h2c;
+
   @Option(names = "--no-bpf-stats", negatable = false, hidden = true,
       description = "Same as --self-cost off (kept for compatibility).")
   boolean noBpfStats;
@@ -119,6 +149,29 @@ public final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     checkBounds();
+    if (maxRequests < 0 || maxRequests > 10_000) {
+      System.err.println("segscope run: --web.max-requests " + maxRequests + " is outside 0..10000");
+      return 2;
+    }
+    if (readHeaderTimeout.compareTo(Duration.ofSeconds(1)) < 0 || readHeaderTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+      System.err.println("segscope run: --web.read-header-timeout " + readHeaderTimeout + " is outside 1s..10m");
+      return 2;
+    }
+    if (idleTimeout.compareTo(Duration.ofSeconds(1)) < 0 || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+      System.err.println("segscope run: --web.idle-timeout " + idleTimeout + " is outside 1s..1h");
+      return 2;
+    }
+    WebConfig web = WebConfig.none();
+    if (webConfigFile != null) {
+      try {
+        web = WebConfig.load(webConfigFile);
+      } catch (WebConfig.WebConfigException e) {
+        System.err.println("segscope run: --web.config.file " + webConfigFile + ": " + e.getMessage());
+        return 2;
+      }
+    }
+    HttpSettings http = new HttpSettings(listen.host(), listen.port(), web, maxRequests, readHeaderTimeout,
+        idleTimeout, h2c);
     List<String> missing = Privileges.missing();
     if (!missing.isEmpty()) {
       System.err.println("segscope run: missing privileges: " + String.join(", ", missing)
@@ -139,7 +192,7 @@ public final class RunCommand implements Callable<Integer> {
       System.err.println("segscope run: --tracepoint-attach: " + e.getMessage());
       return 2;
     }
-    AgentOptions options = new AgentOptions(listen.host(), listen.port(), interval,
+    AgentOptions options = new AgentOptions(http, interval,
         noBpfStats ? io.segscope.agent.telemetry.SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
         new io.segscope.agent.telemetry.DeviceSelection.Config(java.util.Optional.ofNullable(deviceInclude),

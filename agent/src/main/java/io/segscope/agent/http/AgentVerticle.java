@@ -1,71 +1,131 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.telemetry.TelemetryService;
+import io.netty.buffer.Unpooled;
 import io.segscope.exporters.MetricsRegistry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The HTTP face of the agent and the clock that drives map reads. Blocking work (map reads, scrape
- * serialization) runs on named worker pools, never on the event loop.
+ * serialization, bcrypt) runs on named worker pools, never on the event loop.
+ *
+ * <p>Every request passes the door in this order: a connection must send its request's headers
+ * within the read-header timeout (else it is closed); the client certificate must carry an allowed
+ * SAN when the web config asks; only GET is served (405 with {@code Allow: GET}); the health endpoints
+ * answer at once; every other request takes one of {@code --web.max-requests} slots or gets 503 at
+ * once (never queued); then basic auth (401), then the route (404 for unknown paths). Client input
+ * never yields a 500, and no body carries an exception's text.
  */
 public final class AgentVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(AgentVerticle.class.getName());
+  static final String JSON = "application/json";
+  private static final String TEXT = "text/plain; charset=utf-8";
+  static final List<String> PATHS = List.of("/metrics", "/api/v1/devices", "/api/v1/recommendations", "/healthz",
+      "/readyz");
+  private static final String ENDPOINTS = "GET /metrics, /api/v1/devices, /api/v1/recommendations, /healthz, /readyz";
 
-  private final String host;
-  private final int port;
+  private final HttpSettings settings;
   private final Duration interval;
-  private final TelemetryService telemetry;
+  private final Backend backend;
   private final MetricsRegistry metrics;
-  private final BooleanSupplier probesAttached;
+  private final BasicAuth auth;
+  private final Admission admission;
+  /** Per connection: its header timer. Touched on the verticle's event loop only. */
+  private final Map<HttpConnection, Connection> connections = new IdentityHashMap<>();
   private WorkerExecutor readers;
   private WorkerExecutor scrapers;
+  private WorkerExecutor authenticators;
   private HttpServer server;
   private long timer = -1;
+  private volatile boolean reading;
 
-  public AgentVerticle(String host, int port, Duration interval, TelemetryService telemetry,
-      MetricsRegistry metrics, BooleanSupplier probesAttached) {
-    this.host = host;
-    this.port = port;
+  public AgentVerticle(HttpSettings settings, Duration interval, Backend backend, MetricsRegistry metrics) {
+    this.settings = settings;
     this.interval = interval;
-    this.telemetry = telemetry;
+    this.backend = backend;
     this.metrics = metrics;
-    this.probesAttached = probesAttached;
+    this.auth = new BasicAuth(settings.web().users());
+    this.admission = new Admission(settings.maxRequests(), settings.maxRequestsPerClient());
   }
 
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    router.route().handler(this::door);
     router.get("/metrics").handler(this::metrics);
     router.get("/healthz").handler(this::healthz);
     router.get("/readyz").handler(this::readyz);
     router.get("/api/v1/devices").handler(this::devices);
     router.get("/api/v1/recommendations").handler(this::recommendations);
-    router.route().handler(ctx -> ctx.response().setStatusCode(404)
-        .putHeader("content-type", "text/plain; charset=utf-8")
-        .end("not found: " + ctx.request().method() + " " + ctx.request().path()
-            + " (endpoints: GET /metrics, /healthz, /readyz, /api/v1/devices, /api/v1/recommendations)\n"));
+    router.route().handler(ctx -> error(ctx, 404, "not found: " + ctx.request().path() + " (endpoints: "
+        + ENDPOINTS + ")"));
+    router.errorHandler(500, ctx -> {
+      LOG.log(Level.WARNING, "serve " + ctx.request().path() + ": " + ctx.failure(), ctx.failure());
+      if (!ctx.response().ended() && !ctx.response().headWritten()) {
+        error(ctx, 500, "internal error (see the agent log)");
+      }
+    });
 
+    HttpServerOptions options = ServerOptions.of(settings);
+    try {
+      ServerOptions.checkKeyPair(vertx, options);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
     readers = vertx.createSharedWorkerExecutor("segscope-map-reader", 1);
     scrapers = vertx.createSharedWorkerExecutor("segscope-scrape", 2);
+    authenticators = vertx.createSharedWorkerExecutor("segscope-auth", 1);
     // first read right away, then on the interval; never two reads at once
     readOnce();
     timer = vertx.setPeriodic(interval.toMillis(), id -> readOnce());
-    return vertx.createHttpServer()
-        .requestHandler(router)
-        .listen(port, host)
+    return vertx.createHttpServer(options)
+        .connectionHandler(this::connected)
+        .invalidRequestHandler(this::invalid)
+        .requestHandler(req -> {
+          if (arrived(req)) {
+            router.handle(req);
+          }
+        })
+        .listen()
         .onSuccess(s -> {
           server = s;
-          LOG.info("serving /metrics, /api/v1/devices, /api/v1/recommendations, /healthz, /readyz on " + host + ":"
-              + s.actualPort());
+          LOG.info("serving " + ENDPOINTS + " on " + (options.isSsl() ? "https://" : "http://") + settings.host()
+              + ":" + s.actualPort() + " (TLS " + (options.isSsl() ? "on" : "off") + ", basic auth "
+              + (auth.enabled() ? "on" : "off") + ", at most " + (settings.maxRequests() == 0 ? "unlimited"
+                  : settings.maxRequests()) + " requests at once)");
         });
+  }
+
+  /** Requests holding a {@code --web.max-requests} slot now (tests: no slot outlives its request). */
+  int requestsInFlight() {
+    return admission.inFlight();
+  }
+
+  /** Connections the server holds now. */
+  int connectionsOpen() {
+    return connections.size();
   }
 
   /** The port actually bound (useful with port 0). */
@@ -73,100 +133,275 @@ public final class AgentVerticle extends VerticleBase {
     return server == null ? -1 : server.actualPort();
   }
 
-  private boolean reading;
-
   private void readOnce() {
     if (reading) {
       return; // the previous read is still running: skip this tick rather than queue
     }
     reading = true;
     readers.executeBlocking(() -> {
-      telemetry.refresh();
+      backend.refresh();
+      metrics.render(); // the snapshot families, once per read, for every scrape until the next one
       return null;
-    }, true).onComplete(ar -> reading = false);
+    }, true).onComplete(ar -> {
+      reading = false;
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "read maps: " + ar.cause(), ar.cause());
+      }
+    });
   }
+
+  // ---- the door
+
+  /** A new connection: it must send a request's headers within the read-header timeout. */
+  private void connected(HttpConnection conn) {
+    Connection c = new Connection();
+    connections.put(conn, c);
+    c.arm(conn, settings.readHeaderTimeout().toMillis());
+    conn.closeHandler(v -> {
+      Connection gone = connections.remove(conn);
+      if (gone != null) {
+        gone.disarm();
+      }
+    });
+  }
+
+  /** Per connection: the timer that closes it when headers are late, and its SAN verdict. */
+  private final class Connection {
+    long headerTimer = -1;
+    Boolean sanAllowed;
+
+    void arm(HttpConnection conn, long millis) {
+      disarm();
+      headerTimer = vertx.setTimer(millis, id -> {
+        headerTimer = -1;
+        conn.close();
+      });
+    }
+
+    void disarm() {
+      if (headerTimer >= 0) {
+        vertx.cancelTimer(headerTimer);
+        headerTimer = -1;
+      }
+    }
+  }
+
+  /**
+   * Every request first: stops its connection's header timer, checks the client certificate's SANs
+   * and the method. False when it has been answered (or its connection closed) here.
+   */
+  private boolean arrived(HttpServerRequest req) {
+    HttpConnection conn = req.connection();
+    Connection c = connections.get(conn);
+    if (c != null) {
+      c.disarm(); // re-armed when the response ends (door), for the next request on this connection
+      if (!sanAllowed(conn, c)) {
+        conn.close();
+        return false;
+      }
+    }
+    HttpServerResponse response = req.response();
+    settings.web().headers().forEach(response::putHeader);
+    if (req.method() != HttpMethod.GET) {
+      response.putHeader("Allow", "GET").putHeader("Connection", "close"); // and its body is never read
+      if (c != null) {
+        c.arm(conn, settings.readHeaderTimeout().toMillis()); // in case the close is slow
+      }
+      error(response, 405, "method not allowed: " + BadRequest.quote(req.method().name())
+          + " (the API is read-only: GET only)");
+      return false;
+    }
+    return true;
+  }
+
+  /** A request Vert.x could not decode: 414 or 431 for the too long, 400 otherwise; the connection closes. */
+  private void invalid(HttpServerRequest req) {
+    Throwable cause = req.decoderResult().cause();
+    int status = cause instanceof io.netty.handler.codec.TooLongFrameException
+        ? (cause.getClass().getSimpleName().contains("Header") ? 431 : 414) : 400;
+    HttpServerResponse r = req.response();
+    if (r.closed()) {
+      return; // the connection went first (e.g. closed by the header timer mid-request)
+    }
+    r.putHeader("Connection", "close"); // Vert.x closes it after this answer
+    error(r, status, status == 414 ? "request line too long (at most " + ServerOptions.MAX_INITIAL_LINE + " bytes)"
+        : status == 431 ? "request headers too large (at most " + ServerOptions.MAX_HEADER_BYTES + " bytes)"
+        : "malformed HTTP request");
+  }
+
+  private void door(RoutingContext ctx) {
+    HttpConnection conn = ctx.request().connection();
+    HttpServerResponse response = ctx.response();
+    Connection c = connections.get(conn);
+    if (c != null && ctx.request().version() != HttpVersion.HTTP_2) {
+      // keep-alive: the next request's headers may come after an idle pause, but not forever
+      long next = settings.idleTimeout().toMillis() + settings.readHeaderTimeout().toMillis();
+      ctx.addEndHandler(v -> {
+        if (connections.get(conn) == c) {
+          c.arm(conn, next);
+        }
+      });
+    }
+    String path = ctx.request().path();
+    if ("/healthz".equals(path) || "/readyz".equals(path)) {
+      ctx.next(); // cheap, on the event loop, and what the kubelet probes without credentials
+      return;
+    }
+    String client = conn.remoteAddress() == null ? "" : String.valueOf(conn.remoteAddress().hostAddress());
+    if (!admission.tryAcquire(client)) {
+      response.putHeader("Retry-After", "1");
+      error(ctx, 503, "too many requests at once (at most " + settings.maxRequests() + ", "
+          + settings.maxRequestsPerClient() + " per client address): try again later");
+      return;
+    }
+    ctx.addEndHandler(v -> admission.release(client));
+    if (!auth.enabled()) {
+      ctx.next();
+      return;
+    }
+    String authorization = ctx.request().getHeader("Authorization");
+    java.util.Optional<Boolean> verdict = auth.known(authorization);
+    Future<Boolean> allowed = verdict.isPresent() ? Future.succeededFuture(verdict.get())
+        : authenticators.executeBlocking(() -> auth.allows(authorization), false);
+    allowed.onComplete(ar -> {
+      if (ar.succeeded() && ar.result()) {
+        ctx.next();
+      } else {
+        response.putHeader("WWW-Authenticate", "Basic realm=\"segscope\", charset=\"UTF-8\"");
+        error(ctx, 401, "unauthorized: this agent asks for basic authentication");
+      }
+    });
+  }
+
+  private boolean sanAllowed(HttpConnection conn, Connection c) {
+    List<String> allowed = settings.web().tls().map(WebConfig.Tls::clientAllowedSans).orElse(List.of());
+    if (allowed.isEmpty()) {
+      return true;
+    }
+    if (c.sanAllowed == null) {
+      boolean ok;
+      try {
+        var certs = conn.peerCertificates();
+        ok = certs != null && !certs.isEmpty() && certs.get(0) instanceof X509Certificate x
+            && ServerOptions.hasAllowedSan(x, allowed);
+      } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+        ok = false;
+      }
+      if (!ok) {
+        LOG.warning("refuse a connection from " + conn.remoteAddress()
+            + ": its client certificate has none of the allowed SANs");
+      }
+      c.sanAllowed = ok;
+    }
+    return c.sanAllowed;
+  }
+
+  // ---- the endpoints
 
   private void metrics(RoutingContext ctx) {
     String accept = ctx.request().getHeader("Accept");
-    scrapers.executeBlocking(() -> metrics.scrape(accept), false).onComplete(ar -> {
-      if (ar.succeeded()) {
-        ctx.response().putHeader("content-type", ar.result().contentType()).end(
-            io.vertx.core.buffer.Buffer.buffer(ar.result().body()));
-      } else {
-        LOG.warning("scrape: " + ar.cause());
-        ctx.response().setStatusCode(500).putHeader("content-type", "text/plain; charset=utf-8")
-            .end("scrape failed: " + ar.cause().getMessage() + "\n");
+    boolean gzip = Query.acceptsGzip(ctx.request().getHeader("Accept-Encoding"));
+    scrapers.executeBlocking(() -> metrics.scrapeParts(accept, gzip), false).onComplete(ar -> {
+      HttpServerResponse r = ctx.response();
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "scrape: " + ar.cause(), ar.cause());
+        error(ctx, 500, "scrape failed (see the agent log)");
+        return;
       }
+      MetricsRegistry.ScrapeParts p = ar.result();
+      r.putHeader("Content-Type", p.contentType()).putHeader("Vary", "Accept, Accept-Encoding")
+          .putHeader("Content-Length", String.valueOf(p.length()));
+      if (p.gzip()) {
+        r.putHeader("Content-Encoding", "gzip");
+      }
+      // the cached part is written from the shared bytes without a copy; only the small part is new
+      r.write(BufferInternal.buffer(Unpooled.wrappedBuffer(p.cached())));
+      r.end(Buffer.buffer(p.fresh()));
     });
   }
 
   /** GET /api/v1/devices[?netns=INODE|NAME][&device=NAME] */
   private void devices(RoutingContext ctx) {
-    String netns = ctx.request().getParam("netns");
-    String device = ctx.request().getParam("device");
+    Map<String, String> q;
+    try {
+      q = Query.check("GET /api/v1/devices", ctx.queryParams(), Set.of("netns", "device"));
+    } catch (BadRequest e) {
+      error(ctx, 400, e.getMessage());
+      return;
+    } catch (RuntimeException e) {
+      error(ctx, 400, "malformed query string");
+      return;
+    }
     scrapers.executeBlocking(() -> {
-      var inv = telemetry.inventory();
-      java.util.function.Predicate<io.segscope.agent.inventory.Device> filter = d -> true;
-      if (netns != null) {
-        if (netns.matches("\\d{1,19}")) {
-          long inode = Long.parseLong(netns);
-          filter = filter.and(d -> d.netns() == inode);
-        } else if (inv.namespaces().stream().anyMatch(n -> n.name().equals(netns))) {
-          filter = filter.and(d -> d.netnsName().equals(netns));
-        } else {
-          throw new BadRequest("netns '" + netns + "' is neither an inode number nor the name of a namespace");
-        }
+      var inv = backend.inventory();
+      try {
+        return ApiJson.devices(inv, backend.costs(), Query.devices(q, inv)).encodePrettily();
+      } catch (BadRequest e) {
+        return new Refusal(e.getMessage());
       }
-      if (device != null) {
-        filter = filter.and(d -> d.name().equals(device));
-      }
-      return ApiJson.devices(inv, telemetry.advisor().lastCosts(), filter).encodePrettily();
     }, false).onComplete(ar -> json(ctx, ar));
   }
 
   /** GET /api/v1/recommendations */
   private void recommendations(RoutingContext ctx) {
-    scrapers.executeBlocking(() -> ApiJson.recommendations(telemetry.advisor().open()).encodePrettily(), false)
+    try {
+      Query.check("GET /api/v1/recommendations", ctx.queryParams(), Set.of());
+    } catch (BadRequest e) {
+      error(ctx, 400, e.getMessage());
+      return;
+    } catch (RuntimeException e) {
+      error(ctx, 400, "malformed query string");
+      return;
+    }
+    scrapers.executeBlocking(() -> ApiJson.recommendations(backend.recommendations()).encodePrettily(), false)
         .onComplete(ar -> json(ctx, ar));
   }
 
-  /** A query the API cannot answer: 400 with the reason. */
-  static final class BadRequest extends RuntimeException {
-    private static final long serialVersionUID = 1L;
+  /** A 400 computed on a worker (the query needed the inventory). */
+  private record Refusal(String message) {}
 
-    BadRequest(String message) {
-      super(message);
-    }
-  }
-
-  private void json(RoutingContext ctx, io.vertx.core.AsyncResult<String> ar) {
-    if (ar.succeeded()) {
-      ctx.response().putHeader("content-type", "application/json").end(ar.result() + "\n");
-    } else if (ar.cause() instanceof BadRequest b) {
-      ctx.response().setStatusCode(400).putHeader("content-type", "application/json")
-          .end(new io.vertx.core.json.JsonObject().put("error", b.getMessage()).encode() + "\n");
+  private void json(RoutingContext ctx, AsyncResult<?> ar) {
+    if (ar.succeeded() && ar.result() instanceof Refusal r) {
+      error(ctx, 400, r.message());
+    } else if (ar.succeeded()) {
+      ctx.response().putHeader("Content-Type", JSON).end(ar.result() + "\n");
     } else {
-      LOG.warning(ctx.request().path() + ": " + ar.cause());
-      ctx.response().setStatusCode(500).putHeader("content-type", "application/json")
-          .end(new io.vertx.core.json.JsonObject().put("error", String.valueOf(ar.cause().getMessage())).encode()
-              + "\n");
+      LOG.log(Level.WARNING, ctx.request().path() + ": " + ar.cause(), ar.cause());
+      error(ctx, 500, "internal error (see the agent log)");
     }
   }
 
   private void healthz(RoutingContext ctx) {
-    ctx.response().putHeader("content-type", "text/plain; charset=utf-8").end("ok\n");
+    ctx.response().putHeader("Content-Type", TEXT).end("ok\n");
   }
 
   private void readyz(RoutingContext ctx) {
-    boolean attached = probesAttached.getAsBoolean();
-    boolean read = telemetry.firstReadDone();
-    if (attached && read) {
-      ctx.response().putHeader("content-type", "text/plain; charset=utf-8").end("ready\n");
-    } else {
-      ctx.response().setStatusCode(503).putHeader("content-type", "text/plain; charset=utf-8")
-          .end("not ready: " + (attached ? "" : "probes not attached; ") + (read ? "" : "first map read pending")
-              + "\n");
+    List<String> reasons;
+    try {
+      reasons = backend.notReadyReasons();
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "readiness: " + e, e);
+      reasons = List.of("readiness could not be determined (see the agent log)");
     }
+    if (reasons.isEmpty()) {
+      ctx.response().putHeader("Content-Type", TEXT).end("ready\n");
+    } else {
+      ctx.response().setStatusCode(503).putHeader("Content-Type", TEXT)
+          .end("not ready: " + String.join("; ", reasons) + "\n");
+    }
+  }
+
+  /** An error answer: the status and {"error": message}, never an exception's text. */
+  static void error(RoutingContext ctx, int status, String message) {
+    error(ctx.response(), status, message);
+  }
+
+  static void error(HttpServerResponse r, int status, String message) {
+    if (r.ended() || r.closed()) {
+      return;
+    }
+    r.setStatusCode(status).putHeader("Content-Type", JSON)
+        .end(new JsonObject().put("error", message).encode() + "\n");
   }
 
   @Override

@@ -57,6 +57,12 @@ public final class DeviceInventory implements AutoCloseable {
   private WatchService watcher;
   private volatile Inventory current = Inventory.empty();
   private volatile boolean closing;
+  /** Wall-clock time of the last completed link refresh (every linkRefreshInterval while following). */
+  private volatile long lastRefreshMillis;
+  /** Why the follower thread stopped, null while it runs. */
+  private volatile Throwable death;
+  /** A failure for the follower to throw at its next turn (tests: an inventory death without a fake kernel). */
+  private volatile Error injected;
   private long nextRescan;
   private long nextRefresh;
   private long settleRescan = Long.MAX_VALUE;
@@ -77,6 +83,7 @@ public final class DeviceInventory implements AutoCloseable {
       inv.openWatcher();
       inv.rescan();
       inv.publish();
+      inv.lastRefreshMillis = System.currentTimeMillis();
     } catch (RuntimeException e) {
       inv.closeResources();
       throw e;
@@ -90,6 +97,32 @@ public final class DeviceInventory implements AutoCloseable {
   /** The latest snapshot. */
   public Inventory current() {
     return current;
+  }
+
+  /** When the inventory last completed a refresh of every namespace's links (it does so every second). */
+  public java.time.Instant lastRefresh() {
+    return java.time.Instant.ofEpochMilli(lastRefreshMillis);
+  }
+
+  /**
+   * Why the thread that follows devices stopped ("ExceptionType: message"), empty while it runs. Once
+   * it has stopped, the inventory no longer changes: {@link #current()} keeps its last snapshot.
+   */
+  public java.util.Optional<String> death() {
+    Throwable t = death;
+    if (t == null && !closing && !follower.isAlive() && lastRefreshMillis != 0) {
+      return java.util.Optional.of("the inventory thread is not running");
+    }
+    return t == null ? java.util.Optional.empty() : java.util.Optional.of(t.getClass().getSimpleName()
+        + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+  }
+
+  /**
+   * Test hook: the follower thread throws {@code failure} at its next turn, as if the JVM had thrown
+   * it there (an Error ends the thread; nothing catches it). Not for production use.
+   */
+  public void failFollowerForTest(Error failure) {
+    injected = java.util.Objects.requireNonNull(failure, "failure");
   }
 
   public DecodeWarnings warnings() {
@@ -132,7 +165,23 @@ public final class DeviceInventory implements AutoCloseable {
   }
 
   private void follow() {
+    try {
+      followUntilClosed();
+    } catch (Throwable t) { // an Error: the thread ends here; say so where readiness and metrics see it
+      if (!closing) {
+        death = t;
+        LOG.log(System.Logger.Level.ERROR, "device inventory stopped following devices: " + t, t);
+      }
+    }
+  }
+
+  private void followUntilClosed() {
     while (!closing) {
+      Error failure = injected;
+      if (failure != null) {
+        injected = null;
+        throw failure;
+      }
       try {
         boolean changed = pollEvents();
         long now = System.nanoTime();
@@ -150,6 +199,7 @@ public final class DeviceInventory implements AutoCloseable {
         if (now >= nextRefresh) {
           changed |= refreshLinks();
           nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
+          lastRefreshMillis = System.currentTimeMillis();
         }
         if (changed) {
           publish();

@@ -86,6 +86,11 @@ final class AgentProcess implements AutoCloseable {
     return port;
   }
 
+  /** Waits for {@code probe} (e.g. /readyz over TLS) to answer 200; fails with the agent's log otherwise. */
+  void awaitReady(Duration timeout, io.segscope.testing.Readiness.Probe probe) throws Exception {
+    io.segscope.testing.Readiness.await("the agent", process, probe, timeout, this::log);
+  }
+
   /** Waits for /readyz to answer 200; fails with the agent's log otherwise. */
   void awaitReady(Duration timeout) throws Exception {
     io.segscope.testing.Readiness.await("the agent", process, () -> get("/readyz").statusCode(), timeout, this::log);

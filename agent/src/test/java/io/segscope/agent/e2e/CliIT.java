@@ -41,4 +41,42 @@ class CliIT {
     assertThat(text.strip().lines().count()).as("one line: " + text).isEqualTo(1);
     assertThat(text).contains("missing privileges").contains("CAP_BPF").doesNotContain("\tat ");
   }
+
+  @Test
+  void aBadWebConfigExitsTwoWithOneLineNamingTheField() throws Exception {
+    Path dir = Files.createTempDirectory("segscope-webconfig");
+    try {
+      Path bad = Files.writeString(dir.resolve("web.yml"), "tls_server_config:\n  certfile: x.crt\n");
+      AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen",
+          "127.0.0.1:0", "--web.config.file", bad.toString());
+      assertThat(r.exitCode()).as(r.output()).isEqualTo(2);
+      assertThat(r.output().strip().lines().count()).as("one line: " + r.output()).isEqualTo(1);
+      assertThat(r.output()).contains("--web.config.file").contains("tls_server_config.certfile: unknown field")
+          .doesNotContain("Exception").doesNotContain("\tat ");
+
+      AgentProcess.ProcessResult missing = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen",
+          "127.0.0.1:0", "--web.config.file", dir.resolve("nowhere.yml").toString());
+      assertThat(missing.exitCode()).isEqualTo(2);
+      assertThat(missing.output().strip().lines().count()).isEqualTo(1);
+      assertThat(missing.output()).contains("does not exist");
+    } finally {
+      try (var files = Files.list(dir)) {
+        for (Path f : files.toList()) {
+          Files.delete(f);
+        }
+      }
+      Files.delete(dir);
+    }
+  }
+
+  @Test
+  void webFlagsOutsideTheirBoundsExitTwoNamingTheBound() throws Exception {
+    for (String[] c : new String[][] {{"--web.max-requests", "10001", "0..10000"},
+        {"--web.read-header-timeout", "500ms", "1s..10m"}, {"--web.idle-timeout", "2h", "1s..1h"}}) {
+      AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen", "127.0.0.1:0",
+          c[0], c[1]);
+      assertThat(r.exitCode()).as(String.join(" ", c) + ": " + r.output()).isEqualTo(2);
+      assertThat(r.output()).contains(c[0]).contains(c[2]).doesNotContain("Exception");
+    }
+  }
 }

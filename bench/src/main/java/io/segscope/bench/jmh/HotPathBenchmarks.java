@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The agent's per-read and per-scrape work for a host of {@code devices} devices on 2 CPUs, in the agent's
  * own JVM configuration (-Xmx192m, serial GC): decoding the per-CPU map, assembling the snapshot, rendering
- * /metrics, and the cost window + recommender. One operation = the whole host once.
+ * the snapshot's families (once per read, on the reader), serving one scrape, and the cost window +
+ * recommender. One operation = the whole host once.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -54,6 +55,11 @@ public class HotPathBenchmarks {
   private MetricsRegistry registry;
   private Recommender recommender;
   private AdviceContext context;
+  private TelemetrySnapshot[] alternate;
+  private int turn;
+  /** What Prometheus 2.x sends. */
+  static final String PROMETHEUS_ACCEPT = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+      + "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -64,6 +70,14 @@ public class HotPathBenchmarks {
     later = fleet.snapshot(fleet.decode(fleet.valuesAt(2)), Fleet.T0.plusSeconds(5));
     current.set(later);
     registry = new MetricsRegistry(current::get);
+    alternate = new TelemetrySnapshot[] {earlier, later};
+    try {
+      // the variants the agent's scrapers ask for: Prometheus (OpenMetrics, gzip) and plain text
+      registry.scrapeParts(PROMETHEUS_ACCEPT, true);
+      registry.scrapeParts(null, false);
+    } catch (IOException e) {
+      throw new IllegalStateException("first scrape: " + e.getMessage(), e);
+    }
     recommender = new Recommender();
     context = new AdviceContext(fleet.inventory, AdviceContext.Thresholds.DEFAULT, true);
   }
@@ -89,18 +103,39 @@ public class HotPathBenchmarks {
     return fleet.snapshot(counters, Fleet.T0);
   }
 
-  /** MetricsRegistry.scrape (Prometheus text 0.0.4) of a snapshot with every device. */
+  /**
+   * One scrape as the agent serves Prometheus (OpenMetrics, gzip), the snapshot already rendered by the
+   * reader: MetricsRegistry.scrapeParts (the cached snapshot bytes plus the JVM and self families rendered
+   * and compressed now).
+   */
   @Benchmark
   public int scrape() throws IOException {
-    return registry.scrape(null).body().length;
+    return registry.scrapeParts(PROMETHEUS_ACCEPT, true).length();
   }
 
-  /** Everything a scrape after a map read costs: decode + assemble + render. */
+  /** The same in Prometheus text 0.0.4 without compression (curl, or a scraper without gzip). */
+  @Benchmark
+  public int scrapeText() throws IOException {
+    return registry.scrapeParts(null, false).length();
+  }
+
+  /**
+   * What the reader adds to each map read for the scrapes: MetricsRegistry.render of a new snapshot
+   * (translate once, encode OpenMetrics + gzip and text 0.0.4, the two variants asked for).
+   */
+  @Benchmark
+  public void render() {
+    current.set(alternate[turn++ & 1]);
+    registry.render();
+  }
+
+  /** Everything a map read and the scrape after it cost: decode + assemble + render + one scrape. */
   @Benchmark
   public int readAndScrape() throws IOException {
     List<DeviceCounters> c = decode();
     current.set(fleet.snapshot(c, Fleet.T0.plusSeconds(5)));
-    return registry.scrape(null).body().length;
+    registry.render();
+    return registry.scrapeParts(PROMETHEUS_ACCEPT, true).length();
   }
 
   /** CostModel.window over two snapshots + Recommender.evaluate with the inventory. */

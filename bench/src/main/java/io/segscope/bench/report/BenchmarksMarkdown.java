@@ -331,8 +331,11 @@ public final class BenchmarksMarkdown {
           .append(Double.isNaN(s.allocatedBytesPerOp()) ? "n/a" : Fmt.kib(s.allocatedBytesPerOp())).append(" |\n");
     }
     md.append("\ndecode = DeviceStatsDecoder.decode of every per-CPU entry; assemble = SnapshotAssembler + ")
-        .append("InventoryView (names, device infos); scrape = MetricsRegistry.scrape to Prometheus text; ")
-        .append("readAndScrape = the three together; advise = CostModel.window + Recommender.evaluate.\n\n");
+        .append("InventoryView (names, device infos); render = MetricsRegistry.render of a new snapshot on the ")
+        .append("reader (OpenMetrics + gzip and text 0.0.4); scrape = one scrape as Prometheus gets it (cached ")
+        .append("snapshot bytes + the JVM/self families, gzip); scrapeText = the same in text 0.0.4 without gzip; ")
+        .append("readAndScrape = decode + assemble + render + scrape; advise = CostModel.window + ")
+        .append("Recommender.evaluate.\n\n");
   }
 
   private void missesSection(List<Check> checks) {

@@ -1,0 +1,25 @@
+package io.segscope.agent.http;
+
+import io.segscope.agent.advice.Recommendation;
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Inventory;
+import java.util.Collection;
+import java.util.List;
+
+/** What the HTTP server serves: the agent's telemetry, inventory, advice and health. */
+public interface Backend {
+  /** One read of the maps into a new snapshot. Blocking: called on the map reader thread only. */
+  void refresh();
+
+  /** The latest device inventory. Fast. */
+  Inventory inventory();
+
+  /** The latest per-device costs (the advisor's window). Fast. */
+  Collection<DeviceCost> costs();
+
+  /** The open recommendations. Fast. */
+  List<Recommendation> recommendations();
+
+  /** Why the agent is not ready (each reason one short line); empty when ready. Fast, non-blocking. */
+  List<String> notReadyReasons();
+}
