@@ -16,6 +16,8 @@ import java.util.List;
  * @param build what the agent is and runs on
  * @param devices every device of the inventory, in every namespace
  * @param recommendations the open recommendations
+ * @param namespaces every network namespace of the inventory with the workload it belongs to
+ * @param deviceWorkloads per device of the inventory, the workload it serves
  */
 public record TelemetrySnapshot(
     Instant takenAt,
@@ -25,7 +27,9 @@ public record TelemetrySnapshot(
     List<ProgramStats> programs,
     BuildInfo build,
     List<DeviceInfo> devices,
-    List<RecommendationInfo> recommendations) {
+    List<RecommendationInfo> recommendations,
+    List<NetnsInfo> namespaces,
+    List<DeviceWorkload> deviceWorkloads) {
   public TelemetrySnapshot {
     Checks.notNull(takenAt, "TelemetrySnapshot.takenAt");
     gso = Checks.immutableList(gso, "TelemetrySnapshot.gso");
@@ -35,6 +39,15 @@ public record TelemetrySnapshot(
     Checks.notNull(build, "TelemetrySnapshot.build");
     devices = Checks.immutableList(devices, "TelemetrySnapshot.devices");
     recommendations = Checks.immutableList(recommendations, "TelemetrySnapshot.recommendations");
+    namespaces = Checks.immutableList(namespaces, "TelemetrySnapshot.namespaces");
+    deviceWorkloads = Checks.immutableList(deviceWorkloads, "TelemetrySnapshot.deviceWorkloads");
+  }
+
+  /** A snapshot without workload attribution (no namespaces, no device workloads). */
+  public TelemetrySnapshot(Instant takenAt, List<GsoDeviceStats> gso, List<XdpDeviceStats> xdp,
+      List<ProbeStatus> probes, List<ProgramStats> programs, BuildInfo build, List<DeviceInfo> devices,
+      List<RecommendationInfo> recommendations) {
+    this(takenAt, gso, xdp, probes, programs, build, devices, recommendations, List.of(), List.of());
   }
 
   /** Nothing measured yet: taken at {@link Instant#EPOCH}, no records, {@link BuildInfo#unknown()}. */
@@ -45,7 +58,14 @@ public record TelemetrySnapshot(
   /** This snapshot with the inventory's devices and the open recommendations replaced. */
   public TelemetrySnapshot withDevicesAndRecommendations(List<DeviceInfo> devices,
       List<RecommendationInfo> recommendations) {
-    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations);
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+        namespaces, deviceWorkloads);
+  }
+
+  /** This snapshot with the namespaces' and devices' workloads replaced. */
+  public TelemetrySnapshot withWorkloads(List<NetnsInfo> namespaces, List<DeviceWorkload> deviceWorkloads) {
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+        namespaces, deviceWorkloads);
   }
 
   /** A builder starting from {@link #empty()}'s values. */
@@ -62,6 +82,8 @@ public record TelemetrySnapshot(
     private final List<ProgramStats> programs = new ArrayList<>();
     private final List<DeviceInfo> devices = new ArrayList<>();
     private final List<RecommendationInfo> recommendations = new ArrayList<>();
+    private final List<NetnsInfo> namespaces = new ArrayList<>();
+    private final List<DeviceWorkload> deviceWorkloads = new ArrayList<>();
     private BuildInfo build = BuildInfo.unknown();
 
     private Builder() {}
@@ -91,6 +113,16 @@ public record TelemetrySnapshot(
       return this;
     }
 
+    public Builder addNamespace(NetnsInfo namespace) {
+      namespaces.add(Checks.notNull(namespace, "TelemetrySnapshot.Builder.addNamespace argument"));
+      return this;
+    }
+
+    public Builder addDeviceWorkload(DeviceWorkload deviceWorkload) {
+      deviceWorkloads.add(Checks.notNull(deviceWorkload, "TelemetrySnapshot.Builder.addDeviceWorkload argument"));
+      return this;
+    }
+
     public Builder addProbe(ProbeStatus probe) {
       probes.add(Checks.notNull(probe, "TelemetrySnapshot.Builder.addProbe argument"));
       return this;
@@ -107,7 +139,8 @@ public record TelemetrySnapshot(
     }
 
     public TelemetrySnapshot build() {
-      return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations);
+      return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+          namespaces, deviceWorkloads);
     }
   }
 }
