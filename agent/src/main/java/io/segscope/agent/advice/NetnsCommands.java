@@ -10,12 +10,22 @@ import io.segscope.agent.inventory.Netns;
 final class NetnsCommands {
   private NetnsCommands() {}
 
+  /**
+   * Whether {@code ip -n NAME} finds the namespace: only names under /run/netns. A name from another
+   * --netns-dir (containerd's state directory, /run/docker/netns) is reached through its path.
+   */
+  private static boolean ipKnowsName(Netns ns) {
+    java.nio.file.Path dir = ns.path().getParent();
+    return !ns.name().isEmpty() && dir != null
+        && (dir.equals(java.nio.file.Path.of("/run/netns")) || dir.equals(java.nio.file.Path.of("/var/run/netns")));
+  }
+
   /** {@code ip link set dev DEV ARGS} in that namespace. */
   static String ipLinkSet(Netns ns, String dev, String args) {
     if (ns.root()) {
       return "ip link set dev " + dev + " " + args;
     }
-    if (!ns.name().isEmpty()) {
+    if (ipKnowsName(ns)) {
       return "ip -n " + ns.name() + " link set dev " + dev + " " + args;
     }
     return "nsenter --net=" + ns.path() + " ip link set dev " + dev + " " + args;
@@ -34,7 +44,7 @@ final class NetnsCommands {
     if (ns.root()) {
       return command;
     }
-    if (!ns.name().isEmpty()) {
+    if (ipKnowsName(ns)) {
       return "ip netns exec " + ns.name() + " " + command;
     }
     return "nsenter --net=" + ns.path() + " " + command;

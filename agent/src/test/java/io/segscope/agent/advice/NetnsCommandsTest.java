@@ -1,0 +1,26 @@
+package io.segscope.agent.advice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.segscope.agent.inventory.Netns;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class NetnsCommandsTest {
+  @Test
+  void aNamespaceUnderRunNetnsIsReachedByName() {
+    Netns ns = new Netns(4026532301L, "lab-snd", Path.of("/run/netns/lab-snd"), false);
+    assertThat(NetnsCommands.ipLinkSet(ns, "snd0", "gso_max_size 16384"))
+        .isEqualTo("ip -n lab-snd link set dev snd0 gso_max_size 16384");
+    assertThat(NetnsCommands.exec(ns, "ethtool -K snd0 tso on")).isEqualTo("ip netns exec lab-snd ethtool -K snd0 tso on");
+  }
+
+  @Test
+  void aNamespaceNamedFromAnotherDirectoryIsReachedByItsPathNotByAnameIpCannotFind() {
+    Path p = Path.of("/var/lib/containerd-state/io.containerd.grpc.v1.cri/netns/cni-9e41");
+    Netns ns = new Netns(4026532302L, "cni-9e41", p, false);
+    assertThat(NetnsCommands.ipLinkSet(ns, "eth0", "gso_max_size 16384"))
+        .isEqualTo("nsenter --net=" + p + " ip link set dev eth0 gso_max_size 16384");
+    assertThat(NetnsCommands.exec(ns, "ethtool -K eth0 tso on")).isEqualTo("nsenter --net=" + p + " ethtool -K eth0 tso on");
+  }
+}
