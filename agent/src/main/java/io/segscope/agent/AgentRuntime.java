@@ -35,6 +35,7 @@ public final class AgentRuntime implements AutoCloseable {
 
   private final ProbeSession probes;
   private final DeviceInventory inventory;
+  private final io.segscope.agent.workload.WorkloadResolver workloads;
   private final BpfStats bpfStats;
   private final MetricsRegistry metrics;
   private final Vertx vertx;
@@ -42,10 +43,12 @@ public final class AgentRuntime implements AutoCloseable {
   private final CountDownLatch stop = new CountDownLatch(1);
   private boolean closed;
 
-  private AgentRuntime(ProbeSession probes, DeviceInventory inventory, BpfStats bpfStats, MetricsRegistry metrics,
+  private AgentRuntime(ProbeSession probes, DeviceInventory inventory,
+      io.segscope.agent.workload.WorkloadResolver workloads, BpfStats bpfStats, MetricsRegistry metrics,
       Vertx vertx, AgentVerticle verticle) {
     this.probes = probes;
     this.inventory = inventory;
+    this.workloads = workloads;
     this.bpfStats = bpfStats;
     this.metrics = metrics;
     this.vertx = vertx;
@@ -105,10 +108,20 @@ public final class AgentRuntime implements AutoCloseable {
             w -> w.count())
         .description("Netlink attributes or messages skipped because their bytes were malformed")
         .register(metrics.meters());
-    holder[0] = new TelemetryService(probes, inventory::current, advisor, build, metrics.meters(), Clock.systemUTC());
+    // who each namespace belongs to: its own thread, so a slow or absent container runtime never delays a read
+    var workloads = new io.segscope.agent.workload.WorkloadResolver(options.workloadConfig(),
+        () -> inventory.current().namespaces(), metrics.meters(), Clock.systemUTC());
+    inventory.addListener((before, after) -> {
+      if (!namespaceSet(before).equals(namespaceSet(after))) {
+        workloads.namespacesChanged();
+      }
+    });
+    workloads.start();
+    holder[0] = new TelemetryService(probes, inventory::current, workloads::current, advisor, build,
+        metrics.meters(), Clock.systemUTC());
     Vertx vertx = Vertx.vertx();
     AgentVerticle verticle = new AgentVerticle(host, port, options.interval(), holder[0], metrics, () -> true);
-    AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);
+    AgentRuntime rt = new AgentRuntime(probes, inventory, workloads, stats, metrics, vertx, verticle);
     try {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -116,6 +129,13 @@ public final class AgentRuntime implements AutoCloseable {
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     return rt;
+  }
+
+  /** The namespaces of an inventory as (inode, name) pairs: what workload resolution depends on. */
+  private static java.util.Set<java.util.List<Object>> namespaceSet(io.segscope.agent.inventory.Inventory inv) {
+    java.util.Set<java.util.List<Object>> s = new java.util.HashSet<>();
+    inv.namespaces().forEach(n -> s.add(java.util.List.of(n.inode(), n.name())));
+    return s;
   }
 
   /** Decides the probe plan and logs it: one line per path with why better modes are out. */
@@ -163,6 +183,7 @@ public final class AgentRuntime implements AutoCloseable {
     } catch (Exception e) {
       LOG.warning("close HTTP server: " + e.getMessage());
     }
+    workloads.close();
     inventory.close();
     probes.close();
     if (bpfStats != null) {

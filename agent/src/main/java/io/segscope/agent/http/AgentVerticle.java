@@ -100,12 +100,14 @@ public final class AgentVerticle extends VerticleBase {
     });
   }
 
-  /** GET /api/v1/devices[?netns=INODE|NAME][&device=NAME] */
+  /** GET /api/v1/devices[?netns=INODE|NAME][&device=NAME][&pod=[NAMESPACE/]NAME] */
   private void devices(RoutingContext ctx) {
     String netns = ctx.request().getParam("netns");
     String device = ctx.request().getParam("device");
+    String pod = ctx.request().getParam("pod");
     scrapers.executeBlocking(() -> {
       var inv = telemetry.inventory();
+      var workloads = telemetry.workloads();
       java.util.function.Predicate<io.segscope.agent.inventory.Device> filter = d -> true;
       if (netns != null) {
         if (netns.matches("\\d{1,19}")) {
@@ -120,13 +122,26 @@ public final class AgentVerticle extends VerticleBase {
       if (device != null) {
         filter = filter.and(d -> d.name().equals(device));
       }
-      return ApiJson.devices(inv, telemetry.advisor().lastCosts(), filter).encodePrettily();
+      if (pod != null) {
+        if (pod.isEmpty()) {
+          throw new BadRequest("pod must name a pod: NAME or NAMESPACE/NAME");
+        }
+        var served = new io.segscope.agent.workload.DeviceWorkloads(inv, workloads);
+        filter = filter.and(d -> {
+          var w = served.served(d).workload();
+          return w.kind() == io.segscope.agent.workload.WorkloadKind.POD && !w.pod().isEmpty()
+              && (pod.equals(w.pod()) || pod.equals(w.podNamespace() + "/" + w.pod()));
+        });
+      }
+      return ApiJson.devices(inv, telemetry.advisor().lastCosts(), filter, workloads).encodePrettily();
     }, false).onComplete(ar -> json(ctx, ar));
   }
 
   /** GET /api/v1/recommendations */
   private void recommendations(RoutingContext ctx) {
-    scrapers.executeBlocking(() -> ApiJson.recommendations(telemetry.advisor().open()).encodePrettily(), false)
+    scrapers.executeBlocking(() -> ApiJson.recommendations(telemetry.advisor().open(),
+        new io.segscope.agent.workload.DeviceWorkloads(telemetry.inventory(), telemetry.workloads())).encodePrettily(),
+        false)
         .onComplete(ar -> json(ctx, ar));
   }
 

@@ -37,6 +37,7 @@ public final class TelemetryService {
 
   private final ProbeSession probes;
   private final Supplier<Inventory> inventory;
+  private final Supplier<io.segscope.agent.workload.Workloads> workloads;
   private final Advisor advisor;
   private final SnapshotAssembler assembler;
   private final Clock clock;
@@ -49,8 +50,18 @@ public final class TelemetryService {
 
   public TelemetryService(ProbeSession probes, Supplier<Inventory> inventory, Advisor advisor, BuildInfo build,
       MeterRegistry meters, Clock clock) {
+    this(probes, inventory, io.segscope.agent.workload.Workloads::none, advisor, build, meters, clock);
+  }
+
+  /**
+   * @param workloads the latest workload resolution (never blocks: the resolver runs on its own thread)
+   */
+  public TelemetryService(ProbeSession probes, Supplier<Inventory> inventory,
+      Supplier<io.segscope.agent.workload.Workloads> workloads, Advisor advisor, BuildInfo build,
+      MeterRegistry meters, Clock clock) {
     this.probes = probes;
     this.inventory = inventory;
+    this.workloads = workloads;
     this.advisor = advisor;
     this.clock = clock;
     this.assembler = new SnapshotAssembler(build);
@@ -113,7 +124,8 @@ public final class TelemetryService {
         }
       }
       lastReading.set(reading);
-      latest.set(base.withDevicesAndRecommendations(devices, recs));
+      latest.set(WorkloadView.attach(base.withDevicesAndRecommendations(devices, recs), inv, workloads.get(),
+          readErrors));
       firstReadDone = true;
     } catch (ProbeException | RuntimeException e) {
       readErrors.increment();
@@ -129,6 +141,11 @@ public final class TelemetryService {
 
   public Inventory inventory() {
     return inventory.get();
+  }
+
+  /** The latest workload resolution (who each namespace belongs to). */
+  public io.segscope.agent.workload.Workloads workloads() {
+    return workloads.get();
   }
 
   public Advisor advisor() {
