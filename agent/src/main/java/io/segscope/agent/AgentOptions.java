@@ -15,18 +15,27 @@ import java.time.Duration;
  * @param probeMode the only probe mode to use, or empty to pick the best per path
  * @param tracepointAttach the only tracepoint attach type to use, or empty for the cheapest that works
  * @param devices which devices are reported (--device-include, --device-exclude, --max-devices)
+ * @param criEndpoints which container runtimes' CRI sockets name the pods
+ * @param criTimeout the deadline of one CRI call
  */
 public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
     io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
     Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
     java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
     java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
-    io.segscope.agent.telemetry.DeviceSelection.Config devices) {
+    io.segscope.agent.telemetry.DeviceSelection.Config devices,
+    io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout) {
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public io.segscope.agent.probing.ProbeFactory.Request probeRequest() {
     return new io.segscope.agent.probing.ProbeFactory.Request(probeMode, tracepointAttach,
         Math.max(4096, devices.maxDevices()));
+  }
+
+  /** The workload resolver's configuration. */
+  public io.segscope.agent.workload.WorkloadResolver.Config workloadConfig() {
+    var d = io.segscope.agent.workload.WorkloadResolver.Config.defaults();
+    return new io.segscope.agent.workload.WorkloadResolver.Config(criEndpoints, criTimeout, d.refresh(), d.proc());
   }
 
   /** The inventory's configuration: the defaults plus the extra namespace directories. */

@@ -36,6 +36,7 @@ public final class AgentRuntime implements AutoCloseable {
 
   private final ProbeSession probes;
   private final DeviceInventory inventory;
+  private final io.segscope.agent.workload.WorkloadResolver workloads;
   private final SelfCost selfCost;
   private final MetricsRegistry metrics;
   private final Vertx vertx;
@@ -43,10 +44,12 @@ public final class AgentRuntime implements AutoCloseable {
   private final CountDownLatch stop = new CountDownLatch(1);
   private boolean closed;
 
-  private AgentRuntime(ProbeSession probes, DeviceInventory inventory, SelfCost selfCost, MetricsRegistry metrics,
+  private AgentRuntime(ProbeSession probes, DeviceInventory inventory,
+      io.segscope.agent.workload.WorkloadResolver workloads, SelfCost selfCost, MetricsRegistry metrics,
       Vertx vertx, AgentVerticle verticle) {
     this.probes = probes;
     this.inventory = inventory;
+    this.workloads = workloads;
     this.selfCost = selfCost;
     this.metrics = metrics;
     this.vertx = vertx;
@@ -101,13 +104,22 @@ public final class AgentRuntime implements AutoCloseable {
             w -> w.count())
         .description("Netlink attributes or messages skipped because their bytes were malformed")
         .register(metrics.meters());
-    holder[0] = new TelemetryService(probes, stats, inventory::current, advisor, build, metrics.meters(),
-        metrics.recordErrors(), options.devices(), Clock.systemUTC());
+    // who each namespace belongs to: its own thread, so a slow or absent container runtime never delays a read
+    var workloads = new io.segscope.agent.workload.WorkloadResolver(options.workloadConfig(),
+        () -> inventory.current().namespaces(), metrics.meters(), Clock.systemUTC());
+    inventory.addListener((before, after) -> {
+      if (!namespaceSet(before).equals(namespaceSet(after))) {
+        workloads.namespacesChanged();
+      }
+    });
+    workloads.start();
+    holder[0] = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor, build,
+        metrics.meters(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
     registerInventoryMeters(inventory, metrics);
     Vertx vertx = Vertx.vertx();
     AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(),
         new RuntimeBackend(holder[0], probes, inventory), metrics);
-    AgentRuntime rt = new AgentRuntime(probes, inventory, stats, metrics, vertx, verticle);
+    AgentRuntime rt = new AgentRuntime(probes, inventory, workloads, stats, metrics, vertx, verticle);
     try {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -116,6 +128,13 @@ public final class AgentRuntime implements AutoCloseable {
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
     }
     return rt;
+  }
+
+  /** The namespaces of an inventory as (inode, name) pairs: what workload resolution depends on. */
+  private static java.util.Set<java.util.List<Object>> namespaceSet(io.segscope.agent.inventory.Inventory inv) {
+    java.util.Set<java.util.List<Object>> s = new java.util.HashSet<>();
+    inv.namespaces().forEach(n -> s.add(java.util.List.of(n.inode(), n.name())));
+    return s;
   }
 
   /** segscope_inventory_last_refresh_timestamp_seconds and segscope_inventory_running. */
@@ -153,6 +172,11 @@ public final class AgentRuntime implements AutoCloseable {
     @Override
     public io.segscope.agent.inventory.Inventory inventory() {
       return telemetry.inventory();
+    }
+
+    @Override
+    public io.segscope.agent.workload.Workloads workloads() {
+      return telemetry.workloads();
     }
 
     @Override
@@ -201,6 +225,7 @@ public final class AgentRuntime implements AutoCloseable {
     } catch (Exception e) {
       LOG.warning("close HTTP server: " + e.getMessage());
     }
+    workloads.close();
     inventory.close();
     selfCost.close();
     probes.close();

@@ -50,6 +50,11 @@ class InventoryDeathTest {
         }
 
         @Override
+        public io.segscope.agent.workload.Workloads workloads() {
+          return io.segscope.agent.workload.Workloads.none();
+        }
+
+        @Override
         public Collection<DeviceCost> costs() {
           return List.of();
         }

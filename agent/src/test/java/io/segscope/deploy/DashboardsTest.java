@@ -233,7 +233,7 @@ class DashboardsTest {
     List<Map<String, Object>> rules = new ArrayList<>();
     Map<String, String> where = new LinkedHashMap<>();
     Map<String, String> values = Map.of("job", "segscope", "instance", "node-a:9810", "netns", "4026531840",
-        "device", "eth0", "datasource", "prometheus");
+        "device", "eth0", "datasource", "prometheus", "pod", ".*");
     for (Dashboards.Query q : Dashboards.allQueries()) {
       String record = "dashboard:query_" + rules.size();
       rules.add(Map.of("record", record, "expr", Dashboards.substitute(q.expr(), "1m", "1h", values)));
@@ -301,6 +301,55 @@ class DashboardsTest {
         .collect(Collectors.joining("\n"));
     assertThat(all).contains("sum by (outcome) (rate(segscope_xdp_generic_skbs_total",
         "segscope_xdp_generic_copied_bytes_total", "histogram_quantile(0.99, sum by (instance, netns, device, le)");
+  }
+
+  @Test
+  void costDashboardsHaveAPodSelectorAndWorkloadPanelsJoinedOnTheWorkloadInfo() {
+    String join = "* on (instance, netns, device) group_left (workload_kind, workload, pod_namespace, pod) "
+        + "max by (instance, netns, device, workload_kind, workload, pod_namespace, pod) (segscope_device_workload_info{";
+    SoftAssertions soft = new SoftAssertions();
+    for (String uid : List.of("segscope-overview", "segscope-device", "segscope-xdp")) {
+      JsonNode d = dashboard(uid);
+      Dashboards.VariableQuery pod = Dashboards.variableQueries(d).stream().filter(v -> v.name().equals("pod"))
+          .findFirst().orElse(null);
+      soft.assertThat(pod).as("%s: variable pod", uid).isNotNull();
+      if (pod != null) {
+        soft.assertThat(pod.label()).as("%s pod variable label", uid).isEqualTo("pod");
+        soft.assertThat(pod.selector()).as("%s pod variable selector", uid)
+            .startsWith("segscope_device_workload_info{job=\"$job\", instance");
+        JsonNode v = variable(d, "pod");
+        soft.assertThat(v.path("includeAll").asBoolean()).as("%s pod: All", uid).isTrue();
+        soft.assertThat(v.path("allValue").asText()).as("%s pod: All matches devices of no pod too", uid)
+            .isEqualTo(".*");
+      }
+      for (Dashboards.Query q : Dashboards.queries(d)) {
+        if (q.expr().contains("segscope_device_workload_info") && !uid.equals("segscope-device")) {
+          soft.assertThat(q.expr()).as("%s follows the pod selector", q.where()).contains("pod=~\"$pod\"")
+              .contains(join);
+        }
+      }
+    }
+    JsonNode overview = dashboard("segscope-overview");
+    Dashboards.Query top = Dashboards.queries(overview).stream()
+        .filter(q -> q.panelTitle().equals("Top workloads by software-segmentation CPU")).findFirst().orElseThrow();
+    soft.assertThat(top.expr()).startsWith("topk(10, sum by (instance, workload_kind, workload, pod_namespace, pod) ("
+        + "sum by (instance, netns, device) (rate(segscope_gso_sw_duration_seconds_sum{").contains("[$__range]")
+        .contains(join);
+    soft.assertThat(top.format()).isEqualTo("table");
+    soft.assertThat(Dashboards.queries(overview).stream().map(Dashboards.Query::panelTitle))
+        .contains("CPU on software GSO per workload");
+    soft.assertThat(Dashboards.queries(dashboard("segscope-xdp")).stream().map(Dashboards.Query::panelTitle))
+        .contains("Top workloads by generic-XDP copies");
+    JsonNode device = dashboard("segscope-device");
+    for (Dashboards.VariableQuery v : Dashboards.variableQueries(device)) {
+      if (v.name().equals("netns") || v.name().equals("device")) {
+        soft.assertThat(v.selector()).as("segscope-device %s follows the pod", v.name()).contains("pod=~\"$pod\"");
+      }
+    }
+    soft.assertThat(Dashboards.queries(device).stream().filter(q -> q.panelTitle().equals("Workload this device serves"))
+        .map(Dashboards.Query::expr).findFirst().orElse("")).contains("segscope_device_workload_info{job=\"$job\", "
+        + "instance=\"$instance\", netns=\"$netns\", device=\"$device\"}");
+    soft.assertAll();
   }
 
   @Test

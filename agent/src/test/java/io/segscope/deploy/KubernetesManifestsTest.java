@@ -23,7 +23,7 @@ class KubernetesManifestsTest {
   static final Set<String> CAPABILITIES = Set.of("BPF", "PERFMON", "SYS_ADMIN", "SYSLOG");
   /** Host paths (mount path = host path) docs/deploy.md justifies, and whether they may be written. */
   static final Map<String, Boolean> HOST_PATHS = Map.of("/sys/kernel/tracing", false, "/lib/modules", false,
-      "/usr/src", false, "/run/netns", false);
+      "/usr/src", false, "/run/netns", false, "/run/containerd/containerd.sock", false);
   private static final Map<String, String> POD_LABELS = Map.of("app.kubernetes.io/name", "segscope",
       "app.kubernetes.io/component", "agent");
   private static final int PORT = 9810;
@@ -167,6 +167,16 @@ class KubernetesManifestsTest {
   }
 
   @Test
+  void theCriSocketIsMountedReadOnlyWhereTheAgentLooksForItWithoutAFlag() {
+    Map<String, Object> v = Tree.maps(podSpec(), "volumes").stream().filter(x -> "cri-socket".equals(x.get("name")))
+        .findFirst().orElseThrow();
+    assertThat(Tree.str(v, "hostPath.type")).as("only a socket, never a directory kubelet would create").isEqualTo("Socket");
+    java.nio.file.Path socket = java.nio.file.Path.of(Tree.str(v, "hostPath.path"));
+    assertThat(io.segscope.agent.workload.CriEndpoints.DEFAULTS).contains(socket);
+    assertThat(Tree.list(container(), "args")).as("the default CRI endpoints are used").doesNotContain("--cri-endpoint");
+  }
+
+  @Test
   void probesPortAndListenAddressAgree() {
     Map<String, Object> c = container();
     Map<String, Object> port = Tree.maps(c, "ports").get(0);
@@ -228,7 +238,8 @@ class KubernetesManifestsTest {
         missing.add(p);
       }
     }
-    for (String word : List.of("hostNetwork", "hostPID", "readOnlyRootFilesystem", "CAP_NET_ADMIN", "CAP_SYS_PTRACE",
+    for (String word : List.of("ListPodSandbox", "PodSandboxStatus", "/run/crio/crio.sock", "--cri-endpoint",
+        "hostNetwork", "hostPID", "readOnlyRootFilesystem", "CAP_NET_ADMIN", "CAP_SYS_PTRACE",
         "allowPrivilegeEscalation", "/sys/kernel/debug", "/sys/fs/bpf", "`/proc`", "`/sys`")) {
       if (!doc.contains(word)) {
         missing.add(word);

@@ -47,6 +47,15 @@ final class MetricContract {
     SERIES.put("segscope_build_info", Set.of("version", "libbcc", "kernel"));
     SERIES.put("segscope_snapshot_timestamp_seconds", Set.of());
     SERIES.put("segscope_exporter_errors_total", Set.of("kind"));
+    Set<String> workload = Set.of("pod", "pod_namespace", "pod_uid", "container", "workload_kind", "workload");
+    Set<String> netnsInfo = new TreeSet<>(workload);
+    netnsInfo.addAll(Set.of("netns", "netns_name"));
+    SERIES.put("segscope_netns_info", netnsInfo);
+    Set<String> deviceWorkload = new TreeSet<>(workload);
+    deviceWorkload.addAll(Set.of("netns", "device", "workload_netns"));
+    SERIES.put("segscope_device_workload_info", deviceWorkload);
+    SERIES.put("segscope_cri_up", Set.of("endpoint"));
+    SERIES.put("segscope_workload_errors_total", Set.of("source"));
     // Micrometer meters of the agent
     SERIES.put("segscope_probe_diagnostic_total", Set.of("kind"));
     SERIES.put("segscope_map_read_seconds_count", Set.of());

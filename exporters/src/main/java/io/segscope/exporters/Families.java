@@ -145,6 +145,29 @@ final class Families {
           "Estimated CPU the recommendation would save, in cores (CPU seconds per second).",
           null, "id", "rule", NETNS, DEVICE);
 
+  /** The workload labels, in the order of both workload families. */
+  static final String[] WORKLOAD_LABELS = {"pod", "pod_namespace", "pod_uid", "container", "workload_kind", "workload"};
+
+  static final Family NETNS_INFO =
+      Family.info(
+          "segscope_netns",
+          "One series per network namespace: the pod (from the container runtime's CRI), container,"
+              + " service or process it belongs to. Join it on netns; it is never copied onto other series.",
+          concat(new String[] {NETNS, "netns_name"}, WORKLOAD_LABELS));
+  static final Family DEVICE_WORKLOAD_INFO =
+      Family.info(
+          "segscope_device_workload",
+          "One series per network device: the workload it serves, that of its own namespace or, for the"
+              + " host side of a pod's or container's veth, that of its peer's (workload_netns). Join it on"
+              + " netns and device.",
+          concat(new String[] {NETNS, DEVICE, "workload_netns"}, WORKLOAD_LABELS));
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
   private static java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> deviceLimits() {
     java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> m =
         new java.util.EnumMap<>(io.segscope.exporters.model.DeviceLimit.class);
@@ -187,5 +210,7 @@ final class Families {
           DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.MTU),
           DEVICE_FEATURE_ACTIVE,
           RECOMMENDATION_INFO,
-          RECOMMENDATION_CPU_SAVING);
+          RECOMMENDATION_CPU_SAVING,
+          NETNS_INFO,
+          DEVICE_WORKLOAD_INFO);
 }

@@ -67,6 +67,13 @@ final class SnapshotTranslator {
         TranslationErrorListener.RECOMMENDATION,
         SnapshotTranslator::recommendation,
         errors);
+    addAll(series, snapshot.namespaces(), TranslationErrorListener.NETNS, SnapshotTranslator::netns, errors);
+    addAll(
+        series,
+        snapshot.deviceWorkloads(),
+        TranslationErrorListener.DEVICE_WORKLOAD,
+        SnapshotTranslator::deviceWorkload,
+        errors);
     series.addRecord(
         List.of(
             new Sample(
@@ -236,6 +243,46 @@ final class SnapshotTranslator {
                     Families.RECOMMENDATION_INFO.labels(r.id(), r.rule(), r.severity(), netns, device))
                 .build()),
         gauge(Families.RECOMMENDATION_CPU_SAVING, r.cpuSavingCores(), r.id(), r.rule(), netns, device));
+  }
+
+  static List<Sample> netns(io.segscope.exporters.model.NetnsInfo r) {
+    return List.of(
+        new Sample(
+            Families.NETNS_INFO,
+            InfoDataPointSnapshot.builder()
+                .labels(
+                    Families.NETNS_INFO.labels(
+                        workloadLabels(r.workload(), r.netnsLabel(), r.netnsName())))
+                .build()));
+  }
+
+  static List<Sample> deviceWorkload(io.segscope.exporters.model.DeviceWorkload r) {
+    return List.of(
+        new Sample(
+            Families.DEVICE_WORKLOAD_INFO,
+            InfoDataPointSnapshot.builder()
+                .labels(
+                    Families.DEVICE_WORKLOAD_INFO.labels(
+                        workloadLabels(
+                            r.workload(),
+                            r.device().netnsLabel(),
+                            r.device().device(),
+                            Long.toString(r.workloadNetns()))))
+                .build()));
+  }
+
+  /** {@code leading} values, then the workload's in the order of {@link Families#WORKLOAD_LABELS}. */
+  private static String[] workloadLabels(
+      io.segscope.exporters.model.WorkloadInfo w, String... leading) {
+    String[] v = java.util.Arrays.copyOf(leading, leading.length + Families.WORKLOAD_LABELS.length);
+    int i = leading.length;
+    v[i++] = w.pod();
+    v[i++] = w.podNamespace();
+    v[i++] = w.podUid();
+    v[i++] = w.container();
+    v[i++] = w.kind();
+    v[i] = w.name();
+    return v;
   }
 
   private static Sample gauge(Family family, double value, String... labelValues) {

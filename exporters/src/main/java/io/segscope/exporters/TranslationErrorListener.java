@@ -16,9 +16,12 @@ public interface TranslationErrorListener {
   String BUILD = "build";
   String DEVICE = "device";
   String RECOMMENDATION = "recommendation";
+  String NETNS = "netns";
+  String DEVICE_WORKLOAD = "device_workload";
 
   /** Every kind, for pre-registering counters at 0. */
-  java.util.List<String> KINDS = java.util.List.of(SNAPSHOT, GSO, XDP, PROBE, PROGRAM, BUILD, DEVICE, RECOMMENDATION);
+  java.util.List<String> KINDS = java.util.List.of(SNAPSHOT, GSO, XDP, PROBE, PROGRAM, BUILD, DEVICE, RECOMMENDATION, NETNS,
+      DEVICE_WORKLOAD);
 
   /**
    * Called once per skipped record (or once per scrape if the snapshot source itself failed).

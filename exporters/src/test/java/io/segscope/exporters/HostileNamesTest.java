@@ -99,10 +99,12 @@ class HostileNamesTest {
     Logger log = Logger.getLogger(RecordErrors.class.getName());
     log.addHandler(h);
     try {
-      // the same series twice: the second record is skipped on every scrape
-      current.set(TelemetrySnapshot.builder().addGso(gso(2, "\u001c", 5)).addGso(gso(2, "\u001c", 7)).build());
+      // the same series twice: the second record is skipped in every snapshot; a snapshot is
+      // translated once however often it is scraped, so five snapshots scraped twice count five
       for (int i = 0; i < 5; i++) {
+        current.set(TelemetrySnapshot.builder().addGso(gso(2, "\u001c", 5 + i)).addGso(gso(2, "\u001c", 7)).build());
         registry.scrape(null);
+        registry.scrape("application/openmetrics-text; version=1.0.0");
       }
       assertThat(registry.recordErrors().count(TranslationErrorListener.GSO)).isEqualTo(5);
       assertThat(warnings).singleElement().asString().startsWith("skip gso record of device \u001c (netns 4026531840, "

@@ -37,6 +37,20 @@ class PromtoolCheckTest {
     }
   }
 
+  @Test
+  void scrapeWithWorkloadsPassesPromtoolCheckMetrics() throws Exception {
+    requirePromtool();
+    io.segscope.exporters.model.WorkloadInfo pod = new io.segscope.exporters.model.WorkloadInfo("pod", "shop/web-0",
+        "web-0", "shop", "6f1c2a52-8a1e-4f1e-9d0b-3b9d2f8c1a10", "a3f0c9d2e1b4");
+    io.segscope.exporters.model.TelemetrySnapshot s = io.segscope.exporters.model.TelemetrySnapshot.builder()
+        .addNamespace(new io.segscope.exporters.model.NetnsInfo(4026532400L, "lab-recv", pod))
+        .addDeviceWorkload(new io.segscope.exporters.model.DeviceWorkload(Fixtures.VETH, 4026532400L, pod))
+        .build();
+    try (MetricsRegistry registry = new MetricsRegistry(() -> s)) {
+      assertPromtoolAccepts(registry.scrape("text/plain").body());
+    }
+  }
+
   private void assertPromtoolAccepts(byte[] body) throws IOException, InterruptedException {
     Path metrics = Files.write(dir.resolve("metrics.txt"), body);
     Path output = dir.resolve("promtool.out");

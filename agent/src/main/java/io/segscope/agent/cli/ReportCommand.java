@@ -55,10 +55,22 @@ public final class ReportCommand implements Callable<Integer> {
       converter = ProbeModeOption.Converter.class, description = ProbeModeOption.DESCRIPTION)
   ProbeModeOption probeMode;
 
+  @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
+      description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
+          + "Default: the containerd and CRI-O sockets that exist; 'none': ask no runtime.")
+  List<String> criEndpoints = new java.util.ArrayList<>();
+
   @Override
   public Integer call() throws Exception {
     // the report goes to stdout; stderr carries progress and, by default, only WARNING and worse
     Logging.defaultLevel(Level.WARNING);
+    io.segscope.agent.workload.CriEndpoints cri;
+    try {
+      cri = io.segscope.agent.workload.CriEndpoints.parse(criEndpoints);
+    } catch (IllegalArgumentException e) {
+      System.err.println("segscope report: " + e.getMessage());
+      return 2;
+    }
     List<String> missing = Privileges.missing();
     if (!missing.isEmpty()) {
       System.err.println("segscope report: missing privileges: " + String.join(", ", missing)
@@ -105,9 +117,17 @@ public final class ReportCommand implements Callable<Integer> {
       Collection<DeviceCost> costs = CostModel.window(first, last).values();
       List<Finding> findings = new Recommender().evaluate(costs,
           new AdviceContext(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy()));
+      io.segscope.agent.workload.Workloads workloads;
+      var d = io.segscope.agent.workload.WorkloadResolver.Config.defaults();
+      try (var resolver = new io.segscope.agent.workload.WorkloadResolver(
+          new io.segscope.agent.workload.WorkloadResolver.Config(cri, d.callTimeout(), d.refresh(), d.proc()),
+          inv::namespaces, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), java.time.Clock.systemUTC())) {
+        workloads = resolver.resolveNow();
+      }
       System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
           probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-          java.time.Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings)));
+          java.time.Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
+          workloads)));
       System.out.flush();
     }
     return 0;

@@ -55,6 +55,19 @@ public final class RunCommand implements Callable<Integer> {
           + "up to 16 times, absolute paths (e.g. /run/docker/netns on Docker hosts).")
   java.util.List<java.nio.file.Path> netnsDirs = new java.util.ArrayList<>();
 
+  @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
+      description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
+          + "Default: those of /run/containerd/containerd.sock, /run/k3s/containerd/containerd.sock and "
+          + "/run/crio/crio.sock that exist. 'none': ask no runtime. Only ListPodSandbox and PodSandboxStatus "
+          + "are called.")
+  java.util.List<String> criEndpoints = new java.util.ArrayList<>();
+
+  @Option(names = "--cri-timeout", paramLabel = "DURATION", defaultValue = "2s",
+      converter = DurationConverter.class,
+      description = "Deadline of one CRI call; a runtime that does not answer in time keeps its last answer "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration criTimeout;
+
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
       converter = ProbeModeOption.Converter.class,
       description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
@@ -172,6 +185,13 @@ public final class RunCommand implements Callable<Integer> {
     }
     HttpSettings http = new HttpSettings(listen.host(), listen.port(), web, maxRequests, readHeaderTimeout,
         idleTimeout, h2c);
+    io.segscope.agent.workload.CriEndpoints cri;
+    try {
+      cri = io.segscope.agent.workload.CriEndpoints.parse(criEndpoints);
+    } catch (IllegalArgumentException e) {
+      System.err.println("segscope run: " + e.getMessage());
+      return 2;
+    }
     List<String> missing = Privileges.missing();
     if (!missing.isEmpty()) {
       System.err.println("segscope run: missing privileges: " + String.join(", ", missing)
@@ -196,7 +216,7 @@ public final class RunCommand implements Callable<Integer> {
         noBpfStats ? io.segscope.agent.telemetry.SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
         new io.segscope.agent.telemetry.DeviceSelection.Config(java.util.Optional.ofNullable(deviceInclude),
-            java.util.Optional.ofNullable(deviceExclude), maxDevices));
+            java.util.Optional.ofNullable(deviceExclude), maxDevices), cri, criTimeout);
     try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }

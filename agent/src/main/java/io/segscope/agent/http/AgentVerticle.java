@@ -320,11 +320,11 @@ public final class AgentVerticle extends VerticleBase {
     });
   }
 
-  /** GET /api/v1/devices[?netns=INODE|NAME][&device=NAME] */
+  /** GET /api/v1/devices[?netns=INODE|NAME][&device=NAME][&pod=[NAMESPACE/]NAME] */
   private void devices(RoutingContext ctx) {
     Map<String, String> q;
     try {
-      q = Query.check("GET /api/v1/devices", ctx.queryParams(), Set.of("netns", "device"));
+      q = Query.check("GET /api/v1/devices", ctx.queryParams(), Set.of("netns", "device", "pod"));
     } catch (BadRequest e) {
       error(ctx, 400, e.getMessage());
       return;
@@ -334,8 +334,9 @@ public final class AgentVerticle extends VerticleBase {
     }
     scrapers.executeBlocking(() -> {
       var inv = backend.inventory();
+      var workloads = backend.workloads();
       try {
-        return ApiJson.devices(inv, backend.costs(), Query.devices(q, inv)).encodePrettily();
+        return ApiJson.devices(inv, backend.costs(), Query.devices(q, inv, workloads), workloads).encodePrettily();
       } catch (BadRequest e) {
         return new Refusal(e.getMessage());
       }
@@ -353,7 +354,9 @@ public final class AgentVerticle extends VerticleBase {
       error(ctx, 400, "malformed query string");
       return;
     }
-    scrapers.executeBlocking(() -> ApiJson.recommendations(backend.recommendations()).encodePrettily(), false)
+    scrapers.executeBlocking(() -> ApiJson.recommendations(backend.recommendations(),
+        new io.segscope.agent.workload.DeviceWorkloads(backend.inventory(), backend.workloads())).encodePrettily(),
+        false)
         .onComplete(ar -> json(ctx, ar));
   }
 

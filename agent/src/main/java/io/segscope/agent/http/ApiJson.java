@@ -11,6 +11,9 @@ import io.segscope.agent.inventory.Hop;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Link;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.workload.DeviceWorkloads;
+import io.segscope.agent.workload.Workload;
+import io.segscope.agent.workload.Workloads;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Collection;
@@ -26,18 +29,29 @@ final class ApiJson {
   private ApiJson() {}
 
   static JsonObject devices(Inventory inv, Collection<DeviceCost> costs, Predicate<Device> filter) {
+    return devices(inv, costs, filter, Workloads.none());
+  }
+
+  /** The inventory with each namespace's workload and the workload each device serves. */
+  static JsonObject devices(Inventory inv, Collection<DeviceCost> costs, Predicate<Device> filter,
+      Workloads workloads) {
+    DeviceWorkloads served = new DeviceWorkloads(inv, workloads);
     Map<DeviceKey, DeviceCost> byKey = new HashMap<>();
     for (DeviceCost c : costs) {
       byKey.put(new DeviceKey(c.device().netns(), c.device().ifindex()), c);
     }
     JsonArray namespaces = new JsonArray();
     for (Netns n : inv.namespaces()) {
-      namespaces.add(new JsonObject().put("netns", n.inode()).put("name", n.name()).put("root", n.root()));
+      namespaces.add(new JsonObject().put("netns", n.inode()).put("name", n.name()).put("root", n.root())
+          .put("workload", workload(workloads.of(n))));
     }
     JsonArray devices = new JsonArray();
     for (Device d : inv.devices()) {
       if (filter.test(d)) {
-        devices.add(device(inv, d, byKey.get(d.key())));
+        JsonObject o = device(inv, d, byKey.get(d.key()));
+        DeviceWorkloads.Served w = served.served(d);
+        o.put("workload", workload(w.workload()).put("netns", w.netns()).put("via", w.viaLink() ? "link" : "netns"));
+        devices.add(o);
       }
     }
     return new JsonObject().put("read_at", inv.readAt().toString()).put("namespaces", namespaces)
@@ -119,11 +133,40 @@ final class ApiJson {
   }
 
   static JsonObject recommendations(List<Recommendation> open) {
+    return recommendations(open, null);
+  }
+
+  /**
+   * @param served the workload each device serves; null to leave workloads out
+   */
+  static JsonObject recommendations(List<Recommendation> open, DeviceWorkloads served) {
     JsonArray a = new JsonArray();
     for (Recommendation r : open) {
-      a.add(recommendation(r));
+      JsonObject o = recommendation(r);
+      if (served != null) {
+        var f = r.finding();
+        o.getJsonObject("subject").put("workload", workload(served.served(f.subject().netns(),
+            f.subject().ifindex()).workload()));
+        JsonArray ds = o.getJsonArray("devices");
+        for (int i = 0; i < ds.size() && i < f.devices().size(); i++) {
+          DeviceName d = f.devices().get(i);
+          ds.getJsonObject(i).put("workload", workload(served.served(d.netns(), d.ifindex()).workload()));
+        }
+      }
+      a.add(o);
     }
     return new JsonObject().put("recommendations", a);
+  }
+
+  /** A workload as the API shows it: every field, "" when unknown; pid only when one was read. */
+  static JsonObject workload(Workload w) {
+    JsonObject o = new JsonObject().put("kind", w.kind().label()).put("name", w.name()).put("pod", w.pod())
+        .put("pod_namespace", w.podNamespace()).put("pod_uid", w.podUid()).put("container", w.container())
+        .put("runtime", w.runtime()).put("unit", w.unit()).put("process", w.process()).put("source", w.source());
+    if (w.pid() > 0) {
+      o.put("pid", w.pid());
+    }
+    return o;
   }
 
   static JsonObject recommendation(Recommendation r) {

@@ -14,6 +14,9 @@ public interface Backend {
   /** The latest device inventory. Fast. */
   Inventory inventory();
 
+  /** The latest workload resolution (who each namespace belongs to). Fast. */
+  io.segscope.agent.workload.Workloads workloads();
+
   /** The latest per-device costs (the advisor's window). Fast. */
   Collection<DeviceCost> costs();
 

@@ -37,7 +37,8 @@ final class Query {
    * The filter of GET /api/v1/devices: {@code netns} (an inode number or the name of a known
    * namespace) and {@code device} (a name, matched exactly).
    */
-  static Predicate<Device> devices(java.util.Map<String, String> q, Inventory inv) throws BadRequest {
+  static Predicate<Device> devices(java.util.Map<String, String> q, Inventory inv,
+      io.segscope.agent.workload.Workloads workloads) throws BadRequest {
     Predicate<Device> filter = d -> true;
     String netns = q.get("netns");
     if (netns != null) {
@@ -54,6 +55,18 @@ final class Query {
     String device = q.get("device");
     if (device != null) {
       filter = filter.and(d -> d.name().equals(device));
+    }
+    String pod = q.get("pod");
+    if (pod != null) {
+      if (pod.isEmpty()) {
+        throw new BadRequest("pod must name a pod: NAME or NAMESPACE/NAME");
+      }
+      var served = new io.segscope.agent.workload.DeviceWorkloads(inv, workloads);
+      filter = filter.and(d -> {
+        var w = served.served(d).workload();
+        return w.kind() == io.segscope.agent.workload.WorkloadKind.POD && !w.pod().isEmpty()
+            && (pod.equals(w.pod()) || pod.equals(w.podNamespace() + "/" + w.pod()));
+      });
     }
     return filter;
   }

@@ -6,6 +6,9 @@ import io.segscope.agent.inventory.Chain;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Hop;
 import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.workload.DeviceWorkloads;
+import io.segscope.agent.workload.Workload;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.probes.names.NameCodec;
 import java.util.ArrayList;
@@ -18,9 +21,14 @@ import java.util.Optional;
 public final class ReportRenderer {
   private ReportRenderer() {}
 
-  /** What one report shows. */
+  /** What one report shows; {@code workloads} names who each namespace belongs to. */
   public record Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
-      Inventory inventory, List<Finding> findings) {}
+      Inventory inventory, List<Finding> findings, Workloads workloads) {
+    public Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
+        Inventory inventory, List<Finding> findings) {
+      this(kernel, gsoMode, xdpMode, seconds, costs, inventory, findings, Workloads.none());
+    }
+  }
 
   /**
    * The report, every line in {@link NameCodec#display display form}: a control byte or a line
@@ -39,6 +47,7 @@ public final class ReportRenderer {
   }
 
   private static String renderRaw(Input in) {
+    DeviceWorkloads served = new DeviceWorkloads(in.inventory(), in.workloads());
     StringBuilder b = new StringBuilder();
     b.append(String.format("segscope report: %.1f s on kernel %s; software GSO measured in %s mode, generic XDP "
         + "in %s mode%n%n", in.seconds(), in.kernel(), blank(in.gsoMode()), blank(in.xdpMode())));
@@ -59,6 +68,7 @@ public final class ReportRenderer {
     for (DeviceCost c : active) {
       String ns = c.device().netnsName().isEmpty() ? "netns " + c.device().netns() : c.device().netnsName();
       b.append(String.format("== %s (%s, ifindex %d)%n", c.device().device(), ns, c.device().ifindex()));
+      b.append("  serves: ").append(describe(served.served(c.device().netns(), c.device().ifindex()))).append('\n');
       if (c.swSkbsPerSec() > 0) {
         b.append(String.format("  software GSO: %.0f super-packets/s -> %.0f segments/s, %.1f MB/s; CPU %.4f cores "
             + "(%s); offloaded %.0f/s%n", c.swSkbsPerSec(), c.swSegmentsPerSec(), c.swBytesPerSec() / 1e6,
@@ -99,6 +109,8 @@ public final class ReportRenderer {
       b.append("Recommendations:\n");
       for (Finding f : in.findings()) {
         b.append(String.format("%n  [%s] %s (%s)%n  %s%n", f.severity(), f.rule(), f.id(), f.summary()));
+        b.append("  serves: ").append(describe(served.served(f.subject().netns(), f.subject().ifindex())))
+            .append('\n');
         b.append(String.format("  expected saving: %.4f cores (%s); confidence %s%n", f.cpuSavingCores(),
             f.savingBasis(), f.confidence()));
         b.append("  run:\n");
@@ -109,6 +121,22 @@ public final class ReportRenderer {
       }
     }
     return b.toString();
+  }
+
+  /** "pod shop/web-0 (uid ..., sandbox 3f2a1b0c9d8e), through its veth peer" and the like. */
+  static String describe(DeviceWorkloads.Served s) {
+    Workload w = s.workload();
+    String what = switch (w.kind()) {
+      case POD -> "pod " + (w.pod().isEmpty() ? "uid " + w.podUid() : w.name() + (w.podUid().isEmpty() ? ""
+          : " (uid " + w.podUid() + ")"));
+      case CONTAINER -> "container " + w.name();
+      case SERVICE -> "service " + w.name();
+      case PROCESS -> "process " + w.name() + (w.pid() > 0 ? " (pid " + w.pid() + ")" : "");
+      case NAMED -> "namespace " + w.name();
+      case HOST -> "the host";
+      case UNKNOWN -> "unknown (netns " + s.netns() + ")";
+    };
+    return s.viaLink() ? what + ", through its link to netns " + s.netns() : what;
   }
 
   static String chain(Inventory inv, Device d) {

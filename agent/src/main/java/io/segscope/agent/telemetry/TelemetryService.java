@@ -49,6 +49,7 @@ public final class TelemetryService {
   private final ProbeSource probes;
   private final SelfCost selfCost;
   private final Supplier<Inventory> inventory;
+  private final Supplier<io.segscope.agent.workload.Workloads> workloads;
   private final Advisor advisor;
   private final SnapshotAssembler assembler;
   private final Clock clock;
@@ -62,11 +63,16 @@ public final class TelemetryService {
   private final DeviceSelection selection;
   private volatile boolean firstReadDone;
 
-  public TelemetryService(ProbeSource probes, SelfCost selfCost, Supplier<Inventory> inventory, Advisor advisor,
-      BuildInfo build, MeterRegistry meters, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
+  /**
+   * @param workloads the latest workload resolution (never blocks: the resolver runs on its own thread)
+   */
+  public TelemetryService(ProbeSource probes, SelfCost selfCost, Supplier<Inventory> inventory,
+      Supplier<io.segscope.agent.workload.Workloads> workloads, Advisor advisor, BuildInfo build,
+      MeterRegistry meters, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
     this.probes = probes;
     this.selfCost = selfCost;
     this.inventory = inventory;
+    this.workloads = workloads;
     this.advisor = advisor;
     this.clock = clock;
     this.errors = errors;
@@ -164,7 +170,8 @@ public final class TelemetryService {
         }
       }
       lastReading.set(reading);
-      latest.set(base.withDevicesAndRecommendations(devices, recs));
+      latest.set(WorkloadView.attach(base.withDevicesAndRecommendations(devices, recs), inv, workloads.get(),
+          readErrors));
       firstReadDone = true;
     } catch (RuntimeException e) {
       readErrors.increment();
@@ -200,6 +207,11 @@ public final class TelemetryService {
   /** The current inventory as the {@link DeviceSelection} reports it (metrics, API and advice alike). */
   public Inventory inventory() {
     return selection.view(inventory.get());
+  }
+
+  /** The latest workload resolution (who each namespace belongs to). */
+  public io.segscope.agent.workload.Workloads workloads() {
+    return workloads.get();
   }
 
   public Advisor advisor() {

@@ -28,6 +28,24 @@ class CliIT {
   }
 
   @Test
+  void aBadCriEndpointExitsTwoNamingTheValueBeforeAnythingStarts() throws Exception {
+    for (String cmd : List.of("run", "report")) {
+      AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), cmd, "--cri-endpoint",
+          "containerd.sock;reboot");
+      assertThat(r.exitCode()).as(r.output()).isEqualTo(2);
+      assertThat(r.output().strip()).isEqualTo("segscope " + cmd + ": --cri-endpoint 'containerd.sock;reboot': "
+          + "expected an absolute socket path or unix:///path (or none)");
+    }
+    AgentProcess.ProcessResult both = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--cri-endpoint", "none",
+        "--cri-endpoint", "/run/containerd/containerd.sock");
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.output()).contains("--cri-endpoint none cannot be combined").doesNotContain("\tat ");
+    AgentProcess.ProcessResult timeout = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--cri-timeout", "0s");
+    assertThat(timeout.exitCode()).isEqualTo(2);
+    assertThat(timeout.output()).contains("must be > 0").doesNotContain("\tat ");
+  }
+
+  @Test
   void withoutCapabilitiesItNamesWhatIsMissingAndExitsOne() throws Exception {
     Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv (util-linux) is needed");
     Path out = Files.createTempFile("segscope-nocaps", ".log");

@@ -185,6 +185,11 @@ public final class SyntheticHost {
       }
 
       @Override
+      public io.segscope.agent.workload.Workloads workloads() {
+        return io.segscope.agent.workload.Workloads.none();
+      }
+
+      @Override
       public java.util.Collection<io.segscope.agent.cost.DeviceCost> costs() {
         return List.of();
       }

@@ -183,7 +183,7 @@ class TelemetryServiceTest {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv[0], advisor, new BuildInfo("test", "0.26.0", "6.18"), meters, errors, selection, clock);
+        List::of), () -> inv[0], io.segscope.agent.workload.Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), meters, errors, selection, clock);
   }
 
   private static List<String> gsoNames(TelemetrySnapshot s) {

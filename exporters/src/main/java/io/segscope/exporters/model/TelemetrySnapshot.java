@@ -17,6 +17,8 @@ import java.util.List;
  * @param devices every device of the inventory, in every namespace
  * @param recommendations the open recommendations
  * @param selfCostSampledSeconds how long bpf_stats has been on to measure the agent's own programs
+ * @param namespaces every network namespace of the inventory with the workload it belongs to
+ * @param deviceWorkloads per device of the inventory, the workload it serves
  */
 public record TelemetrySnapshot(
     Instant takenAt,
@@ -27,6 +29,8 @@ public record TelemetrySnapshot(
     BuildInfo build,
     List<DeviceInfo> devices,
     List<RecommendationInfo> recommendations,
+    List<NetnsInfo> namespaces,
+    List<DeviceWorkload> deviceWorkloads,
     double selfCostSampledSeconds) {
   public TelemetrySnapshot {
     Checks.notNull(takenAt, "TelemetrySnapshot.takenAt");
@@ -41,6 +45,15 @@ public record TelemetrySnapshot(
       throw new IllegalArgumentException("TelemetrySnapshot.selfCostSampledSeconds must be finite and >= 0, got "
           + selfCostSampledSeconds);
     }
+    namespaces = Checks.immutableList(namespaces, "TelemetrySnapshot.namespaces");
+    deviceWorkloads = Checks.immutableList(deviceWorkloads, "TelemetrySnapshot.deviceWorkloads");
+  }
+
+  /** A snapshot without workload attribution (no namespaces, no device workloads). */
+  public TelemetrySnapshot(Instant takenAt, List<GsoDeviceStats> gso, List<XdpDeviceStats> xdp,
+      List<ProbeStatus> probes, List<ProgramStats> programs, BuildInfo build, List<DeviceInfo> devices,
+      List<RecommendationInfo> recommendations) {
+    this(takenAt, gso, xdp, probes, programs, build, devices, recommendations, List.of(), List.of(), 0);
   }
 
   /** Nothing measured yet: taken at {@link Instant#EPOCH}, no records, {@link BuildInfo#unknown()}. */
@@ -52,7 +65,13 @@ public record TelemetrySnapshot(
   public TelemetrySnapshot withDevicesAndRecommendations(List<DeviceInfo> devices,
       List<RecommendationInfo> recommendations) {
     return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-        selfCostSampledSeconds);
+        namespaces, deviceWorkloads, selfCostSampledSeconds);
+  }
+
+  /** This snapshot with the namespaces' and devices' workloads replaced. */
+  public TelemetrySnapshot withWorkloads(List<NetnsInfo> namespaces, List<DeviceWorkload> deviceWorkloads) {
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+        namespaces, deviceWorkloads, selfCostSampledSeconds);
   }
 
   /** A builder starting from {@link #empty()}'s values. */
@@ -69,6 +88,8 @@ public record TelemetrySnapshot(
     private final List<ProgramStats> programs = new ArrayList<>();
     private final List<DeviceInfo> devices = new ArrayList<>();
     private final List<RecommendationInfo> recommendations = new ArrayList<>();
+    private final List<NetnsInfo> namespaces = new ArrayList<>();
+    private final List<DeviceWorkload> deviceWorkloads = new ArrayList<>();
     private BuildInfo build = BuildInfo.unknown();
     private double selfCostSampledSeconds;
 
@@ -99,6 +120,16 @@ public record TelemetrySnapshot(
       return this;
     }
 
+    public Builder addNamespace(NetnsInfo namespace) {
+      namespaces.add(Checks.notNull(namespace, "TelemetrySnapshot.Builder.addNamespace argument"));
+      return this;
+    }
+
+    public Builder addDeviceWorkload(DeviceWorkload deviceWorkload) {
+      deviceWorkloads.add(Checks.notNull(deviceWorkload, "TelemetrySnapshot.Builder.addDeviceWorkload argument"));
+      return this;
+    }
+
     public Builder addProbe(ProbeStatus probe) {
       probes.add(Checks.notNull(probe, "TelemetrySnapshot.Builder.addProbe argument"));
       return this;
@@ -121,7 +152,7 @@ public record TelemetrySnapshot(
 
     public TelemetrySnapshot build() {
       return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-          selfCostSampledSeconds);
+          namespaces, deviceWorkloads, selfCostSampledSeconds);
     }
   }
 }

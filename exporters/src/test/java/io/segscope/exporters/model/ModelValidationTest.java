@@ -135,15 +135,15 @@ class ModelValidationTest {
     probes.add(null);
     assertThatThrownBy(
             () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), probes, List.of(),
-                BuildInfo.unknown(), List.of(), List.of(), 0))
+                BuildInfo.unknown(), List.of(), List.of(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.probes[1] must not be null");
     assertThatThrownBy(
             () -> new TelemetrySnapshot(null, List.of(), List.of(), List.of(), List.of(),
-                BuildInfo.unknown(), List.of(), List.of(), 0))
+                BuildInfo.unknown(), List.of(), List.of(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.takenAt must not be null");
     assertThatThrownBy(
             () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), List.of(),
-                null, List.of(), List.of(), 0))
+                null, List.of(), List.of(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.build must not be null");
     assertThatThrownBy(() -> TelemetrySnapshot.builder().addGso(null))
         .hasMessage("TelemetrySnapshot.Builder.addGso argument must not be null");
@@ -154,7 +154,7 @@ class ModelValidationTest {
     List<ProgramStats> programs = new ArrayList<>(List.of(new ProgramStats("p", 1, 1)));
     TelemetrySnapshot s =
         new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), programs,
-            BuildInfo.unknown(), List.of(), List.of(), 0);
+            BuildInfo.unknown(), List.of(), List.of(), List.of(), List.of(), 0);
     programs.clear();
     assertThat(s.programs()).hasSize(1);
     assertThatThrownBy(() -> s.programs().clear()).isInstanceOf(UnsupportedOperationException.class);

@@ -1,0 +1,54 @@
+package io.segscope.agent.workload;
+
+import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.Netns;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * Which workload each device serves: the one of its own namespace, unless the device's link (a
+ * veth's peer, a macvlan's lower device) lives in a namespace whose workload ranks higher
+ * ({@link WorkloadKind#outranks}). So a pod's eth0 and the host side of its veth (in the host's or
+ * a node namespace) both serve the pod, a physical NIC serves the host. Pure.
+ */
+public final class DeviceWorkloads {
+  /** A device's workload and the namespace it comes from. */
+  public record Served(long netns, Workload workload, boolean viaLink) {}
+
+  private final Inventory inventory;
+  private final Map<Long, Workload> byNetns = new HashMap<>();
+
+  public DeviceWorkloads(Inventory inventory, Workloads workloads) {
+    this.inventory = inventory;
+    for (Netns n : inventory.namespaces()) {
+      byNetns.put(n.inode(), workloads.of(n));
+    }
+  }
+
+  /** The workload of namespace {@code netns} (unknown for a namespace the inventory lacks). */
+  public Workload ofNetns(long netns) {
+    return byNetns.getOrDefault(netns, Workload.unknown());
+  }
+
+  public Served served(Device d) {
+    Workload own = ofNetns(d.netns());
+    if (d.link().lower().isPresent()) {
+      OptionalLong peerNs = inventory.linkNetns(d);
+      if (peerNs.isPresent() && peerNs.getAsLong() != d.netns()) {
+        Workload peer = ofNetns(peerNs.getAsLong());
+        if (peer.kind().isWorkload() && peer.kind().outranks(own.kind())) {
+          return new Served(peerNs.getAsLong(), peer, true);
+        }
+      }
+    }
+    return new Served(d.netns(), own, false);
+  }
+
+  /** The workload a device (netns, ifindex) serves; its namespace's when the device is not in the inventory. */
+  public Served served(long netns, int ifindex) {
+    return inventory.device(netns, ifindex).map(this::served)
+        .orElseGet(() -> new Served(netns, ofNetns(netns), false));
+  }
+}

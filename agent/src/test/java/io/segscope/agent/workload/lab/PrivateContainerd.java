@@ -1,0 +1,507 @@
+package io.segscope.agent.workload.lab;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
+import io.segscope.agent.workload.CriClient;
+import io.segscope.agent.workload.SandboxInfo;
+import io.segscope.agent.workload.lab.criv1.LinuxPodSandboxConfig;
+import io.segscope.agent.workload.lab.criv1.LinuxSandboxSecurityContext;
+import io.segscope.agent.workload.lab.criv1.NamespaceMode;
+import io.segscope.agent.workload.lab.criv1.NamespaceOption;
+import io.segscope.agent.workload.lab.criv1.PodSandboxConfig;
+import io.segscope.agent.workload.lab.criv1.PodSandboxMetadata;
+import io.segscope.agent.workload.lab.criv1.RemovePodSandboxRequest;
+import io.segscope.agent.workload.lab.criv1.RunPodSandboxRequest;
+import io.segscope.agent.workload.lab.criv1.RuntimeServiceGrpc;
+import io.segscope.agent.workload.lab.criv1.StopPodSandboxRequest;
+import io.segscope.lab.Lab;
+import io.segscope.lab.LabAddress;
+import io.segscope.lab.Netns;
+import io.segscope.lab.Prerequisites;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A containerd of the test's own (Debian 12's containerd 1.6 with its CRI plugin, runc, the CNI
+ * bridge and host-local plugins), creating real pod sandboxes through CRI as the kubelet does.
+ *
+ * <p>Everything it makes is its own: config, root, state, CNI configuration and IPAM data and the
+ * socket live in the lab's work directory; containerd runs inside a lab namespace (role {@code node},
+ * entered with nsenter, so its mounts are the host's), so the CNI bridge, the host sides of the pods'
+ * veths and the bridge plugin's sysctls are in that namespace, which has no route anywhere; pod
+ * addresses come from a 198.18.0.0/15 subnet; pod namespaces are bind-mounted under the state
+ * directory ({@code netns_mounts_under_state_dir}), not /run/netns; the pods' cgroups go under
+ * {@code /segscope-lab-<prefix>/kubepods/besteffort/pod<uid>} (a kubelet-like layout of the lab's own).
+ * containerd 1.6 keeps shim sockets in /run/containerd/s (not configurable): those of this
+ * containerd's sandboxes are named by a hash of its socket path and checked gone on close.
+ *
+ * <p>{@link #close()} removes every sandbox, stops containerd, removes the cgroups, and
+ * {@link #leftovers()} then names anything of it that remains.
+ */
+public final class PrivateContainerd implements AutoCloseable {
+  /** What the CRI config needs on this machine: see the class comment of the test. */
+  static final String CNI_BIN = "/usr/lib/cni";
+  private static final Pattern PEER = Pattern.compile("^\\d+: eth0@if(\\d+):", Pattern.MULTILINE);
+
+  /** A pod sandbox this containerd made. */
+  public record Pod(String id, String name, String namespace, String uid, boolean hostNetwork, Path netnsPath,
+      long netnsInode, long pid, String ip, String hostVeth) {}
+
+  private final Lab lab;
+  private final Netns node;
+  private final Path dir;
+  private final Path socket;
+  private final Process containerd;
+  private final boolean runContainerdExisted;
+  private final EventLoopGroup loop;
+  private final ManagedChannel channel;
+  private final RuntimeServiceGrpc.RuntimeServiceBlockingStub cri;
+  private final CriClient reader;
+  private final Map<String, Pod> pods = new LinkedHashMap<>();
+  private final List<String> sandboxIds = new ArrayList<>();
+  private final List<Long> pausePids = new ArrayList<>();
+  private boolean closed;
+
+  private PrivateContainerd(Lab lab, Netns node, Path dir, Process containerd, boolean runContainerdExisted) {
+    this.lab = lab;
+    this.node = node;
+    this.dir = dir;
+    this.socket = dir.resolve("containerd.sock");
+    this.containerd = containerd;
+    this.runContainerdExisted = runContainerdExisted;
+    this.loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    this.channel = NettyChannelBuilder.forAddress(UnixDomainSocketAddress.of(socket))
+        .channelType(NioDomainSocketChannel.class).eventLoopGroup(loop).usePlaintext()
+        .overrideAuthority("localhost").build();
+    this.cri = RuntimeServiceGrpc.newBlockingStub(channel);
+    this.reader = new CriClient(socket, Duration.ofSeconds(10));
+  }
+
+  /** Skips (or on CI fails) the test unless containerd, runc, the CNI plugins and busybox-static are here. */
+  public static void requirePrerequisites() {
+    Prerequisites.requireLab();
+    for (String tool : List.of("containerd", "ctr", "runc", "nsenter", "tar")) {
+      Prerequisites.requireTool(tool, "the containerd lab (scripts/setup --with-test-tools)");
+    }
+    for (String plugin : List.of("bridge", "host-local", "loopback")) {
+      if (!Files.isExecutable(Path.of(CNI_BIN, plugin))) {
+        Prerequisites.unmet("the containerd lab needs the CNI " + plugin + " plugin in " + CNI_BIN
+            + " (apt-get install containernetworking-plugins)");
+      }
+    }
+    if (!Files.isExecutable(PauseImage.BUSYBOX)) {
+      Prerequisites.unmet("the containerd lab's pause image needs " + PauseImage.BUSYBOX
+          + " (apt-get install busybox-static)");
+    }
+  }
+
+  /**
+   * Starts containerd in a new lab namespace {@code <prefix>-node}, with a CNI bridge network on
+   * {@code subnet} (a /24 of 198.18.0.0/15), and imports the pause image.
+   */
+  public static PrivateContainerd start(Lab lab, String subnet) throws Exception {
+    requirePrerequisites();
+    LabAddress.requireLab(subnet);
+    Netns node = lab.namespace("node");
+    Path dir = Files.createDirectories(lab.workDir().resolve("cri"));
+    Files.createDirectories(dir.resolve("net.d"));
+    Files.writeString(dir.resolve("net.d/10-lab.conflist"), cniConfig(dir, subnet));
+    Files.writeString(dir.resolve("config.toml"), containerdConfig(dir));
+    boolean existed = Files.exists(Path.of("/run/containerd"));
+    Process p = new ProcessBuilder("nsenter", "--net=/run/netns/" + node.name(), "--", "containerd", "--config",
+        dir.resolve("config.toml").toString())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("containerd.log").toFile()).start();
+    PrivateContainerd c = new PrivateContainerd(lab, node, dir, p, existed);
+    try {
+      c.awaitCri(Duration.ofSeconds(30));
+      Path image = PauseImage.build(Files.createDirectories(dir.resolve("image")));
+      c.ctr("images", "import", image.toString());
+    } catch (Exception | AssertionError e) {
+      try {
+        c.close();
+      } catch (Exception suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    return c;
+  }
+
+  private static String cniConfig(Path dir, String subnet) {
+    // no gateway address, no masquerading, no port mappings: the bridge plugin adds no iptables rules
+    return """
+        {"cniVersion": "0.4.0", "name": "segscope-lab", "plugins": [
+          {"type": "bridge", "bridge": "cni0", "isGateway": false, "ipMasq": false, "hairpinMode": false,
+           "ipam": {"type": "host-local", "ranges": [[{"subnet": "%s"}]], "dataDir": "%s"}}]}
+        """.formatted(subnet, dir.resolve("ipam"));
+  }
+
+  private static String containerdConfig(Path dir) {
+    return """
+        version = 2
+        root = "%1$s/root"
+        state = "%1$s/state"
+        [grpc]
+          address = "%1$s/containerd.sock"
+        [plugins."io.containerd.internal.v1.opt"]
+          path = "%1$s/opt"
+        [plugins."io.containerd.grpc.v1.cri"]
+          sandbox_image = "%2$s"
+          # the sandbox refuses the pause container's oom_score_adj (lower than containerd's own)
+          restrict_oom_score_adj = true
+          # pod namespaces under the state directory, not the host's /run/netns
+          netns_mounts_under_state_dir = true
+          [plugins."io.containerd.grpc.v1.cri".cni]
+            bin_dir = "%3$s"
+            conf_dir = "%1$s/net.d"
+          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+            runtime_type = "io.containerd.runc.v2"
+          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+            Root = "%1$s/runc"
+        """.formatted(dir, PauseImage.NAME, CNI_BIN);
+  }
+
+  private void awaitCri(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      if (!containerd.isAlive()) {
+        throw new AssertionError("containerd exited with " + containerd.exitValue() + ":\n" + log());
+      }
+      if (Files.exists(socket)) {
+        try (CriClient probe = new CriClient(socket, Duration.ofSeconds(1))) {
+          probe.listPodSandbox();
+          return;
+        } catch (CriClient.CriException e) {
+          last = e.getMessage();
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("containerd's CRI did not answer within " + timeout + " (" + last + "):\n" + log());
+  }
+
+  public Path socket() {
+    return socket;
+  }
+
+  /** Where containerd bind-mounts the pods' network namespaces (the agent's --netns-dir). */
+  public Path netnsDir() {
+    return dir.resolve("state/io.containerd.grpc.v1.cri/netns");
+  }
+
+  /** The lab namespace containerd, the CNI bridge and the host sides of the pods' veths are in. */
+  public Netns node() {
+    return node;
+  }
+
+  public String log() {
+    try {
+      return Files.readString(dir.resolve("containerd.log"));
+    } catch (IOException e) {
+      return "(no containerd log: " + e.getMessage() + ")";
+    }
+  }
+
+  /** Creates a pod sandbox (RunPodSandbox, as the kubelet does) and reads back where it landed. */
+  public synchronized Pod runPod(String name, String namespace, boolean hostNetwork) throws Exception {
+    String uid = UUID.randomUUID().toString();
+    PodSandboxConfig config = PodSandboxConfig.newBuilder()
+        .setMetadata(PodSandboxMetadata.newBuilder().setName(name).setNamespace(namespace).setUid(uid))
+        .setHostname(hostNetwork ? "" : name) // a pod in the node's network shares its UTS namespace too
+        .setLogDirectory(Files.createDirectories(dir.resolve("logs/" + uid)).toString())
+        .putLabels("io.kubernetes.pod.name", name)
+        .setLinux(LinuxPodSandboxConfig.newBuilder()
+            .setCgroupParent(cgroupRoot() + "/kubepods/besteffort/pod" + uid)
+            .setSecurityContext(LinuxSandboxSecurityContext.newBuilder().setNamespaceOptions(
+                NamespaceOption.newBuilder().setNetwork(hostNetwork ? NamespaceMode.NODE : NamespaceMode.POD)
+                    .setPid(NamespaceMode.CONTAINER).setIpc(NamespaceMode.POD))))
+        .build();
+    String id = cri.withDeadlineAfter(60, TimeUnit.SECONDS)
+        .runPodSandbox(RunPodSandboxRequest.newBuilder().setConfig(config).build()).getPodSandboxId();
+    sandboxIds.add(id);
+    var status = reader.podSandboxStatus(id);
+    SandboxInfo info = SandboxInfo.parse(status.getInfoMap());
+    long pid = info.pid().orElseThrow(() -> new AssertionError("sandbox " + id + " reports no pid: " + status));
+    pausePids.add(pid);
+    Path netns = hostNetwork ? Path.of("/proc/" + pid + "/ns/net")
+        : Path.of(info.netnsPath().orElseThrow(() -> new AssertionError("sandbox " + id + " has no netns path")));
+    long inode = (Long) Files.getAttribute(netns, "unix:ino");
+    String hostVeth = "";
+    if (!hostNetwork) {
+      String links = exec(List.of("nsenter", "--net=" + netns, "ip", "-o", "link", "show", "dev", "eth0"));
+      Matcher m = PEER.matcher(links);
+      if (!m.find()) {
+        throw new AssertionError("pod " + name + ": no veth eth0 in its namespace: " + links);
+      }
+      hostVeth = deviceByIndex(Integer.parseInt(m.group(1)));
+    }
+    Pod pod = new Pod(id, name, namespace, uid, hostNetwork, netns, inode, pid, status.getStatus().getNetwork().getIp(),
+        hostVeth);
+    pods.put(id, pod);
+    return pod;
+  }
+
+  private String deviceByIndex(int ifindex) throws Exception {
+    String all = exec(List.of("ip", "-n", node.name(), "-o", "link", "show"));
+    Matcher m = Pattern.compile("^" + ifindex + ": ([^:@]+)[@:]", Pattern.MULTILINE).matcher(all);
+    if (!m.find()) {
+      throw new AssertionError("no device " + ifindex + " in " + node.name() + ": " + all);
+    }
+    return m.group(1);
+  }
+
+  /** Stops and removes a sandbox (StopPodSandbox, RemovePodSandbox: CNI DEL, netns and cgroup gone). */
+  public synchronized void removePod(Pod pod) {
+    removeSandbox(pod.id());
+    pods.remove(pod.id());
+  }
+
+  private void removeSandbox(String id) {
+    cri.withDeadlineAfter(60, TimeUnit.SECONDS).stopPodSandbox(StopPodSandboxRequest.newBuilder()
+        .setPodSandboxId(id).build());
+    cri.withDeadlineAfter(60, TimeUnit.SECONDS).removePodSandbox(RemovePodSandboxRequest.newBuilder()
+        .setPodSandboxId(id).build());
+  }
+
+  /** The cgroup under which this lab's pods live, in every hierarchy. */
+  private String cgroupRoot() {
+    return "/segscope-lab-" + lab.prefix();
+  }
+
+  /**
+   * Removes every sandbox, stops containerd, removes the lab's cgroups and the shim socket directory
+   * if this containerd made it. Throws, after doing all of it, if a step failed.
+   */
+  @Override
+  public synchronized void close() throws Exception {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    List<String> failures = new ArrayList<>();
+    for (String id : List.copyOf(pods.keySet())) {
+      try {
+        removeSandbox(id);
+        pods.remove(id);
+      } catch (RuntimeException e) {
+        failures.add("remove pod sandbox " + id + ": " + e.getMessage());
+      }
+    }
+    reader.close();
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    if (containerd.isAlive()) {
+      containerd.destroy();
+      if (!containerd.waitFor(20, TimeUnit.SECONDS)) {
+        containerd.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        failures.add("containerd did not stop within 20 s of SIGTERM");
+      }
+    }
+    // a shim whose sandbox could not be removed outlives containerd: end it, and its pause process
+    for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
+      if (cmdline(h.pid()).contains(socket.toString()) || pausePids.contains(h.pid()) && isPause(h.pid())) {
+        failures.add("process " + h.pid() + " (" + cmdline(h.pid()) + ") outlived its sandbox: killed");
+        h.destroyForcibly();
+      }
+    }
+    for (String m : mountsUnder(dir)) {
+      failures.add("mount " + m + " was left: unmounted");
+      new ProcessBuilder("umount", "-l", m).start().waitFor(10, TimeUnit.SECONDS);
+    }
+    failures.addAll(removeCgroups());
+    // CNI DEL leaves the bridge (it may serve other pods): the last pod is gone, so it goes too
+    if (Files.exists(Path.of("/run/netns", node.name()))
+        && exec(List.of("ip", "-n", node.name(), "-o", "link", "show")).contains(": cni0:")) {
+      try {
+        exec(List.of("ip", "-n", node.name(), "link", "del", "cni0"));
+      } catch (IOException e) {
+        failures.add("delete the CNI bridge cni0 in " + node.name() + ": " + e.getMessage());
+      }
+    }
+    if (!runContainerdExisted) {
+      for (Path p : List.of(Path.of("/run/containerd/s"), Path.of("/run/containerd"))) {
+        try {
+          Files.deleteIfExists(p); // only when empty
+        } catch (java.nio.file.DirectoryNotEmptyException e) {
+          // another containerd (a lab beside this one) still has its shim sockets there
+        } catch (IOException e) {
+          failures.add("remove " + p + " (made by this containerd): " + e);
+        }
+      }
+    }
+    if (!failures.isEmpty()) {
+      throw new AssertionError("tear down the lab's containerd: " + String.join("; ", failures) + "\ncontainerd log:\n"
+          + log());
+    }
+  }
+
+  /**
+   * What of this containerd's making remains on the machine (to be called after {@link #close()}):
+   * processes, mounts, pod namespaces, devices besides lo (the bridge, veths) in the node namespace,
+   * iptables rules there, cgroups, shim sockets. Empty after a clean close.
+   */
+  public List<String> leftovers() throws Exception {
+    List<String> out = new ArrayList<>();
+    for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
+      String cmd = cmdline(h.pid());
+      if (cmd.contains(dir.toString()) || pausePids.contains(h.pid()) && isPause(h.pid())) {
+        out.add("process " + h.pid() + ": " + cmd);
+      }
+    }
+    for (String m : mountsUnder(dir)) {
+      out.add("mount " + m);
+    }
+    if (Files.isDirectory(netnsDir())) {
+      try (Stream<Path> s = Files.list(netnsDir())) {
+        s.forEach(p -> out.add("netns file " + p));
+      }
+    }
+    if (Files.exists(Path.of("/run/netns", node.name()))) {
+      String links = exec(List.of("ip", "-n", node.name(), "-o", "link", "show"));
+      for (String line : links.split("\n")) {
+        String dev = line.replaceFirst("^\\d+: ([^:@]+).*$", "$1");
+        if (!line.isBlank() && !dev.equals("lo")) {
+          out.add("device " + dev + " in " + node.name());
+        }
+      }
+      for (String save : List.of("iptables-save", "ip6tables-save")) {
+        if (io.segscope.lab.Tools.find(save).isPresent()) {
+          String rules = exec(List.of("nsenter", "--net=/run/netns/" + node.name(), save));
+          rules.lines().filter(l -> l.startsWith("-A ")).forEach(l -> out.add(save + " rule in " + node.name() + ": " + l));
+        }
+      }
+    }
+    for (Path root : cgroupMounts()) {
+      Path mine = root.resolve(cgroupRoot().substring(1));
+      if (Files.exists(mine)) {
+        out.add("cgroup " + mine);
+      }
+    }
+    for (String id : sandboxIds) {
+      Path shim = Path.of("/run/containerd/s", shimSocketName(id));
+      if (Files.exists(shim)) {
+        out.add("shim socket " + shim + " of sandbox " + id);
+      }
+    }
+    return out;
+  }
+
+  /** containerd 1.6 names a shim's socket by sha256(containerd's socket path / namespace / id). */
+  private String shimSocketName(String id) throws Exception {
+    byte[] d = MessageDigest.getInstance("SHA-256")
+        .digest((socket + "/k8s.io/" + id).getBytes(StandardCharsets.UTF_8));
+    return HexFormat.of().formatHex(d);
+  }
+
+  private List<String> removeCgroups() {
+    List<String> failures = new ArrayList<>();
+    for (Path root : cgroupMounts()) {
+      Path mine = root.resolve(cgroupRoot().substring(1));
+      if (!Files.isDirectory(mine)) {
+        continue;
+      }
+      try (Stream<Path> s = Files.walk(mine)) {
+        for (Path d : s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(d); // rmdir: only an empty cgroup goes
+        }
+      } catch (IOException e) {
+        failures.add("remove cgroup " + mine + ": " + e);
+      }
+    }
+    return failures;
+  }
+
+  /** Mount points of cgroup (v1) and cgroup2 hierarchies. */
+  private static List<Path> cgroupMounts() {
+    List<Path> out = new ArrayList<>();
+    for (String[] f : mountinfo()) {
+      int dash = List.of(f).indexOf("-");
+      if (dash > 0 && dash + 1 < f.length && (f[dash + 1].equals("cgroup") || f[dash + 1].equals("cgroup2"))) {
+        out.add(Path.of(unescape(f[4])));
+      }
+    }
+    return out;
+  }
+
+  private static List<String> mountsUnder(Path dir) {
+    List<String> out = new ArrayList<>();
+    for (String[] f : mountinfo()) {
+      String mp = unescape(f[4]);
+      if (mp.startsWith(dir + "/") || mp.equals(dir.toString())) {
+        out.add(mp);
+      }
+    }
+    out.sort(Comparator.reverseOrder());
+    return out;
+  }
+
+  private static List<String[]> mountinfo() {
+    try {
+      return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().map(l -> l.split(" ")).toList();
+    } catch (IOException e) {
+      throw new IllegalStateException("read /proc/self/mountinfo: " + e, e);
+    }
+  }
+
+  private static String unescape(String s) {
+    return s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\");
+  }
+
+  private static boolean isPause(long pid) {
+    return cmdline(pid).startsWith("/bin/busybox sleep 2147483647");
+  }
+
+  private static String cmdline(long pid) {
+    try {
+      return new String(Files.readAllBytes(Path.of("/proc/" + pid + "/cmdline")), StandardCharsets.UTF_8)
+          .replace('\0', ' ').strip();
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  void ctr(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("ctr", "--address", socket.toString(), "--namespace", "k8s.io"));
+    cmd.addAll(List.of(args));
+    exec(cmd);
+  }
+
+  static String exec(List<String> cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException("run `" + String.join(" ", cmd) + "`: no exit within 60 s");
+    }
+    if (p.exitValue() != 0) {
+      throw new IOException("run `" + String.join(" ", cmd) + "`: exit " + p.exitValue() + ": " + out.strip());
+    }
+    return out;
+  }
+
+  /** Every pod still running. */
+  public synchronized List<Pod> pods() {
+    return List.copyOf(pods.values());
+  }
+}
