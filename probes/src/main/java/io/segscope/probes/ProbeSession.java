@@ -153,7 +153,12 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
           }
           cflags.addAll(TracepointFormat.cflags(tracefs, events));
         }
+        long t0 = System.nanoTime();
+        LOG.log(System.Logger.Level.INFO, "compiling the probe programs (" + plan.modeLabels() + ", tracepoints as " + plan.tracepointAttach().label() + ")");
         CompiledObject compiled = options.compiler().compile("segscope", text, cflags);
+        long t1 = System.nanoTime();
+        LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
+            "compiled %d programs in %.1f s", compiled.programs().size(), (t1 - t0) / 1e9));
         LoadedObject object;
         try {
           object = LoadedObject.create(compiled, abi);
@@ -176,6 +181,9 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
           }
         }
         if (failed == null) {
+          LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
+              "loaded %d programs and attached %d in %.1f s", specs.size(), attached.size(),
+              (System.nanoTime() - t1) / 1e9));
           return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs);
         }
         attached.values().forEach(Attachment::detach);
