@@ -242,7 +242,11 @@ class ContainerdPodsIT {
             + d.path("workload").path("pod").asText()));
         assertThat(podsInvolved).contains(receiver.hostVeth() + ":receiver", "eth0:sender");
         assertThat(rec.path("commands").get(0).asText()).as("the fix, in the sender pod's namespace")
-            .isEqualTo("nsenter --net=" + sender.netnsPath() + " ip link set dev eth0 gso_max_size 16384");
+            .isEqualTo("nsenter --net=" + sender.netnsPath() + " -- ip link set dev eth0 gso_max_size 16384");
+        List<String> argv = new ArrayList<>();
+        rec.path("argv").get(0).forEach(a -> argv.add(a.asText()));
+        assertThat(argv).containsExactly("nsenter", "--net=" + sender.netnsPath(), "--", "ip", "link", "set", "dev",
+            "eth0", "gso_max_size", "16384");
 
         // the workload panels, with the pod selector on the receiver, show the receiver's cost
         checkWorkloadPanels(prom, instance);

@@ -208,7 +208,7 @@ class FreshCloneIT {
       assertThat(run.exitCode()).as("./segscope run after SIGTERM: %s", run).isZero();
       assertOwnWordsOnly("run", run);
       assertThat(run.stderr()).as("run's start log names the plan and the endpoints")
-          .contains("probe plan: gso_tx: ").contains("serving /metrics");
+          .contains("probe plan: gso_tx: ").contains("serving GET /metrics");
     } finally {
       Files.deleteIfExists(out);
       Files.deleteIfExists(err);

@@ -55,6 +55,12 @@ public final class TelemetryService {
   private final Clock clock;
   private final VanishedDevices vanished = new VanishedDevices(Duration.ofSeconds(15), Duration.ofMinutes(10));
   private final Map<DeviceKey, Long> lastSwSkbs = new java.util.HashMap<>();
+  /**
+   * How long the on-demand timing program stays attached after the last read that saw software
+   * segmentation grow: bursty traffic does not attach and detach it every interval.
+   */
+  static final java.time.Duration SEGMENTATION_LINGER = java.time.Duration.ofSeconds(30);
+  private java.time.Instant lastSegmentationGrowth;
   private final AtomicReference<TelemetrySnapshot> latest;
   private final AtomicReference<ProbeReading> lastReading = new AtomicReference<>();
   private final Timer readTimer;
@@ -132,7 +138,7 @@ public final class TelemetryService {
       }
       try {
         probes.setGenericXdpPresent(genericXdpPresent(all));
-        probes.setSegmentationSeen(segmentationGrew(reading));
+        probes.setSegmentationSeen(segmentationRecent(reading));
       } catch (ProbeException | RuntimeException e) {
         LOG.log(Level.WARNING, "attach on-demand probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
       }
@@ -187,6 +193,15 @@ public final class TelemetryService {
   }
 
   /** Whether any device segmented in software since the previous read. */
+  /** Whether software segmentation grew on this read or within {@link #SEGMENTATION_LINGER} before it. */
+  private boolean segmentationRecent(ProbeReading reading) {
+    java.time.Instant now = clock.instant();
+    if (segmentationGrew(reading)) {
+      lastSegmentationGrowth = now;
+    }
+    return lastSegmentationGrowth != null && now.isBefore(lastSegmentationGrowth.plus(SEGMENTATION_LINGER));
+  }
+
   private boolean segmentationGrew(ProbeReading reading) {
     boolean grew = false;
     Map<DeviceKey, Long> now = new java.util.HashMap<>();
