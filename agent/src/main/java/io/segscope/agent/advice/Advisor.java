@@ -68,7 +68,7 @@ public final class Advisor {
     }
     Collection<DeviceCost> costs = CostModel.window(from, snapshot).values();
     lastCosts = costs;
-    List<Finding> findings = recommender.evaluate(costs, new AdviceContext(inventory, thresholds, xdpFragsCopy));
+    List<Finding> findings = recommender.evaluate(costs, AdviceContext.of(inventory, thresholds, xdpFragsCopy, costs));
     List<RecommendationTracker.Change> changes = new java.util.ArrayList<>(tracker.update(now, findings));
     // a recommendation about a device that no longer exists closes now, not after --advice-close-after
     // (an empty inventory is a failed read, not every device gone)

@@ -116,7 +116,7 @@ public final class ReportCommand implements Callable<Integer> {
       }
       Collection<DeviceCost> costs = CostModel.window(first, last).values();
       List<Finding> findings = new Recommender().evaluate(costs,
-          new AdviceContext(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy()));
+          AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), costs));
       io.segscope.agent.workload.Workloads workloads;
       var d = io.segscope.agent.workload.WorkloadResolver.Config.defaults();
       try (var resolver = new io.segscope.agent.workload.WorkloadResolver(

@@ -1,7 +1,10 @@
 package io.segscope.agent.cost;
 
+import io.segscope.agent.inventory.DeviceKey;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
 import java.util.Map;
 
@@ -18,6 +21,8 @@ public record DeviceCost(
     double swBytesPerSec,
     double offloadedSkbsPerSec,
     Map<GsoCause, Double> causesPerSec,
+    Map<GsoSite, Double> sitesPerSec,
+    Map<GsoType, Double> typesPerSec,
     NativeHistogram swDuration,
     NativeHistogram segmentsPerSkb,
     CpuEstimate gsoCpu,
@@ -30,6 +35,28 @@ public record DeviceCost(
 
   public DeviceCost {
     causesPerSec = Map.copyOf(causesPerSec);
+    sitesPerSec = Map.copyOf(sitesPerSec);
+    typesPerSec = Map.copyOf(typesPerSec);
+  }
+
+  /** The device's identity. */
+  public DeviceKey key() {
+    return new DeviceKey(device.netns(), device.ifindex());
+  }
+
+  /** GSO super-packets per second that reached the device's transmit path: segmented or handed on intact. */
+  public double gsoSkbsPerSec() {
+    return swSkbsPerSec + offloadedSkbsPerSec;
+  }
+
+  /** Share of software segmentations of this GSO type, 0..1. */
+  public double typeShare(GsoType t) {
+    return swSkbsPerSec > 0 ? Math.min(1.0, typesPerSec.getOrDefault(t, 0.0) / swSkbsPerSec) : 0;
+  }
+
+  /** Share of software segmentations at this call site, 0..1. */
+  public double siteShare(GsoSite site) {
+    return swSkbsPerSec > 0 ? Math.min(1.0, sitesPerSec.getOrDefault(site, 0.0) / swSkbsPerSec) : 0;
   }
 
   public double causePerSec(GsoCause c) {

@@ -1,6 +1,5 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.advice.DeviceName;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.Chain;
@@ -149,7 +148,7 @@ final class ApiJson {
             f.subject().ifindex()).workload()));
         JsonArray ds = o.getJsonArray("devices");
         for (int i = 0; i < ds.size() && i < f.devices().size(); i++) {
-          DeviceName d = f.devices().get(i);
+          io.segscope.exporters.model.DeviceRef d = f.devices().get(i);
           ds.getJsonObject(i).put("workload", workload(served.served(d.netns(), d.ifindex()).workload()));
         }
       }
@@ -185,7 +184,7 @@ final class ApiJson {
         .put("opened_at", r.openedAt().toString());
   }
 
-  private static JsonObject name(DeviceName d) {
+  private static JsonObject name(io.segscope.exporters.model.DeviceRef d) {
     return new JsonObject().put("netns", d.netns()).put("netns_name", d.netnsName()).put("device", d.device());
   }
 

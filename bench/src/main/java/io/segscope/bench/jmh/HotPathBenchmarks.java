@@ -141,7 +141,7 @@ public class HotPathBenchmarks {
   /** CostModel.window over two snapshots + Recommender.evaluate with the inventory. */
   @Benchmark
   public List<Finding> advise() {
-    Map<CostModel.Key, DeviceCost> costs = CostModel.window(earlier, later);
+    Map<io.segscope.agent.inventory.DeviceKey, DeviceCost> costs = CostModel.window(earlier, later);
     Collection<DeviceCost> values = costs.values();
     return recommender.evaluate(values, context);
   }
