@@ -70,27 +70,34 @@ public final class GsoSizeMismatchRule implements Rule {
     List<DeviceRef> devices = new ArrayList<>(List.of(AdviceContext.ref(d)));
     List<Map<String, Object>> compared = new ArrayList<>();
     boolean routed = false;
+    boolean ipv4Keyword = false;
     for (DeviceGraph.Source src : ctx.localSources(d, MAX_SOURCES)) {
       Device u = src.device();
       Optional<Netns> ns = ctx.netns(u.netns());
       if (ns.isEmpty()) {
         continue;
       }
-      List<String> sets = new ArrayList<>();
+      List<List<String>> sets = new ArrayList<>();
       if (sizeShare > 0) {
         sets.addAll(sizeSettings(dl, Limits.of(u.link()), u.link(), v4, v6));
       }
       if (segsShare > 0 && dl.segs.isPresent() && u.link().gsoMaxSegs().orElse(0) > dl.segs.getAsLong()) {
         long m = dl.segs.getAsLong();
         if (m >= 1 && m <= Math.min(65535, u.link().tsoMaxSegs().orElse(65535))) {
-          sets.addAll(List.of("gso_max_segs", Long.toString(m)));
+          if (sets.isEmpty()) {
+            sets.add(new ArrayList<>());
+          }
+          sets.get(0).addAll(List.of("gso_max_segs", Long.toString(m)));
         }
       }
       if (sets.isEmpty()) {
         continue;
       }
+      ipv4Keyword |= sets.stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
       routed |= src.relation() == Relation.ROUTE || pathIsRouted(ctx, d, src);
-      commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), sets));
+      for (List<String> set : sets) {
+        commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), set));
+      }
       devices.add(AdviceContext.ref(u));
       Map<String, Object> c = new LinkedHashMap<>();
       c.put("device", AdviceContext.label(u));
@@ -129,7 +136,8 @@ public final class GsoSizeMismatchRule implements Rule {
         confidence,
         "TCP on those devices builds smaller super-packets: more per-packet work in the stack above them, "
             + "less than segmenting in software; traffic from those devices to other destinations gets the "
-            + "same smaller limit"));
+            + "same smaller limit" + (ipv4Keyword ? "; the gso_ipv4_max_size keyword needs iproute2 6.3 or later "
+                + "(older ip refuses it)" : "")));
   }
 
   private static boolean pathIsRouted(AdviceContext ctx, Device d, DeviceGraph.Source src) {
@@ -154,44 +162,57 @@ public final class GsoSizeMismatchRule implements Rule {
   }
 
   /**
-   * The {@code ip link set} settings that bring source {@code u} down to D's size limit for the
-   * families seen, or none when u's limits already fit or the kernel would refuse the value
-   * (below MAX_TCP_HEADER + 1, above u's tso_max_size).
+   * The {@code ip link set} commands (each a list of settings) that bring source {@code u} down to
+   * D's size limit for the families seen, or none when u's limits already fit or the kernel would
+   * refuse the value (below MAX_TCP_HEADER + 1, above u's tso_max_size).
+   *
+   * <p>iproute2 before 6.3 (Debian 12's 6.1) does not know {@code gso_ipv4_max_size}, so an IPv4
+   * limit at or below 64 KiB is set through the kernel's rule instead: {@code gso_max_size N} sets
+   * both limits to N, and a second {@code gso_max_size G} above 64 KiB raises only the IPv6 one back.
+   * The keyword is used only for an IPv4 limit above 64 KiB, which nothing else can set.
    */
-  static List<String> sizeSettings(Limits dl, Limits ul, Link u, boolean v4, boolean v6) {
-    List<String> sets = new ArrayList<>();
+  static List<List<String>> sizeSettings(Limits dl, Limits ul, Link u, boolean v4, boolean v6) {
+    List<List<String>> out = new ArrayList<>();
     if (dl.size.isEmpty() || ul.size.isEmpty()) {
-      return sets;
+      return out;
     }
     long dSize = dl.size.getAsLong();
     long uSize = ul.size.getAsLong();
-    boolean sizeSet = false;
     if (!dl.differ()) {
       // one limit for both families: gso_max_size (which, at or below 64 KiB, sets the IPv4 one too)
       boolean over = uSize > dSize || (v4 && ul.v4() > dSize);
       if (over && accepted(dSize, u)) {
-        sets.addAll(List.of("gso_max_size", Long.toString(dSize)));
-        sizeSet = true;
+        List<String> set = new ArrayList<>(List.of("gso_max_size", Long.toString(dSize)));
+        if (dSize > LEGACY_MAX && v4 && ul.ipv4.isPresent() && ul.v4() > dSize) {
+          set.addAll(List.of("gso_ipv4_max_size", Long.toString(dSize)));
+        }
+        out.add(set);
       }
-      if (sizeSet && dSize > LEGACY_MAX && v4 && ul.ipv4.isPresent() && ul.v4() > dSize) {
-        sets.addAll(List.of("gso_ipv4_max_size", Long.toString(dSize)));
-      }
-      return sets;
+      return out;
     }
-    if (v6 && uSize > dSize && accepted(dSize, u)) {
-      sets.addAll(List.of("gso_max_size", Long.toString(dSize)));
-      sizeSet = true;
-    }
+    // BIG TCP: D's IPv4 and IPv6 limits differ
+    long uSizeTarget = v6 && uSize > dSize ? dSize : uSize;
     long dV4 = dl.v4();
-    long uV4After = sizeSet && dSize <= LEGACY_MAX ? dSize : ul.v4();
-    if (v4 && uV4After > dV4 && accepted(dV4, u)) {
-      if (ul.ipv4.isPresent()) {
-        sets.addAll(List.of("gso_ipv4_max_size", Long.toString(dV4)));
-      } else if (!sizeSet) {
-        sets.addAll(List.of("gso_max_size", Long.toString(dV4))); // a kernel without a separate IPv4 limit
+    long v4After = uSizeTarget != uSize && uSizeTarget <= LEGACY_MAX ? uSizeTarget : ul.v4();
+    boolean v4Over = v4 && v4After > dV4;
+    if (v4Over && accepted(dV4, u)) {
+      if (dV4 > LEGACY_MAX) {
+        List<String> set = new ArrayList<>();
+        if (uSizeTarget != uSize && accepted(uSizeTarget, u)) {
+          set.addAll(List.of("gso_max_size", Long.toString(uSizeTarget)));
+        }
+        set.addAll(List.of("gso_ipv4_max_size", Long.toString(dV4)));
+        out.add(set);
+      } else if (uSizeTarget > LEGACY_MAX) {
+        out.add(List.of("gso_max_size", Long.toString(dV4)));         // both limits to D's IPv4 one
+        out.add(List.of("gso_max_size", Long.toString(uSizeTarget))); // IPv6 back up; IPv4 stays
+      } else {
+        out.add(List.of("gso_max_size", Long.toString(Math.min(dV4, uSizeTarget))));
       }
+    } else if (uSizeTarget != uSize && accepted(uSizeTarget, u)) {
+      out.add(List.of("gso_max_size", Long.toString(uSizeTarget)));
     }
-    return sets;
+    return out;
   }
 
   private static boolean accepted(long n, Link u) {

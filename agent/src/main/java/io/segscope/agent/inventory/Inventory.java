@@ -144,6 +144,24 @@ public final class Inventory {
         && d.link().master().isPresent() && d.link().master().getAsInt() == master.ifindex()).toList();
   }
 
+  /** Every namespace's routing that was read, by namespace inode. */
+  public Map<Long, Routing> routing() {
+    return routing;
+  }
+
+  /** Every namespace's qdiscs, by namespace inode. */
+  public Map<Long, List<Qdisc>> qdiscs() {
+    return qdiscs;
+  }
+
+  /** This snapshot with its devices replaced (namespaces, nsids, routing and qdiscs kept). */
+  public Inventory withDevices(List<Device> replacement) {
+    Map<Long, Map<Integer, Long>> n = new HashMap<>();
+    namespaces.forEach(x -> n.put(x.inode(), nsids(x.inode())));
+    nsids.forEach(n::putIfAbsent);
+    return new Inventory(namespaces, replacement, n, routing, qdiscs, readAt);
+  }
+
   /** A namespace's routing, {@link Routing#UNREAD} when it was not read. */
   public Routing routing(long netns) {
     return routing.getOrDefault(netns, Routing.UNREAD);
