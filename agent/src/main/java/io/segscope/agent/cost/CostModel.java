@@ -63,7 +63,7 @@ public final class CostModel {
       XdpDeviceStats x1) {
     var device = g1 != null ? g1.device() : x1.device();
     String gsoMode = g1 != null ? g1.mode() : "";
-    double swSkbs = 0, swSegs = 0, swBytes = 0, off = 0;
+    double swSkbs = 0, swSegs = 0, swBytes = 0, off = 0, queuedBytes = 0;
     Map<GsoCause, Double> causes = new EnumMap<>(GsoCause.class);
     Map<GsoSite, Double> sites = new EnumMap<>(GsoSite.class);
     Map<GsoType, Double> types = new EnumMap<>(GsoType.class);
@@ -78,6 +78,7 @@ public final class CostModel {
       swSegs = g1.swSegments() - (base == null ? 0 : base.swSegments());
       swBytes = g1.swBytes() - (base == null ? 0 : base.swBytes());
       off = g1.offloadedSkbs() - (base == null ? 0 : base.offloadedSkbs());
+      queuedBytes = Math.max(0, g1.queuedBytes() - (base == null ? 0 : base.queuedBytes()));
       for (GsoCause c : GsoCause.values()) {
         causes.put(c, (g1.cause(c) - (base == null ? 0 : base.cause(c))) / s);
       }
@@ -113,7 +114,12 @@ public final class CostModel {
         xdpCpu = cpu(copied, copyNanos, s, "generic-XDP copies", "timed from do_xdp_generic to the program run");
       }
     }
-    return new DeviceCost(device, gsoMode, s, swSkbs / s, swSegs / s, swBytes / s, off / s, causes, sites, types, dur, segs,
+    // super-packets segmented before the queue (IP output, UDP receive) never reach net_dev_queue whole
+    double beforeQueue = swSkbs > 0 ? (sites.getOrDefault(GsoSite.IP_OUTPUT_MTU, 0.0)
+        + sites.getOrDefault(GsoSite.UDP_RX, 0.0)) * s / swSkbs : 0;
+    double traffic = (queuedBytes + swBytes * Math.min(1, beforeQueue)) / s;
+    return new DeviceCost(device, gsoMode, s, swSkbs / s, swSegs / s, swBytes / s, off / s, traffic, causes, sites,
+        types, dur, segs,
         gsoCpu, xdpMode, copied / s, passed / s, copiedBytes / s, copyNanos, xdpCpu);
   }
 

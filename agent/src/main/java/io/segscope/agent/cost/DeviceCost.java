@@ -11,6 +11,10 @@ import java.util.Map;
 /**
  * What segmentation and generic-XDP copies cost one device over one window: rates per second, CPU,
  * and the window's own histograms (deltas, not totals; durations in seconds).
+ *
+ * <p>{@code gsoTrafficBytesPerSec} is the device's GSO traffic: the bytes of the super-packets queued
+ * on it plus those segmented before the queue (at IP output or UDP receive), whether segmented or not
+ * (what the verified savings compare).
  */
 public record DeviceCost(
     DeviceRef device,
@@ -20,6 +24,7 @@ public record DeviceCost(
     double swSegmentsPerSec,
     double swBytesPerSec,
     double offloadedSkbsPerSec,
+    double gsoTrafficBytesPerSec,
     Map<GsoCause, Double> causesPerSec,
     Map<GsoSite, Double> sitesPerSec,
     Map<GsoType, Double> typesPerSec,
