@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The DESIGN.md §7 scenarios S1, S2, S3 and their healthy controls against ONE running agent jar, read
+ * The lab scenarios (docs/lab.md) S1, S2, S3 and their healthy controls against ONE running agent jar, read
  * back through /metrics: software GSO on the right device with the right cause, generic-XDP copies
  * counted (and timed where the mode can), nothing in the controls, and every series labelled with the
  * mode the agent was asked for. Subclasses say which mode: {@link TracepointScenariosIT} on the host,
