@@ -277,6 +277,9 @@ abstract class ScenarioSuite {
           .as("S3 healthy: generic XDP on %s", d.getKey()).isZero();
     }
     assertThat(t.sent().sentBytes()).as("traffic flowed").isPositive();
+    // the agent was measuring all along: the same traffic's super-packets went intact through the sender
+    assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s3h.device("sender"))))
+        .as("S3 healthy: intact super-packets on the sender").isGreaterThan(100);
     assertNoAdvice(lab);
   }
 
