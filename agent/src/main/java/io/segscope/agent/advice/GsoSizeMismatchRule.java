@@ -22,7 +22,7 @@ import java.util.OptionalLong;
  * {@code gso_max_segs}), while the devices where those super-packets were sized advertise larger
  * limits. The devices are D's sources in the one device graph ({@link DeviceGraph#sources}): across
  * veth pairs, bridges, stacked devices, bond masters and router namespaces. Setting their limits to
- * D's makes TCP build super-packets D can take intact (~3x less sender CPU in the original report).
+ * D's makes TCP build super-packets D can take intact (docs/kernel.md: ~3x less sender CPU in the original report).
  *
  * <p>A bond (like a bridge) takes the minimum of its ports' {@code tso_max_size}, not of their
  * {@code gso_max_size}: a port whose gso_max_size was lowered receives larger super-packets from the

@@ -16,8 +16,8 @@ import java.util.Optional;
  * segmentation offload the super-packets need, and D lets the user turn it on (the feature is not
  * "[fixed]"). The GSO types seen choose the feature: TCP (tcp4, tcp6) needs TSO, UDP GSO
  * ({@code UDP_SEGMENT} senders, QUIC: udp_l4) needs {@code tx-udp-segmentation}; tunnel types are
- * {@link TunnelOffloadRule}'s. Typical after {@code ethtool -K D tso off} under a macvlan (5507 →
- * 1204 Mbit/s in the original report). Turning TSO on also needs scatter-gather and a TX checksum
+ * {@link TunnelOffloadRule}'s. Typical after {@code ethtool -K D tso off} under a macvlan (docs/kernel.md:
+ * 5507 → 1204 Mbit/s in the original report). Turning TSO on also needs scatter-gather and a TX checksum
  * offload (netdev_fix_features drops TSO without them): the command includes whichever is off.
  *
  * <p>No advice when the missing feature is fixed off (the driver cannot do it; the chain has to
