@@ -101,7 +101,7 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
   }
 
   /** A device as a person finds it: {@code NETNS_NAME/DEVICE}, or {@code netns:INODE/DEVICE} when unnamed. */
-  static String label(DeviceRef d) {
+  public static String label(DeviceRef d) {
     return (d.netnsName().isEmpty() ? "netns:" + d.netns() : d.netnsName()) + "/" + d.device();
   }
 

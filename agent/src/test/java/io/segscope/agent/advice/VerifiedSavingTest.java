@@ -125,6 +125,32 @@ class VerifiedSavingTest {
   }
 
   @Test
+  void theReportShowsTheVerdictsAndTheAcceptedIntent() throws Exception {
+    AdviceIntent intent = new AdviceIntent(AdviceIntent.fromFlags(List.of("gso_size_mismatch:lab-snd/snd*")));
+    var costs = io.segscope.agent.cost.CostModel.window(at(0, 1), at(10, 1)).values();
+    List<Finding> findings = new Recommender().evaluate(costs, AdviceContext.of(S1, AdviceContext.Thresholds.DEFAULT,
+        true, costs));
+    List<SavingCheck.Verification> verified = new java.util.ArrayList<>(run(1.0, intent).advisor().verified());
+    verified.addAll(run(0.2, AdviceIntent.NONE).advisor().verified());
+    verified.addAll(run(0.0, AdviceIntent.NONE).advisor().verified());
+    String report = io.segscope.agent.report.ReportRenderer.render(new io.segscope.agent.report.ReportRenderer.Input(
+        "6.18", "tracepoint", "tracepoint", 10, costs, S1, findings, io.segscope.agent.workload.Workloads.none(), intent,
+        verified));
+    assertThat(report)
+        .contains("  accepted (measured, not advised): gso_size_mismatch:lab-snd/snd* (--advice-accept "
+            + "gso_size_mismatch:lab-snd/snd*)\n")
+        .contains("Verified savings (recommendations whose evidence stopped during the report):\n")
+        .containsPattern("gso_size_mismatch \\(gso_size_mismatch-[0-9a-f]{12}\\) on lab-sw/up0: software-segmented/s "
+            + "10689 -> 0; verified saving 0\\.0855 cores \\(traffic after/before 1\\.00\\)\n")
+        .contains("-> 0; not verified: the traffic changed too much to compare (after/before 0.20, comparable is "
+            + "0.25..4)\n")
+        .contains("; not verified: no traffic through the device after the evidence stopped\n");
+    assertThat(io.segscope.agent.report.ReportRenderer.render(new io.segscope.agent.report.ReportRenderer.Input(
+        "6.18", "tracepoint", "tracepoint", 10, costs, S1, findings))).doesNotContain("accepted").doesNotContain(
+        "Verified savings");
+  }
+
+  @Test
   void verdictsAtTheEdgesOfTheBand() {
     Recommendation rec = run(1.0, AdviceIntent.NONE).openAt().get(40 / 5).get(0);
     SavingCheck.Measure before = new SavingCheck.Measure(Costs.T0, Costs.T0, 100, 0.5, "measured", 1e6);

@@ -107,14 +107,16 @@ class ConvertersTest {
     };
     java.io.PrintStream saved = System.err;
     try {
-      for (String[] c : cases) {
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
-        int code = SegscopeCommand.commandLine().execute("run", c[1], c[2]);
-        String text = err.toString(java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(code).as("exit code of %s %s", c[1], c[2]).isEqualTo(2);
-        assertThat(text).as("message of %s %s", c[1], c[2]).startsWith("segscope run: ").contains(c[0])
-            .doesNotContain("Exception").doesNotContain("\tat ");
+      for (String command : new String[] {"run", "report"}) {
+        for (String[] c : cases) {
+          java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+          System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+          int code = SegscopeCommand.commandLine().execute(command, c[1], c[2]);
+          String text = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+          assertThat(code).as("exit code of %s %s %s", command, c[1], c[2]).isEqualTo(2);
+          assertThat(text).as("message of %s %s %s", command, c[1], c[2]).startsWith("segscope " + command + ": ")
+              .contains(c[0]).doesNotContain("Exception").doesNotContain("\tat ");
+        }
       }
     } finally {
       System.setErr(saved);
