@@ -133,7 +133,15 @@ public final class Advisor {
         continue;
       }
       Baseline b = baselines.remove(r.id());
-      Optional<SavingCheck.Measure> a = Optional.ofNullable(afters.remove(r.id()));
+      SavingCheck.Measure best = afters.remove(r.id());
+      // the window that closes it counts too (with --advice-close-after <= --advice-window it is the only one)
+      if (!from.takenAt().isBefore(r.lastSeen())) {
+        SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now);
+        if (best == null || m.traffic() > best.traffic()) {
+          best = m;
+        }
+      }
+      Optional<SavingCheck.Measure> a = Optional.ofNullable(best);
       String outcome = "";
       if (b != null) {
         SavingCheck.Verification v = SavingCheck.verify(r, now, b.before(), a);

@@ -115,7 +115,7 @@ public final class ReportCommand implements Callable<Integer> {
       long start = System.nanoTime();
       // a short-windowed advisor over the per-second reads: a fix applied during the report is verified
       Duration w = Duration.ofSeconds(Math.max(2, Math.min(30, total / 6)));
-      io.segscope.agent.advice.Advisor advisor = new io.segscope.agent.advice.Advisor(w, w, w,
+      io.segscope.agent.advice.Advisor advisor = new io.segscope.agent.advice.Advisor(w, w, w.multipliedBy(2),
           AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), intent);
       advisor.update(first, inv0);
       for (long s = 1; s <= total; s++) {

@@ -43,7 +43,11 @@ class VerifiedSavingTest {
   private record Run(List<List<Recommendation>> openAt, Advisor advisor) {}
 
   private static Run run(double after, AdviceIntent intent) {
-    Advisor a = new Advisor(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(20),
+    return run(after, intent, Duration.ofSeconds(20));
+  }
+
+  private static Run run(double after, AdviceIntent intent, Duration closeAfter) {
+    Advisor a = new Advisor(Duration.ofSeconds(10), Duration.ofSeconds(10), closeAfter,
         AdviceContext.Thresholds.DEFAULT, true, intent);
     List<List<Recommendation>> open = new java.util.ArrayList<>();
     for (int t = 0; t <= 120; t += 5) {
@@ -73,6 +77,17 @@ class VerifiedSavingTest {
       assertThat(after.get().from()).isAfterOrEqualTo(Costs.T0.plusSeconds(60));
       assertThat(after.get().softwarePerSec()).isZero();
       assertThat(v.trafficRatio()).isCloseTo(1.0, within(1e-6));
+      assertThat(v.savingCores()).isCloseTo(CORES, within(1e-4));
+    });
+  }
+
+  @Test
+  void aCloseAfterNoLongerThanTheWindowStillComparesTheWindowThatClosesIt() {
+    // close-after = window: the first window wholly after the evidence is the one that closes it
+    Run r = run(1.0, AdviceIntent.NONE, Duration.ofSeconds(10));
+    assertThat(r.advisor().verified()).singleElement().satisfies(v -> {
+      assertThat(v.verdict()).isEqualTo("verified");
+      assertThat(v.after().orElseThrow().from()).isAfterOrEqualTo(Costs.T0.plusSeconds(60));
       assertThat(v.savingCores()).isCloseTo(CORES, within(1e-4));
     });
   }
