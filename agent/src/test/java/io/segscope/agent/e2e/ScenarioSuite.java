@@ -43,13 +43,25 @@ abstract class ScenarioSuite {
   /** How long the agent may take to attach (compile under emulation is slow). */
   abstract Duration readyTimeout();
 
+  /** The agent every test of the suite reads. */
+  AgentProcess agent() {
+    return agent;
+  }
+
   private boolean timesXdpCopies() {
     return !mode().equals("tracepoint");
   }
 
+  /** Runs right before the agent starts: a test that needs kernel state from before it sets it up here. */
+  void beforeAgentStarts() throws Exception {}
+
+  /** Runs after the agent stopped (also when it failed to start): undoes {@link #beforeAgentStarts}. */
+  void afterAgentStopped() throws Exception {}
+
   @BeforeAll
   void startAgent() throws Exception {
     Prerequisites.requireLab();
+    beforeAgentStarts();
     // short advice windows so a 3 s scenario can open its recommendation (defaults: 30 s / 30 s / 2 m)
     agent = AgentProcess.start("--interval", "1s", "--probe-mode", mode(), "--advice-window", "3s",
         "--advice-open-after", "2s", "--advice-close-after", "60s");
@@ -58,14 +70,18 @@ abstract class ScenarioSuite {
 
   @AfterAll
   void stopAgent() throws Exception {
-    if (agent == null) {
-      return;
-    }
     try {
-      int exit = agent.stop();
-      assertThat(exit).as("agent exit code after SIGTERM; log:\n%s", agent.log()).isZero();
+      if (agent == null) {
+        return;
+      }
+      try {
+        int exit = agent.stop();
+        assertThat(exit).as("agent exit code after SIGTERM; log:\n%s", agent.log()).isZero();
+      } finally {
+        agent.close();
+      }
     } finally {
-      agent.close();
+      afterAgentStopped();
     }
   }
 
