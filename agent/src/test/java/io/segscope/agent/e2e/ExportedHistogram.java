@@ -78,6 +78,35 @@ record ExportedHistogram(int schema, double zeroThreshold, long zeroCount, Navig
         h.getSampleCount(), h.getSampleSum());
   }
 
+  /**
+   * What was observed between {@code earlier} and this scrape of the same series (null: the series
+   * did not exist yet): every native and classic count minus the earlier one. Fails if a count went
+   * down (the series was reset) or the layout changed.
+   */
+  ExportedHistogram since(ExportedHistogram earlier) {
+    if (earlier == null) {
+      return this;
+    }
+    if (earlier.schema != schema || earlier.zeroThreshold != zeroThreshold
+        || !java.util.Arrays.equals(earlier.classicUpper, classicUpper)) {
+      throw new AssertionError("histogram layout changed between two scrapes of one series");
+    }
+    TreeMap<Integer, Long> delta = new TreeMap<>();
+    buckets.forEach((i, n) -> delta.put(i, n - earlier.buckets.getOrDefault(i, 0L)));
+    earlier.buckets.keySet().forEach(i -> delta.putIfAbsent(i, -earlier.buckets.get(i)));
+    long[] cumulative = new long[classicCumulative.length];
+    for (int i = 0; i < cumulative.length; i++) {
+      cumulative[i] = classicCumulative[i] - earlier.classicCumulative[i];
+    }
+    if (delta.values().stream().anyMatch(n -> n < 0) || zeroCount < earlier.zeroCount || count < earlier.count
+        || java.util.Arrays.stream(cumulative).anyMatch(n -> n < 0)) {
+      throw new AssertionError("histogram counts went down between two scrapes of one series");
+    }
+    delta.values().removeIf(n -> n == 0);
+    return new ExportedHistogram(schema, zeroThreshold, zeroCount - earlier.zeroCount, delta, classicUpper,
+        cumulative, count - earlier.count, sum - earlier.sum);
+  }
+
   /** The upper bound of native bucket {@code index}. */
   double upperBound(int index) {
     return Math.pow(2, index * Math.pow(2, -schema));
