@@ -73,7 +73,11 @@ class DashboardQueriesIT {
         try {
           awaitLabSeries(prom, instance, uplink, xdpDevice);
           awaitLabSeries(nativeProm, instance, uplink, xdpDevice);
-          Thread.sleep(5000); // a few more scrapes, so every rate window holds several samples
+          // every rate window holds several samples: each Prometheus has scraped the lab series 5 times
+          for (PrometheusServer p : List.of(prom, nativeProm)) {
+            p.awaitNonEmpty("count_over_time(segscope_gso_sw_skbs_total{" + sel(instance, uplink) + "}[1m]) >= 5",
+                Duration.ofSeconds(40));
+          }
           checkEveryDashboardQuery(prom, "classic histograms", instance, uplink, xdpDevice);
           checkEveryDashboardQuery(nativeProm, "native histograms", instance, uplink, xdpDevice);
           checkNativeOnly(nativeProm, instance, uplink);

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the kernel did, counted by a bpftrace program that shares no code, map or logic with segscope
- * (written from the kernel source, kernel-facts style, not from segscope's programs):
+ * (written from the kernel source as docs/kernel.md describes it, not from segscope's programs):
  *
  * <ul>
  *   <li>software GSO: every skb freed by {@code consume_skb} at a {@code validate_xmit_skb*} call site
@@ -207,6 +207,16 @@ final class KernelOracle implements AutoCloseable {
     } catch (IOException e) {
       return "(no stderr: " + e.getMessage() + ")";
     }
+  }
+
+  /** Whether this kernel lets the oracle count software GSO (consume_skb's location field, 6.3+). */
+  static boolean countsGso() {
+    return atLeast(kernelVersion(), 6, 3);
+  }
+
+  /** What a scenario that did not ask for the oracle gets: nothing counted, GSO not countable. */
+  static Counts none() {
+    return new Counts(Map.of(), Map.of(), false);
   }
 
   static int[] kernelVersion() {
