@@ -17,6 +17,7 @@ import java.time.Duration;
  * @param devices which devices are reported (--device-include, --device-exclude, --max-devices)
  * @param criEndpoints which container runtimes' CRI sockets name the pods
  * @param criTimeout the deadline of one CRI call
+ * @param cacheDir where compiled probe programs are kept between starts, empty for no cache
  */
 public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
     io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
@@ -24,12 +25,13 @@ public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration in
     java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
     java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
     io.segscope.agent.telemetry.DeviceSelection.Config devices,
-    io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout) {
+    io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout,
+    java.util.Optional<java.nio.file.Path> cacheDir) {
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public io.segscope.agent.probing.ProbeFactory.Request probeRequest() {
     return new io.segscope.agent.probing.ProbeFactory.Request(probeMode, tracepointAttach,
-        Math.max(4096, devices.maxDevices()));
+        Math.max(4096, devices.maxDevices()), cacheDir);
   }
 
   /** The workload resolver's configuration. */

@@ -8,6 +8,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    StopSignal.install(); // first: a SIGINT/SIGTERM from here on is handled (docs/runbook.md#stopping)
     Logging.configure();
     int code = SegscopeCommand.commandLine().execute(args);
     System.exit(code);
