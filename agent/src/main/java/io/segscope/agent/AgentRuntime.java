@@ -291,7 +291,10 @@ public final class AgentRuntime implements AutoCloseable {
     return s;
   }
 
-  /** segscope_inventory_last_refresh_timestamp_seconds and segscope_inventory_running. */
+  /**
+   * segscope_inventory_last_refresh_timestamp_seconds, segscope_inventory_running and
+   * segscope_inventory_resyncs_total{reason}.
+   */
   static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
     io.micrometer.core.instrument.Gauge.builder("segscope.inventory.last.refresh.timestamp", inventory,
             i -> i.lastRefresh().toEpochMilli() / 1000.0)
@@ -304,6 +307,15 @@ public final class AgentRuntime implements AutoCloseable {
         .description("1 while the thread that follows devices runs, 0 after it died (device names and "
             + "settings then stop changing; see the agent log and /readyz)")
         .register(metrics.meters());
+    for (String reason : DeviceInventory.RESYNC_REASONS) {
+      io.micrometer.core.instrument.FunctionCounter.builder("segscope.inventory.resyncs", inventory,
+              i -> i.resyncs(reason))
+          .tag("reason", reason)
+          .description("Times a namespace's devices were read again in full: reason=overflow when a burst of "
+              + "link changes overflowed its notification socket (ENOBUFS); nothing is lost, the full read "
+              + "repairs it")
+          .register(metrics.meters());
+    }
   }
 
   /**

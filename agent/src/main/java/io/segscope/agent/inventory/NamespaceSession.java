@@ -22,7 +22,6 @@ import java.util.OptionalInt;
  * <p>Open sockets keep their namespace alive; {@link #close()} releases it.
  */
 final class NamespaceSession implements AutoCloseable {
-  private static final int EVENT_BUFFER_BYTES = 4 * 1024 * 1024;
 
   private final Netns netns;
   private final NetlinkSocket rtnl;
@@ -50,7 +49,7 @@ final class NamespaceSession implements AutoCloseable {
       try {
         if (follow) {
           events = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
-          events.subscribe(Rtnl.RTNLGRP_LINK, EVENT_BUFFER_BYTES);
+          events.subscribe(Rtnl.RTNLGRP_LINK, config.eventBufferBytes());
         }
         reader = openFeatures(config, warnings);
         return new NamespaceSession(ns.withCookie(rtnl.netnsCookie()), rtnl, events, reader, warnings);
