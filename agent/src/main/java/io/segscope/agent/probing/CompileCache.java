@@ -113,6 +113,11 @@ public final class CompileCache implements Compiler {
     byte[] key = key(name, text, cflags);
     String hex = HexFormat.of().formatHex(key);
     Path entry = dir.resolve(hex + SUFFIX);
+    if (LOG.isLoggable(java.util.logging.Level.FINE)) {
+      LOG.fine("compile cache key " + hex + " of salt " + shortHash(salt) + ", text " + shortHash(text)
+          + ", flags " + shortHash(String.join("\n", commuting(cflags))) + " (" + salt.replace('\n', ' ').strip()
+          + ")");
+    }
     Optional<String> unusable = usableDirectory(false);
     if (unusable.isPresent()) {
       LOG.warning("compile cache " + dir + ": " + unusable.get() + "; compiling without it");
@@ -153,9 +158,25 @@ public final class CompileCache implements Compiler {
   }
 
   private List<String> fields(String name, String text, List<String> cflags) {
-    List<String> f = new ArrayList<>(List.of(salt, name, text, Integer.toString(cflags.size())));
-    f.addAll(cflags);
+    List<String> flags = commuting(cflags);
+    List<String> f = new ArrayList<>(List.of(salt, name, text, Integer.toString(flags.size())));
+    f.addAll(flags);
     return f;
+  }
+
+  /**
+   * The flags in an order that does not change their meaning: macro definitions of distinct names
+   * commute, and the kernel layout's come from a map whose order changes from one JVM to the next, so
+   * they are sorted; any other flag (or a macro defined twice) keeps the order as given.
+   */
+  static List<String> commuting(List<String> cflags) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (String f : cflags) {
+      if (!f.startsWith("-D") || !names.add(f.substring(2).split("=", 2)[0])) {
+        return cflags;
+      }
+    }
+    return cflags.stream().sorted().toList();
   }
 
   /** Why the directory cannot be used (creating it when missing and {@code create}), empty when it can. */
@@ -319,6 +340,10 @@ public final class CompileCache implements Compiler {
     } catch (IOException e) {
       LOG.fine("delete " + p + ": " + e.getMessage());
     }
+  }
+
+  private static String shortHash(String s) {
+    return HexFormat.of().formatHex(sha256(s.getBytes(StandardCharsets.UTF_8)), 0, 6);
   }
 
   private static byte[] sha256(byte[] b) {

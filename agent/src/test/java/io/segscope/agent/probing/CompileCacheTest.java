@@ -112,6 +112,20 @@ class CompileCacheTest {
   }
 
   @Test
+  void macroDefinitionsInAnotherOrderAreTheSameRequest() throws Exception {
+    // the kernel layout's -D flags come from a Map.copyOf, whose order differs in every JVM
+    cache("salt").compile("segscope", "int x;", List.of("-DOFF_A=1", "-DOFF_B=2", "-DMAX_DEVICES=4096"));
+    cache("salt").compile("segscope", "int x;", List.of("-DMAX_DEVICES=4096", "-DOFF_B=2", "-DOFF_A=1"));
+    assertThat(compiled).hasSize(1);
+    // but a macro defined twice, or any other flag, keeps its order: there it can matter
+    cache("salt").compile("segscope", "int x;", List.of("-DA=1", "-DA=2"));
+    cache("salt").compile("segscope", "int x;", List.of("-DA=2", "-DA=1"));
+    cache("salt").compile("segscope", "int x;", List.of("-DA=1", "-UA"));
+    cache("salt").compile("segscope", "int x;", List.of("-UA", "-DA=1"));
+    assertThat(compiled).hasSize(5);
+  }
+
+  @Test
   void aCorruptEntryIsCompiledAgainWithOneWarningAndReplaced() throws Exception {
     cache("salt").compile("segscope", "int x;", FLAGS);
     Path entry = entries().get(0);
