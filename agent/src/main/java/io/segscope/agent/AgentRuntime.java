@@ -69,6 +69,7 @@ public final class AgentRuntime implements AutoCloseable {
    */
   public static AgentRuntime start(AgentOptions options, StopSignal stop)
       throws ProbeException, InterruptedException, StopSignal.Stopped {
+    stop.check(); // a signal while the command line was parsed
     String host = options.http().host();
     int port = options.http().port();
     LOG.info("starting segscope " + VersionProvider.version() + " (pid " + ProcessHandle.current().pid()
@@ -78,7 +79,10 @@ public final class AgentRuntime implements AutoCloseable {
     Startup startup = new Startup(options.probeRequest());
     try {
       return start(options, stop, startup);
-    } catch (StopSignal.Stopped | InterruptedException | ProbeException | RuntimeException e) {
+    } catch (StopSignal.Stopped e) {
+      startup.stopped();
+      throw e;
+    } catch (InterruptedException | ProbeException | RuntimeException e) {
       startup.abandon();
       throw e;
     }
@@ -92,7 +96,7 @@ public final class AgentRuntime implements AutoCloseable {
         System.getProperty("os.version"));
     DecodeWarnings warnings = new DecodeWarnings();
     try {
-      startup.inventory = DeviceInventory.start(options.inventoryConfig(), warnings);
+      startup.inventory = Startup.step(stop, () -> DeviceInventory.start(options.inventoryConfig(), warnings));
     } catch (RuntimeException e) {
       throw new ProbeException("start the device inventory: " + e.getMessage(), e);
     }
@@ -121,12 +125,12 @@ public final class AgentRuntime implements AutoCloseable {
     workloads.start();
     registerInventoryMeters(inventory, metrics);
     stop.check();
-    startup.vertx = Vertx.vertx();
+    startup.vertx = Startup.step(stop, Vertx::vertx); // seconds of class loading on a slow machine
     RuntimeBackend backend = new RuntimeBackend(inventory, workloads);
     AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(), backend, metrics);
+    startup.deployment = startup.vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture();
     try {
-      stop.await(startup.vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture(),
-          Duration.ofMinutes(2));
+      stop.await(startup.deployment, Duration.ofMinutes(2));
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
@@ -212,6 +216,7 @@ public final class AgentRuntime implements AutoCloseable {
     io.segscope.agent.workload.WorkloadResolver workloads;
     MetricsRegistry metrics;
     Vertx vertx;
+    java.util.concurrent.CompletableFuture<String> deployment;
     SelfCost selfCost;
 
     Startup(ProbeFactory.Request request) {
@@ -249,6 +254,51 @@ public final class AgentRuntime implements AutoCloseable {
     }
 
     /**
+     * Runs one slow step of the start (reading every namespace, creating Vert.x) on a thread of its own
+     * and waits for it, unless a stop is asked for first: a stop never waits for the step.
+     */
+    static <T> T step(StopSignal stop, java.util.function.Supplier<T> work) throws StopSignal.Stopped,
+        InterruptedException {
+      java.util.concurrent.CompletableFuture<T> f = new java.util.concurrent.CompletableFuture<>();
+      Thread t = new Thread(() -> {
+        try {
+          f.complete(work.get());
+        } catch (Throwable e) {
+          f.completeExceptionally(e);
+        }
+      }, "segscope-start");
+      t.setDaemon(true);
+      t.start();
+      try {
+        return stop.await(f, Duration.ofMinutes(30));
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        if (e.getCause() instanceof Error err) {
+          throw err;
+        }
+        throw new IllegalStateException(e.getCause());
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("start: a step took more than 30 minutes", e);
+      }
+    }
+
+    /**
+     * A stop during the start: the opener is interrupted (its compiler child is killed at once) and
+     * given half a second to close what it loaded; nothing else is waited for. The process ends right
+     * after, and the kernel releases every descriptor with it (sockets, maps, programs, links).
+     */
+    void stopped() {
+      opener.interrupt();
+      try {
+        opening.get(500, TimeUnit.MILLISECONDS).close();
+      } catch (Exception e) {
+        // failed, interrupted before it had anything, or still reading BTF (which takes nothing)
+      }
+    }
+
+    /**
      * Stops the opener and releases everything, newest first. An interrupted opener kills its compiler
      * child at once and closes what it loaded; one still parsing BTF (which takes nothing from the
      * kernel) is not waited for: the process ends without it.
@@ -262,7 +312,9 @@ public final class AgentRuntime implements AutoCloseable {
       } catch (Exception e) {
         // it failed, or was interrupted before it had anything: nothing of it is open
       }
-      if (vertx != null) {
+      // a deployment still in progress is not closed under its feet (Vert.x logs an internal error
+      // then): the process ends right after this, and the kernel closes its port with it
+      if (vertx != null && (deployment == null || deployment.isDone())) {
         try {
           vertx.close().toCompletionStage().toCompletableFuture().get(1, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -8,7 +8,8 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    StopSignal.install(); // first: a SIGINT/SIGTERM from here on is handled (docs/runbook.md#stopping)
+    // first: from here on a SIGINT/SIGTERM stops `run` cleanly with 0 (docs/runbook.md#stopping)
+    StopSignal.install(args.length > 0 && "run".equals(args[0]));
     Logging.configure();
     int code = SegscopeCommand.commandLine().execute(args);
     System.exit(code);

@@ -36,8 +36,15 @@ public final class StopSignal {
     return INSTANCE;
   }
 
-  /** Installs the SIGINT and SIGTERM handlers. Call first thing in main. */
-  public static void install() {
+  /**
+   * Installs the SIGINT and SIGTERM handlers. Call first thing in main, with {@code listen} true when the
+   * command is {@code run} (known from the first argument before the command line is even parsed, so
+   * that a signal during parsing already counts as a stop).
+   */
+  public static void install(boolean listen) {
+    if (listen) {
+      INSTANCE.listen();
+    }
     for (String name : new String[] {"INT", "TERM"}) {
       Signal.handle(new Signal(name), s -> INSTANCE.received("SIG" + s.getName(), s.getNumber()));
     }
