@@ -18,45 +18,60 @@ import java.util.regex.Pattern;
  * see: a namespace kept alive only by a socket or by the kernel itself.
  *
  * <p>Asked only about namespaces whose devices stopped counting while the inventory does not follow
- * them, and it stops at the first process set that accounts for all of them: not a scan per read.
+ * them, and a scan stops once all are accounted for. Where a holder was found is remembered: asking
+ * again first looks there (one readlink, stat or mountinfo read), so only a holder that went away
+ * costs a scan. Not thread-safe: one caller (the map reader).
  */
 public final class ProcNamespaceHolders {
   private static final Pattern NSFS_NET = Pattern.compile("net:\\[(\\d+)\\]");
 
   private final Path proc;
+  /** Where each namespace's holder was last found: an fd link, an ns/net file or a mountinfo file. */
+  private final java.util.Map<Long, Path> holders = new java.util.HashMap<>();
+  private long scans;
 
   public ProcNamespaceHolders(Path proc) {
     this.proc = proc;
   }
 
+  /** Full scans of /proc so far (tests: a holder that stays is found again without one). */
+  long scans() {
+    return scans;
+  }
+
   /** The subset of {@code inodes} some process holds. */
   public Set<Long> held(Set<Long> inodes) {
     Set<Long> found = new HashSet<>();
-    if (inodes.isEmpty()) {
+    for (Long inode : inodes) {
+      Path where = holders.get(inode);
+      if (where != null && holds(where, inode)) {
+        found.add(inode);
+      }
+    }
+    holders.keySet().retainAll(found);
+    if (found.size() == inodes.size()) {
       return found;
     }
+    scans++;
     Set<Long> mountNamespacesSeen = new HashSet<>();
     for (Path pid : list(proc)) {
       if (!pid.getFileName().toString().chars().allMatch(Character::isDigit)) {
         continue;
       }
       for (Path task : list(pid.resolve("task"))) {
-        check(NetnsDiscovery.inode(task.resolve("ns/net")), inodes, found);
+        Path ns = task.resolve("ns/net");
+        check(NetnsDiscovery.inode(ns), ns, inodes, found);
       }
-      check(NetnsDiscovery.inode(pid.resolve("ns/net")), inodes, found);
+      check(NetnsDiscovery.inode(pid.resolve("ns/net")), pid.resolve("ns/net"), inodes, found);
       for (Path fd : list(pid.resolve("fd"))) {
-        try {
-          Matcher m = NSFS_NET.matcher(Files.readSymbolicLink(fd).toString());
-          if (m.matches()) {
-            check(Long.parseLong(m.group(1)), inodes, found);
-          }
-        } catch (IOException | UnsupportedOperationException | SecurityException | NumberFormatException e) {
-          // closed meanwhile, or not ours to read
-        }
+        check(fdNamespace(fd), fd, inodes, found);
       }
       long mnt = NetnsDiscovery.inode(pid.resolve("ns/mnt"));
       if (mnt < 0 || mountNamespacesSeen.add(mnt)) {
-        mounts(pid.resolve("mountinfo"), inodes, found);
+        Path mountinfo = pid.resolve("mountinfo");
+        for (long inode : mounts(mountinfo)) {
+          check(inode, mountinfo, inodes, found);
+        }
       }
       if (found.size() == inodes.size()) {
         break;
@@ -65,28 +80,52 @@ public final class ProcNamespaceHolders {
     return found;
   }
 
-  /** nsfs mounts of one mount namespace: field 4 (the mount's root) is {@code net:[INODE]}. */
-  static void mounts(Path mountinfo, Set<Long> inodes, Set<Long> found) {
+  /** Whether the holder found at {@code where} still holds {@code inode}. */
+  private static boolean holds(Path where, long inode) {
+    String name = where.getFileName().toString();
+    if (name.equals("mountinfo")) {
+      return mounts(where).contains(inode);
+    }
+    if (where.getParent() != null && where.getParent().getFileName().toString().equals("fd")) {
+      return fdNamespace(where) == inode;
+    }
+    return NetnsDiscovery.inode(where) == inode;
+  }
+
+  /** The network namespace an fd link refers to ({@code net:[INODE]}), -1 for anything else. */
+  private static long fdNamespace(Path fd) {
+    try {
+      Matcher m = NSFS_NET.matcher(Files.readSymbolicLink(fd).toString());
+      return m.matches() ? Long.parseLong(m.group(1)) : -1;
+    } catch (IOException | UnsupportedOperationException | SecurityException | NumberFormatException e) {
+      return -1; // closed meanwhile, or not ours to read
+    }
+  }
+
+  /** The network namespaces bind-mounted in one mount namespace: field 4 (the root) is {@code net:[INODE]}. */
+  static Set<Long> mounts(Path mountinfo) {
+    Set<Long> out = new HashSet<>();
     List<String> lines;
     try {
       lines = Files.readAllLines(mountinfo, java.nio.charset.StandardCharsets.ISO_8859_1);
     } catch (IOException | SecurityException e) {
-      return;
+      return out;
     }
     for (String line : lines) {
       String[] f = line.split(" ");
       if (f.length > 4) {
         Matcher m = NSFS_NET.matcher(f[3]);
         if (m.matches()) {
-          check(Long.parseLong(m.group(1)), inodes, found);
+          out.add(Long.parseLong(m.group(1)));
         }
       }
     }
+    return out;
   }
 
-  private static void check(long inode, Set<Long> inodes, Set<Long> found) {
-    if (inode >= 0 && inodes.contains(inode)) {
-      found.add(inode);
+  private void check(long inode, Path where, Set<Long> inodes, Set<Long> found) {
+    if (inode >= 0 && inodes.contains(inode) && found.add(inode)) {
+      holders.put(inode, where);
     }
   }
 

@@ -37,8 +37,9 @@ import java.util.Set;
  *       (inode, the kernel's name) while its counters move. Once they have not moved for
  *       {@code grace}, the namespace is looked for among what processes hold ({@link NamespaceHolders}:
  *       /proc/PID/ns/net, open file descriptors, bind mounts): not held by anything, it is destroyed and
- *       its devices are forgotten; held, its devices are kept, until they have not moved for
- *       {@code idle} (the bound on devices deleted inside a namespace segscope cannot follow).
+ *       its devices are forgotten; held, its devices are kept (the holder is looked at again every
+ *       {@code recheck}), until they have not moved for {@code idle} (the bound on devices deleted
+ *       inside a namespace segscope cannot follow).
  * </ul>
  */
 public final class VanishedDevices {
@@ -65,9 +66,12 @@ public final class VanishedDevices {
   /** The keys of the last update whose inode a newer namespace has. */
   private Set<DeviceKey> superseded = Set.of();
 
-  /** As the agent runs it: 15 s grace, 10 min idle, holders looked for again every 30 s. */
+  /**
+   * As the agent runs it: 15 s grace, 10 min idle, a held namespace's holder looked at again every 5 s
+   * (where it was found: cheap while it stays).
+   */
   public VanishedDevices(NamespaceHolders holders) {
-    this(Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofSeconds(30), holders);
+    this(Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofSeconds(5), holders);
   }
 
   public VanishedDevices(Duration grace, Duration idle, Duration recheck, NamespaceHolders holders) {

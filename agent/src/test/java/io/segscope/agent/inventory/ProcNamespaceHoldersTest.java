@@ -63,6 +63,24 @@ class ProcNamespaceHoldersTest {
   }
 
   @Test
+  void aHolderThatStaysIsFoundAgainWithoutAScanAndOneThatGoesIsNoticed() throws Exception {
+    Path p = pid("4242");
+    Path fd = p.resolve("fd/3");
+    Files.createSymbolicLink(fd, Path.of("net:[4026532999]"));
+    var holders = new ProcNamespaceHolders(proc);
+    assertThat(holders.held(Set.of(4026532999L))).containsExactly(4026532999L);
+    assertThat(holders.held(Set.of(4026532999L))).containsExactly(4026532999L);
+    assertThat(holders.scans()).isEqualTo(1);
+    Files.delete(fd); // the holder closed it
+    assertThat(holders.held(Set.of(4026532999L))).isEmpty();
+    assertThat(holders.scans()).isEqualTo(2);
+    Files.writeString(p.resolve("mountinfo"), MOUNTINFO); // now bind-mounted elsewhere
+    assertThat(holders.held(Set.of(4026532315L))).containsExactly(4026532315L);
+    assertThat(holders.held(Set.of(4026532315L))).containsExactly(4026532315L);
+    assertThat(holders.scans()).isEqualTo(3);
+  }
+
+  @Test
   void nothingHoldsWhatNobodyRefersTo() throws Exception {
     Path p = pid("1");
     Files.writeString(p.resolve("mountinfo"), MOUNTINFO);

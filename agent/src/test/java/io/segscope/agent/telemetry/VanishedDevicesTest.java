@@ -126,7 +126,8 @@ class VanishedDevicesTest {
     for (long t = 1; t < 600; t++) {
       assertThat(vanished.update(at(t), counted, after)).as("second %d", t).isEmpty();
     }
-    // asked once the counters had been still for the grace, then once per 30 s, never every read
+    // asked once the counters had been still for the grace, then once per 30 s (this test's recheck),
+    // never every read
     assertThat(holders.asked).hasSizeBetween(19, 21).allSatisfy(s -> assertThat(s).containsExactly(LAB));
     // moving counters keep it as long as they move; idle for 10 min it goes (the bound on devices deleted
     // inside a namespace the inventory cannot follow)
