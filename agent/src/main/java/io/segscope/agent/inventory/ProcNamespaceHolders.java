@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
 /**
  * Which network namespaces something on the host still holds, found the way lsns and ip-netns find
  * them: the namespace of every process and thread ({@code /proc/PID/task/TID/ns/net}), every open file
- * descriptor that refers to one ({@code /proc/PID/fd/N} → {@code net:[INODE]}), and every nsfs bind
+ * descriptor that refers to one ({@code /proc/PID/fd/N} → {@code net:[INODE]}, or the inode in
+ * {@code /proc/PID/fdinfo/N} for one opened through a bind mount), and every nsfs bind
  * mount in every mount namespace ({@code /proc/PID/mountinfo}, root {@code net:[INODE]}). What it cannot
  * see: a namespace kept alive only by a socket or by the kernel itself.
  *
@@ -24,6 +25,8 @@ import java.util.regex.Pattern;
  */
 public final class ProcNamespaceHolders {
   private static final Pattern NSFS_NET = Pattern.compile("net:\\[(\\d+)\\]");
+  /** The first inode number the kernel gives namespaces (PROC_DYNAMIC_FIRST, include/linux/proc_ns.h). */
+  static final long PROC_DYNAMIC_FIRST = 0xF0000000L;
 
   private final Path proc;
   /** Where each namespace's holder was last found: an fd link, an ns/net file or a mountinfo file. */
@@ -92,14 +95,40 @@ public final class ProcNamespaceHolders {
     return NetnsDiscovery.inode(where) == inode;
   }
 
-  /** The network namespace an fd link refers to ({@code net:[INODE]}), -1 for anything else. */
+  /**
+   * The network namespace an open file descriptor refers to, -1 when it refers to none. One opened
+   * through /proc/PID/ns/net reads {@code net:[INODE]}; one opened through a bind mount reads as that
+   * path, or as "/" once the mount is gone (ip netns delete while the fd stays open): its inode is
+   * then taken from /proc/PID/fdinfo/N ("ino:", kernel 5.14+), never from a stat of the file (which
+   * could block on a hung network or FUSE mount). Only inodes in the range the kernel numbers
+   * namespaces from (0xF0000000 up) count.
+   */
   private static long fdNamespace(Path fd) {
+    String target;
     try {
-      Matcher m = NSFS_NET.matcher(Files.readSymbolicLink(fd).toString());
-      return m.matches() ? Long.parseLong(m.group(1)) : -1;
-    } catch (IOException | UnsupportedOperationException | SecurityException | NumberFormatException e) {
+      target = Files.readSymbolicLink(fd).toString();
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
       return -1; // closed meanwhile, or not ours to read
     }
+    Matcher m = NSFS_NET.matcher(target);
+    if (m.matches()) {
+      return Long.parseLong(m.group(1));
+    }
+    if (!target.startsWith("/") || fd.getParent() == null || fd.getParent().getParent() == null) {
+      return -1; // socket:[…], pipe:[…], anon_inode:…
+    }
+    Path fdinfo = fd.getParent().getParent().resolve("fdinfo").resolve(fd.getFileName());
+    try {
+      for (String line : Files.readAllLines(fdinfo, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+        if (line.startsWith("ino:")) {
+          long ino = Long.parseLong(line.substring(4).strip());
+          return ino >= PROC_DYNAMIC_FIRST ? ino : -1;
+        }
+      }
+    } catch (IOException | SecurityException | NumberFormatException e) {
+      // closed meanwhile
+    }
+    return -1;
   }
 
   /** The network namespaces bind-mounted in one mount namespace: field 4 (the root) is {@code net:[INODE]}. */

@@ -44,6 +44,23 @@ class ProcNamespaceHoldersTest {
   }
 
   @Test
+  void anFdOpenedThroughABindMountThatWasUnmountedStillHoldsIt() throws Exception {
+    // exec 3</run/netns/x; ip netns delete x: the link reads "/" (the detached mount), fdinfo has the
+    // inode (recorded on this host, kernel 6.18)
+    Path p = pid("4242");
+    Files.createDirectories(p.resolve("fdinfo"));
+    Files.createSymbolicLink(p.resolve("fd/3"), Path.of("/"));
+    Files.writeString(p.resolve("fdinfo/3"), "pos:\t0\nflags:\t0100000\nmnt_id:\t63\nino:\t4026532392\n");
+    Files.createSymbolicLink(p.resolve("fd/4"), Path.of("/run/netns/y")); // still mounted: the path
+    Files.writeString(p.resolve("fdinfo/4"), "pos:\t0\nflags:\t0100000\nmnt_id:\t64\nino:\t4026532393\n");
+    Files.createSymbolicLink(p.resolve("fd/5"), Path.of("/var/log/syslog")); // an ordinary file
+    Files.writeString(p.resolve("fdinfo/5"), "pos:\t0\nflags:\t0100000\nmnt_id:\t25\nino:\t1234\n");
+    var holders = new ProcNamespaceHolders(proc);
+    assertThat(holders.held(Set.of(4026532392L, 4026532393L, 1234L))).containsExactlyInAnyOrder(4026532392L,
+        4026532393L);
+  }
+
+  @Test
   void aBindMountInAnyMountNamespaceHoldsIt() throws Exception {
     Path p = pid("100");
     Files.writeString(p.resolve("mountinfo"), MOUNTINFO);
