@@ -2,7 +2,7 @@ package io.segscope.agent;
 
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
-import io.segscope.agent.cli.VersionProvider;
+import io.segscope.agent.Version;
 import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.http.AgentVerticle;
@@ -72,7 +72,7 @@ public final class AgentRuntime implements AutoCloseable {
     stop.check(); // a signal while the command line was parsed
     String host = options.http().host();
     int port = options.http().port();
-    LOG.info("starting segscope " + VersionProvider.version() + " (pid " + ProcessHandle.current().pid()
+    LOG.info("starting segscope " + Version.current() + " (pid " + ProcessHandle.current().pid()
         + ", " + sinceJvmStart() + " ms after the JVM started)");
     checkPortFree(host, port);
     sweepStaleKprobeEvents();
@@ -92,7 +92,7 @@ public final class AgentRuntime implements AutoCloseable {
       throws ProbeException, InterruptedException, StopSignal.Stopped {
     String host = options.http().host();
     int port = options.http().port();
-    BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(),
+    BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(),
         System.getProperty("os.version"));
     DecodeWarnings warnings = new DecodeWarnings();
     try {

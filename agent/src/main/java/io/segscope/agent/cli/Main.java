@@ -1,7 +1,7 @@
-package io.segscope.agent;
+package io.segscope.agent.cli;
 
-import io.segscope.agent.cli.SegscopeCommand;
-import picocli.CommandLine;
+import io.segscope.agent.Logging;
+import io.segscope.agent.StopSignal;
 
 /** Entry point of the {@code segscope} jar. */
 public final class Main {
