@@ -22,7 +22,7 @@ import java.util.function.Predicate;
 
 /**
  * What the kernel did, counted by a bpftrace program that shares no code, map or logic with segscope
- * (written from the kernel source, kernel-facts style, not from segscope's programs):
+ * (written from the kernel source as docs/kernel.md describes it, not from segscope's programs):
  *
  * <ul>
  *   <li>software GSO, kernel 6.3+: every skb freed by {@code consume_skb} that still carries a GSO size
