@@ -10,6 +10,7 @@ import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * <p>The device kinds the development kernel lacks (geneve, vlan, ipvlan, bond, WireGuard: docs/lab.md
  * G1-G5) are tagged {@value #KINDS}: GuestModesIT runs them in the kprobe boot only (the site comes
  * from __skb_gso_segment's return address there; fentry cannot see its caller), each beside its
- * healthy control in one drive.
+ * healthy control, all of them in one drive.
  */
 class GuestScenarios extends ScenarioSuite {
   static final String MODE_PROPERTY = "segscope.guest.mode";
@@ -46,76 +47,48 @@ class GuestScenarios extends ScenarioSuite {
     return Duration.ofSeconds(240);
   }
 
-  private Traffic side(Lab lab, Topology bad, Topology healthy) throws Exception {
-    return driveAll(lab, List.of(bad, healthy), List.of(iperf(lab, bad, SHORT), iperf(lab, healthy, SHORT)), false);
-  }
-
+  /**
+   * G1-G5 at once, each beside its healthy control, in ONE drive (one oracle, one agent read): the guest
+   * run is the suite's slowest part, so the device kinds the development kernel lacks share one traffic
+   * phase instead of five.
+   */
   @Test
   @LabTest
   @Tag(KINDS)
-  void g1GeneveOverAnUnderlayWithoutTunnelSegmentationIsSegmentedOnTheUnderlay(Lab lab) throws Exception {
-    Topology bad = Scenarios.g1GeneveTunnelOffloadOff(lab, false);
-    Topology ok = Scenarios.g1GeneveTunnelOffloadOff(lab, true);
-    Traffic t = side(lab, bad, ok);
-    DeviceAt u0 = bad.device("underlay");
-    assertSegmentedAt(t, bad, new Segmenting(u0, "xmit", Sites.XMIT, "tunnel_feature_missing", "udp_tunnel", false,
-        true));
-    assertOnlyOn(t, bad, u0, Sites.XMIT);
-    assertHealthyControl(t, ok, ok.device("underlay"), Sites.XMIT);
-  }
-
-  @Test
-  @LabTest
-  @Tag(KINDS)
-  void g2VlanOverALowerWithoutTsoIsSegmentedOnTheLower(Lab lab) throws Exception {
-    Topology bad = Scenarios.g2VlanOverLowerWithoutTso(lab, false);
-    Topology ok = Scenarios.g2VlanOverLowerWithoutTso(lab, true);
-    Traffic t = side(lab, bad, ok);
-    DeviceAt u0 = bad.device("lower");
-    assertSegmentedAt(t, bad, new Segmenting(u0, "xmit", Sites.XMIT, "feature_missing", "tcp4", false, true));
-    assertOnlyOn(t, bad, u0, Sites.XMIT);
-    assertHealthyControl(t, ok, ok.device("lower"), Sites.XMIT);
-  }
-
-  @Test
-  @LabTest
-  @Tag(KINDS)
-  void g3IpvlanOverALowerWithoutTsoIsSegmentedOnTheLower(Lab lab) throws Exception {
-    Topology bad = Scenarios.g3IpvlanOffloadLost(lab, false);
-    Topology ok = Scenarios.g3IpvlanOffloadLost(lab, true);
-    Traffic t = side(lab, bad, ok);
-    DeviceAt low = bad.device("lower");
-    assertSegmentedAt(t, bad, new Segmenting(low, "xmit", Sites.XMIT, "feature_missing", "tcp4", false, true));
-    assertOnlyOn(t, bad, low, Sites.XMIT);
-    assertHealthyControl(t, ok, ok.device("lower"), Sites.XMIT);
-  }
-
-  @Test
-  @LabTest
-  @Tag(KINDS)
-  void g4BondPortWithASmallerGsoMaxSizeSegmentsWhatTheBondOffers(Lab lab) throws Exception {
-    Topology bad = Scenarios.g4BondPortSmallerThanBond(lab, false);
-    Topology ok = Scenarios.g4BondPortSmallerThanBond(lab, true);
-    Traffic t = side(lab, bad, ok);
-    DeviceAt port = bad.device("port");
-    assertSegmentedAt(t, bad, new Segmenting(port, "xmit", Sites.XMIT, "gso_max_size", "tcp4", false, true));
-    assertOnlyOn(t, bad, port, Sites.XMIT);
-    assertHealthyControl(t, ok, ok.device("port"), Sites.XMIT);
-  }
-
-  @Test
-  @LabTest
-  @Tag(KINDS)
-  void g5WireguardSegmentsEverySuperPacketItself(Lab lab) throws Exception {
+  void guestOnlyDeviceKindsAreSegmentedWhereTheirLowerDeviceFallsShort(Lab lab) throws Exception {
     Prerequisites.requireTool("wg", "the WireGuard scenario (wireguard-tools)");
-    Topology bad = Scenarios.g5Wireguard(lab, false);
-    Topology ok = Scenarios.g5Wireguard(lab, true);
-    Traffic t = side(lab, bad, ok);
-    DeviceAt wg = bad.device("sender");
-    assertSegmentedAt(t, bad, new Segmenting(wg, "other", Sites.WIREGUARD, "other", "tcp4", false, true));
-    assertOnlyOn(t, bad, wg, Sites.WIREGUARD);
+    List<Kind> kinds = List.of(
+        new Kind(Scenarios.g1GeneveTunnelOffloadOff(lab, false), Scenarios.g1GeneveTunnelOffloadOff(lab, true),
+            "underlay", "xmit", Sites.XMIT, "tunnel_feature_missing", "udp_tunnel", "underlay"),
+        new Kind(Scenarios.g2VlanOverLowerWithoutTso(lab, false), Scenarios.g2VlanOverLowerWithoutTso(lab, true),
+            "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower"),
+        new Kind(Scenarios.g3IpvlanOffloadLost(lab, false), Scenarios.g3IpvlanOffloadLost(lab, true),
+            "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower"),
+        new Kind(Scenarios.g4BondPortSmallerThanBond(lab, false), Scenarios.g4BondPortSmallerThanBond(lab, true),
+            "port", "xmit", Sites.XMIT, "gso_max_size", "tcp4", "port"),
+        new Kind(Scenarios.g5Wireguard(lab, false), Scenarios.g5Wireguard(lab, true),
+            "sender", "other", Sites.WIREGUARD, "other", "tcp4", "underlay"));
+    List<Topology> all = new ArrayList<>();
+    List<Flow> flows = new ArrayList<>();
+    for (Kind k : kinds) {
+      all.add(k.bad());
+      all.add(k.ok());
+      flows.add(iperf(lab, k.bad(), SHORT));
+      flows.add(iperf(lab, k.ok(), SHORT));
+    }
+    Traffic t = driveAll(lab, all, flows, false);
+    for (Kind k : kinds) {
+      DeviceAt at = k.bad().device(k.segmenting());
+      assertSegmentedAt(t, k.bad(), new Segmenting(at, k.site(), k.oracleSite(), k.cause(), k.gsoType(), false, true));
+      assertOnlyOn(t, k.bad(), at, k.oracleSite());
+      assertHealthyControl(t, k.ok(), k.ok().device(k.offloading()), k.oracleSite());
+    }
+    DeviceAt wg = kinds.get(4).bad().device("sender");
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(wg)))
         .as("WireGuard segments every super-packet: none counts as handed whole to a driver").isZero();
-    assertHealthyControl(t, ok, ok.device("underlay"), Sites.WIREGUARD);
   }
+
+  /** One guest-only kind: the topology that segments, its control, where and why it segments. */
+  private record Kind(Topology bad, Topology ok, String segmenting, String site,
+      java.util.function.Predicate<String> oracleSite, String cause, String gsoType, String offloading) {}
 }
