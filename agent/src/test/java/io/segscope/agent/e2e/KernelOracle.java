@@ -424,6 +424,19 @@ final class KernelOracle implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether this kernel lets the oracle count software GSO at consume_skb (its location field, 6.3+).
+   * Older kernels need the kprobe source, which the seed scenarios do not start for cost (the guest).
+   */
+  static boolean countsGso() {
+    return atLeast(kernelVersion(), 6, 3);
+  }
+
+  /** What a scenario that did not ask for the oracle gets: nothing counted, GSO not countable. */
+  static Counts none() {
+    return new Counts(Map.of(), Map.of(), Map.of(), Map.of(), GsoSource.NONE, 0);
+  }
+
   static int[] kernelVersion() {
     String[] parts = System.getProperty("os.version").split("[.-]");
     return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
