@@ -145,6 +145,13 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     } catch (KallsymsException e) {
       throw new ProbeException("resolve segmentation call sites: " + e.getMessage(), e);
     }
+    List<String> absent = sites.resolutions().stream().filter(r -> !r.resolved())
+        .map(r -> r.callSite().name()).distinct().toList();
+    LOG.log(System.Logger.Level.INFO, "segmentation call sites: "
+        + sites.resolutions().stream().filter(CallSites.Resolution::resolved).count()
+        + " of " + sites.resolutions().size() + " found" + (absent.isEmpty() ? ""
+            : "; absent (not seen in tracepoint mode, site other in kprobe mode; segscope doctor lists them): "
+                + String.join(", ", absent)));
     KernelAbi abi = KernelAbi.of(btf);
     Path tracefs = LiveKernelProbes.tracefs().orElse(LiveKernelProbes.TRACEFS.get(0));
     String text = ProgramText.of(sites);
