@@ -33,6 +33,8 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("lab")
 abstract class ScenarioSuite {
+  /** At most this long for the traffic's tail to cross the devices before counters (3). */
+  private static final Duration SETTLE = Duration.ofSeconds(10);
   static final Duration TRAFFIC = Duration.ofSeconds(3);
 
   AgentProcess agent;
@@ -460,7 +462,8 @@ abstract class ScenarioSuite {
    * Runs iperf3 from the scenario's sender to its receiver between two map reads of the agent, with
    * the kernel oracle counting and the devices' counters read around each map read: counters (0),
    * oracle attached, counters (1), a map read that began after (1), counters (2), traffic, counters
-   * (3), a map read that began after (3), counters (4), oracle stopped, counters (5). So segscope's
+   * (3) once the traffic has settled ({@link LinkCounters#readWhenSettled}), a map read that began
+   * after (3), counters (4), oracle stopped, counters (5). So segscope's
    * window lies within [1, 4] and contains [2, 3], and the oracle's within [0, 5] contains [1, 4].
    * {@code withOracle} false: no oracle (its counts are {@link KernelOracle#none}), c0 = c1, c5 = c4.
    */
@@ -475,7 +478,7 @@ abstract class ScenarioSuite {
     PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     LinkCounters c2 = LinkCounters.read(lab, devices);
     IperfResult sent = lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), TRAFFIC);
-    LinkCounters c3 = LinkCounters.read(lab, devices);
+    LinkCounters c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     LinkCounters c4 = LinkCounters.read(lab, devices);
     return new Traffic(before, after, List.of(sent), c1, c1, c2, c3, c4, c4, KernelOracle.none());
@@ -529,7 +532,7 @@ abstract class ScenarioSuite {
       } finally {
         pool.shutdownNow();
       }
-      c3 = LinkCounters.read(lab, devices);
+      c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
       after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
       c4 = LinkCounters.read(lab, devices);
       oracle = o.stop();
