@@ -11,9 +11,16 @@ final class PromText {
   record Sample(String name, Map<String, String> labels, double value) {}
 
   private final List<Sample> samples;
+  private final String text;
 
-  private PromText(List<Sample> samples) {
+  private PromText(List<Sample> samples, String text) {
     this.samples = samples;
+    this.text = text;
+  }
+
+  /** The exposition as scraped. */
+  String text() {
+    return text;
   }
 
   static PromText parse(String text) {
@@ -37,7 +44,7 @@ final class PromText {
       String[] fields = line.substring(rest).trim().split("\\s+");
       out.add(new Sample(name, labels, Double.parseDouble(fields[0])));
     }
-    return new PromText(out);
+    return new PromText(out, text);
   }
 
   /**

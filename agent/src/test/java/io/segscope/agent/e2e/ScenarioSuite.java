@@ -222,8 +222,14 @@ abstract class ScenarioSuite {
       assertThat(t.delta("segscope_gso_sw_skbs_total", dev(d.getValue())))
           .as("S2 healthy: software segmentation on %s", d.getKey()).isZero();
     }
+    String netns = Long.toString(s2h.device("lower").ns().inode());
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s2h.device("lower"))))
-        .as("intact super-packets on the lower veth").isGreaterThan(100);
+        .as("intact super-packets on the lower veth; the namespace's offloaded series before %s, after %s",
+            t.before().samples("segscope_gso_offloaded_skbs_total").stream()
+                .filter(x -> netns.equals(x.labels().get("netns"))).toList(),
+            t.after().samples("segscope_gso_offloaded_skbs_total").stream()
+                .filter(x -> netns.equals(x.labels().get("netns"))).toList())
+        .isGreaterThan(100);
     assertNoAdvice(lab);
   }
 
@@ -264,10 +270,13 @@ abstract class ScenarioSuite {
     assertThat(copied).as("skbs copied for generic XDP on the receiver %s; all xdp series: %s", rcv,
         t.after().samples("segscope_xdp_generic_skbs_total")).isPositive();
     assertModeLabel(t, "segscope_xdp_generic_skbs_total", rcv);
-    // every skb that arrived on the device ran through its generic XDP program, copied or passed: the
-    // device's rx counters, read before and after each of segscope's two map reads, bracket the sum
-    assertThat(copied + passed).as("copied + passed skbs vs the receiver's rx packets (read around both map"
-        + " reads)").isBetween((double) arrivedAtLeast, (double) arrivedAtMost);
+    // every skb that ran through the device's generic XDP program arrived on it: at most the rx packets
+    // of the outer interval. Not at least those of the inner one: the rx counter counts packets as the
+    // peer hands them over, and a receive that aggregates (GRO) hands the hook fewer skbs than packets
+    // (seen: IPv6, 10 of 45427). That every skb the hook saw is counted, copied or passed, is what the
+    // oracle below checks, skb by skb.
+    assertThat(copied + passed).as("copied + passed skbs vs the receiver's rx packets %d..%d (read around"
+        + " both map reads)", arrivedAtLeast, arrivedAtMost).isPositive().isLessThanOrEqualTo((double) arrivedAtMost);
     assertThat(bytes).as("bytes copied vs the receiver's rx bytes")
         .isLessThanOrEqualTo(t.outer().rxBytesSince(t.outer0(), receiver));
     // each copied skb's shape says why: the oracle saw every skb segscope counted (and at most
@@ -481,7 +490,21 @@ abstract class ScenarioSuite {
     LinkCounters c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     LinkCounters c4 = LinkCounters.read(lab, devices);
+    keepScrapes(List.of(s), before, after);
     return new Traffic(before, after, List.of(sent), c1, c1, c2, c3, c4, c4, KernelOracle.none());
+  }
+
+  /** Keeps both scrapes of a drive in target/scenario-scrapes/ for whoever reads a failure. */
+  private static void keepScrapes(List<Topology> topologies, PromText before, PromText after) {
+    try {
+      java.nio.file.Path dir = java.nio.file.Path.of("target", "scenario-scrapes");
+      java.nio.file.Files.createDirectories(dir);
+      String name = topologies.get(0).name().replaceAll("[^A-Za-z0-9_.-]", "_");
+      java.nio.file.Files.writeString(dir.resolve(name + ".before.prom"), before.text());
+      java.nio.file.Files.writeString(dir.resolve(name + ".after.prom"), after.text());
+    } catch (java.io.IOException e) {
+      System.out.println("keep scrapes: " + e.getMessage());
+    }
   }
 
   /** One flow of traffic through a scenario: sends for {@link #TRAFFIC} and returns what it sent. */
@@ -538,6 +561,7 @@ abstract class ScenarioSuite {
       oracle = o.stop();
     }
     LinkCounters c5 = LinkCounters.read(lab, devices);
+    keepScrapes(topologies, before, after);
     return new Traffic(before, after, sent, c0, c1, c2, c3, c4, c5, oracle);
   }
 
