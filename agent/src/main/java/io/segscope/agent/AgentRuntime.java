@@ -2,7 +2,7 @@ package io.segscope.agent;
 
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
-import io.segscope.agent.cli.VersionProvider;
+import io.segscope.agent.Version;
 import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.http.AgentVerticle;
@@ -75,7 +75,7 @@ public final class AgentRuntime implements AutoCloseable {
         + " devices seen)");
     SelfCost stats = new SelfCost(options.selfCost(), Duration.ofSeconds(1), Duration.ofSeconds(60),
         probes::programStats);
-    BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(),
+    BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(),
         System.getProperty("os.version"));
     DeviceInventory inventory;
     DecodeWarnings warnings = new DecodeWarnings();

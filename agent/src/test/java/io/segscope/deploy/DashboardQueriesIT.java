@@ -69,7 +69,9 @@ class DashboardQueriesIT {
             () -> lab.iperf(s3.sender(), s3.receiver(), s3.receiverAddr(), Duration.ofSeconds(25)));
         try {
           awaitLabSeries(prom, instance, uplink, xdpDevice);
-          Thread.sleep(5000); // a few more scrapes, so every rate window holds several samples
+          // every rate window holds several samples: Prometheus has scraped the lab series 5 times
+          prom.awaitNonEmpty("count_over_time(segscope_gso_sw_skbs_total{" + sel(instance, uplink) + "}[1m]) >= 5",
+              Duration.ofSeconds(40));
           checkEveryDashboardQuery(prom, instance, uplink, xdpDevice);
           checkVariablesOfferTheLabValues(prom, instance, uplink, xdpDevice);
           checkRulesEvaluate(prom, instance, uplink);

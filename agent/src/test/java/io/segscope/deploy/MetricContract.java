@@ -9,7 +9,7 @@ import java.util.TreeSet;
 
 /**
  * The series names and labels dashboards and alert rules may use: the segscope families of the
- * metric contract (DESIGN.md §6, docs/metrics.md), the agent's Micrometer meters, the JVM/process
+ * metric contract (docs/metrics.md), the agent's Micrometer meters, the JVM/process
  * families the dashboards read, and the series Prometheus itself adds to every target. Every series
  * also carries the target labels {@code job} and {@code instance}.
  */

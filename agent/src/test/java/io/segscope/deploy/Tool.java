@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
+import io.segscope.testkit.Requirement;
 
 /**
  * An external program a test runs (promtool, systemd-analyze, bash). A missing program skips the
@@ -26,11 +26,7 @@ record Tool(Path executable, String installHint) {
 
   /** Skips (or, under CI=true, fails) the calling test when the program is not installed. */
   Tool require() {
-    boolean present = Files.isExecutable(executable);
-    if ("true".equals(System.getenv("CI"))) {
-      assertThat(present).as("CI=true requires %s (%s)", executable, installHint).isTrue();
-    }
-    Assumptions.assumeTrue(present, executable + " not installed (" + installHint + "): test skipped");
+    Requirement.require(Files.isExecutable(executable), executable + " not installed (" + installHint + ")");
     return this;
   }
 

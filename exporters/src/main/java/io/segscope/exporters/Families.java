@@ -4,7 +4,7 @@ import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.List;
 
 /**
- * Every family {@link SegscopeCollector} emits. Names and labels are the contract of DESIGN.md §6;
+ * Every family {@link SegscopeCollector} emits. Names and labels are the metric contract;
  * {@code docs/metrics.md} documents each one.
  */
 final class Families {

@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 
 /**
  * Translates the current {@link TelemetrySnapshot} into the {@code segscope_*} metric families of
- * DESIGN.md §6 on every scrape. It only translates: it keeps no state between scrapes, so keeping
+ * docs/metrics.md on every scrape. It only translates: it keeps no state between scrapes, so keeping
  * counters monotonic across kernel-side resets is the snapshot producer's job.
  *
  * <p>A record that cannot be translated (in practice: a second record with the same labels as an

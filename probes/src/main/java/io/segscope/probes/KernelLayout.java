@@ -70,7 +70,7 @@ public final class KernelLayout {
       bitfield(btf, d, "sk_buff.redirected", "SKB_REDIRECTED", "OFF_SKB_REDIRECTED_BYTE");
     }
     // 6.9 moved generic XDP to a page_pool copy and measures headroom after pushing the MAC header;
-    // skb_cow_data_for_xdp came with that change (kernel-facts.md §2); the same series turned
+    // skb_cow_data_for_xdp came with that change (docs/kernel.md, generic XDP); the same series turned
     // do_xdp_generic's skb argument into struct sk_buff **pskb
     boolean pagePoolXdp = btf.hasFunction("skb_cow_data_for_xdp");
     d.put("XDP_HEADROOM_AFTER_MAC_PUSH", pagePoolXdp ? 1L : 0L);

@@ -6,12 +6,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
+import io.segscope.testkit.Requirement;
 
 /**
- * What a lab test needs from the machine, and the team's policy when it is missing: the test is skipped
- * with the stated reason, except when the environment variable {@code CI} is {@code true}, where it fails.
+ * What a lab test needs from the machine; a missing one is handled by the one policy of
+ * {@link Requirement} (skipped with the reason, failed under {@code CI=true}).
  */
 public final class Prerequisites {
     /** The tools every lab needs ({@code ss}, from iproute2 like {@code ip}, tells when iperf3 listens). */
@@ -61,16 +60,9 @@ public final class Prerequisites {
         }
     }
 
-    /** Applies the policy to an unmet prerequisite: abort the test with the reason, or fail it on CI. */
+    /** Applies the policy to an unmet prerequisite ({@link Requirement#unmet}). */
     public static void unmet(String reason) {
-        unmet(reason, System.getenv("CI"));
-    }
-
-    static void unmet(String reason, String ci) {
-        if ("true".equalsIgnoreCase(ci)) {
-            Assertions.fail("prerequisite missing on CI: " + reason);
-        }
-        Assumptions.abort("prerequisite missing: " + reason);
+        Requirement.unmet(reason);
     }
 
     static boolean isRoot() {

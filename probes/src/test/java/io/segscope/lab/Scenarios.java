@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The DESIGN.md §7 scenarios, each built in a {@link Lab} next to its healthy control (same topology,
+ * The lab scenarios (docs/lab.md), each built in a {@link Lab} next to its healthy control (same topology,
  * consistent settings). Namespace roles carry the scenario and a {@code h} for the healthy variant
  * ({@code s1snd}, {@code s1hsnd}, ...) and the two variants use different /24s, so one lab can hold a
  * scenario and its control side by side. Builders use only {@code ip} and {@code ethtool} (S3 also clang);

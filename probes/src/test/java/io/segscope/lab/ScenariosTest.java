@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
-/** The DESIGN.md §7 scenarios carry traffic and have the settings they claim; each beside its healthy control. */
+/** The lab scenarios (docs/lab.md) carry traffic and have the settings they claim; each beside its healthy control. */
 @LabTest
 class ScenariosTest {
     private static final Duration RUN = Duration.ofSeconds(2);

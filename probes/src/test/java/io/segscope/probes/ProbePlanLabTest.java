@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -32,8 +31,8 @@ class ProbePlanLabTest {
 
   private static void requireKernelWithoutKprobes() {
     requireRoot();
-    Assumptions.assumeFalse(kernelHasKprobes(),
-        "this kernel has kprobes: these tests describe the fallback on kernels without them");
+    io.segscope.testkit.Requirement.appliesOnlyWhere(!kernelHasKprobes(),
+        "kernels without kprobes (the fallback to tracepoints); this one has them");
   }
 
   @Test

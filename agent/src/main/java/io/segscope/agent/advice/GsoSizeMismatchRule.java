@@ -19,7 +19,7 @@ import java.util.Set;
  * exceed its {@code gso_max_size} (or {@code gso_max_segs}), while the devices where the traffic's
  * sockets size their super-packets (the far ends of D's upstream chain: typically a container's
  * veth) advertise larger limits. Setting those devices' limits to D's makes TCP build super-packets D
- * can take intact (DESIGN.md §1: ~3x less sender CPU in the original report).
+ * can take intact (docs/kernel.md: ~3x less sender CPU in the original report).
  */
 public final class GsoSizeMismatchRule implements Rule {
 

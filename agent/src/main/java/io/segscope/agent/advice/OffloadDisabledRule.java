@@ -14,7 +14,7 @@ import java.util.Optional;
 /**
  * {@code offload_disabled}: device D segments in software because its features lack the
  * segmentation offload the super-packets need, and D lets the user turn it on (the feature is not
- * "[fixed]"). Typical after {@code ethtool -K D tso off} under a macvlan (DESIGN.md §1: 5507 → 1204
+ * "[fixed]"). Typical after {@code ethtool -K D tso off} under a macvlan (docs/kernel.md: 5507 → 1204
  * Mbit/s in the original report). Turning TSO on also needs scatter-gather and a TX checksum
  * offload (netdev_fix_features drops TSO without them): the command includes whichever is off.
  *

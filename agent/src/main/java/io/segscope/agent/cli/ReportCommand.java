@@ -1,5 +1,6 @@
 package io.segscope.agent.cli;
 
+import io.segscope.agent.Version;
 import io.segscope.agent.Logging;
 import io.segscope.agent.Privileges;
 import io.segscope.agent.advice.AdviceContext;
@@ -81,7 +82,7 @@ public final class ReportCommand implements Callable<Integer> {
     err.println("segscope report: compiling and attaching the probes ...");
     try (ProbeSession probes = ProbeFactory.open(new ProbeFactory.Request(probeMode.forced(), Optional.empty(),
         4096))) {
-      BuildInfo build = new BuildInfo(VersionProvider.version(), Bcc.libraryVersion(), System.getProperty("os.version"));
+      BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(), System.getProperty("os.version"));
       SnapshotAssembler assembler = new SnapshotAssembler(build);
       Inventory inv0 = InventoryReader.read(InventoryConfig.defaults(), new DecodeWarnings());
       TelemetrySnapshot first = snapshot(assembler, probes, inv0);

@@ -25,7 +25,7 @@ public final class CostModel {
 
   /**
    * The per-copy cost assumed where the probe mode cannot time generic-XDP copies: the median
-   * receive-side linearization cost measured with an instrumented kernel (DESIGN.md §1: 600 ns p50).
+   * receive-side linearization cost measured with an instrumented kernel (docs/kernel.md: 600 ns p50).
    */
   public static final double UNTIMED_XDP_COPY_NANOS = 600;
 

@@ -109,6 +109,7 @@ class AdviceEndToEndIT {
         Scenarios.s3GenericXdp(lab, true));
     try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
       agent.awaitReady(Duration.ofSeconds(90));
+      PromText before = agent.scrape();
       for (Topology t : healthy) {
         CompletableFuture<?> traffic = CompletableFuture.runAsync(
             () -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(6)));
@@ -118,8 +119,16 @@ class AdviceEndToEndIT {
         }
         traffic.get(30, TimeUnit.SECONDS);
       }
-      agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30)); // the traffic's last counts read
+      // the traffic's last counts read
+      PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
       assertThat(inLab(recommendations(agent), lab)).isEmpty();
+      // silence is not blindness: the agent measured the same traffic, intact, on every sender
+      for (Topology t : healthy) {
+        DeviceAt snd = t.device("sender");
+        Map<String, String> d = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
+        assertThat(after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d))
+            .as("intact super-packets measured on %s's sender", t.name()).isGreaterThan(100);
+      }
     }
   }
 

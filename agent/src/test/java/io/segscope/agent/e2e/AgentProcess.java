@@ -139,6 +139,26 @@ final class AgentProcess implements AutoCloseable {
     throw new AssertionError("no map read began after " + moment + " within " + limit + "; log:\n" + log());
   }
 
+  /**
+   * A scrape whose telemetry comes from a map read that began after the device inventory refreshed
+   * every namespace following {@code moment} ({@code segscope_inventory_last_refresh_timestamp_seconds}):
+   * what to wait on after changing devices, instead of a guess at the refresh and read intervals.
+   */
+  PromText scrapeAfterAnInventoryRefreshSince(java.time.Instant moment, Duration limit) throws Exception {
+    long deadline = System.nanoTime() + limit.toNanos();
+    double after = moment.toEpochMilli() / 1000.0;
+    while (System.nanoTime() < deadline) {
+      double refreshed = scrape().sum("segscope_inventory_last_refresh_timestamp_seconds", java.util.Map.of());
+      if (refreshed > after) {
+        long left = deadline - System.nanoTime();
+        return scrapeOfAReadStartedAfter(java.time.Instant.ofEpochMilli((long) Math.ceil(refreshed * 1000)),
+            Duration.ofNanos(Math.max(left, 0)));
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no inventory refresh after " + moment + " within " + limit + "; log:\n" + log());
+  }
+
   String log() throws IOException {
     return new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8);
   }

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
+import io.segscope.testkit.Requirement;
 import org.junit.jupiter.api.Test;
 
 /** The jar as a user runs it: exit codes and messages. */
@@ -47,7 +47,7 @@ class CliIT {
 
   @Test
   void withoutCapabilitiesItNamesWhatIsMissingAndExitsOne() throws Exception {
-    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv (util-linux) is needed");
+    Requirement.require(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv (util-linux)");
     Path out = Files.createTempFile("segscope-nocaps", ".log");
     Process p = new ProcessBuilder(List.of("setpriv", "--inh-caps=-all", "--bounding-set=-all",
         "java", "-jar", AgentProcess.jar().toString(), "run", "--listen", "127.0.0.1:0"))

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
+import io.segscope.testkit.Requirement;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -22,11 +22,11 @@ class DoctorIT {
   private static final Duration LIMIT = Duration.ofSeconds(120);
 
   private static void requireRootOnAKernelWithoutKprobes() {
-    Assumptions.assumeTrue(ProcessHandle.current().info().user().map("root"::equals).orElse(false),
-        "doctor's probe test needs root");
-    Assumptions.assumeFalse(Files.isDirectory(Path.of("/sys/bus/event_source/devices/kprobe"))
-        || Files.exists(Path.of("/sys/kernel/tracing/kprobe_events")),
-        "this kernel has kprobes: these tests describe the fallback on kernels without them");
+    Requirement.require(ProcessHandle.current().info().user().map("root"::equals).orElse(false),
+        "root (doctor's probe test loads programs)");
+    Requirement.appliesOnlyWhere(!(Files.isDirectory(Path.of("/sys/bus/event_source/devices/kprobe"))
+        || Files.exists(Path.of("/sys/kernel/tracing/kprobe_events"))),
+        "kernels without kprobes (the fallback to tracepoints); this one has them");
   }
 
   @Test

@@ -44,9 +44,9 @@ class InventoryEndToEndIT {
     lab.set(rcv, "rcv0", "gso_max_segs", "1000");
     try (AgentProcess agent = AgentProcess.start("--interval", "1s")) {
       agent.awaitReady(Duration.ofSeconds(90));
-      Thread.sleep(1500); // one inventory refresh + one read after the lab settled
+      // the lab is settled: wait for an inventory refresh after now and a map read after that
+      PromText metrics = agent.scrapeAfterAnInventoryRefreshSince(java.time.Instant.now(), Duration.ofSeconds(30));
       JsonNode api = JSON.readTree(agent.get("/api/v1/devices").body());
-      PromText metrics = agent.scrape();
       SoftAssertions soft = new SoftAssertions();
       int compared = 0;
       for (Netns ns : lab.namespaces()) {

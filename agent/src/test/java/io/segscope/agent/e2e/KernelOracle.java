@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the kernel did, counted by a bpftrace program that shares no code, map or logic with segscope
- * (written from the kernel source, kernel-facts style, not from segscope's programs):
+ * (written from the kernel source as docs/kernel.md describes it, not from segscope's programs):
  *
  * <ul>
  *   <li>software GSO: every skb freed by {@code consume_skb} at a {@code validate_xmit_skb*} call site

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The DESIGN.md §7 scenarios S1, S2, S3 and their healthy controls against ONE running agent jar, read
+ * The lab scenarios (docs/lab.md) S1, S2, S3 and their healthy controls against ONE running agent jar, read
  * back through /metrics: software GSO on the right device with the right cause, generic-XDP copies
  * counted (and timed where the mode can), nothing in the controls, and every series labelled with the
  * mode the agent was asked for. Subclasses say which mode: {@link TracepointScenariosIT} on the host,
@@ -277,6 +277,9 @@ abstract class ScenarioSuite {
           .as("S3 healthy: generic XDP on %s", d.getKey()).isZero();
     }
     assertThat(t.sent().sentBytes()).as("traffic flowed").isPositive();
+    // the agent was measuring all along: the same traffic's super-packets went intact through the sender
+    assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s3h.device("sender"))))
+        .as("S3 healthy: intact super-packets on the sender").isGreaterThan(100);
     assertNoAdvice(lab);
   }
 

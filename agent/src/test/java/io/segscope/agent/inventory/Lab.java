@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
+import io.segscope.testkit.Requirement;
 
 /**
  * A namespace lab for tests: creates namespaces with a unique "sginv-XXXX-" prefix, runs
@@ -26,18 +26,9 @@ final class Lab implements AutoCloseable {
   private final List<String> namespaces = new ArrayList<>();
   private final List<Path> pins = new ArrayList<>();
 
-  /**
-   * Skips the test with the reason when a prerequisite is missing, or fails it when CI=true
-   * (where the lab must run).
-   */
+  /** A missing prerequisite: skipped with the reason, failed under CI=true ({@link Requirement}). */
   static void require(boolean ok, String reason) {
-    if (ok) {
-      return;
-    }
-    if ("true".equals(System.getenv("CI"))) {
-      fail("lab prerequisite missing (CI=true): " + reason);
-    }
-    Assumptions.assumeTrue(false, reason);
+    Requirement.require(ok, reason);
   }
 
   /** Checks root, iproute2, ethtool and namespace creation. */

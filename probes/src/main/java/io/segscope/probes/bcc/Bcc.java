@@ -12,8 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Process-wide facts about libbcc and the host: which libbcc is installed, whether the binding can
- * use it, and how many CPUs per-CPU map values hold.
+ * Process-wide facts about libbcc: which libbcc is installed and whether the binding can use it.
  *
  * <p>The binding is written against libbcc 0.26 (Debian package {@code libbpfcc} 0.26.0); its
  * function signatures changed between releases, so {@link #requireCompatible()} refuses anything
@@ -27,7 +26,6 @@ public final class Bcc {
   /** The libbcc release series this binding is written against. */
   public static final String SUPPORTED_SERIES = "0.26";
 
-  private static final Path POSSIBLE_CPUS = Path.of("/sys/devices/system/cpu/possible");
   private static final Pattern LIBRARY_FILE = Pattern.compile("libbcc\\.so\\.0\\.(\\d+\\.\\d+)(?:\\.\\S*)?");
   private static final Pattern DEBIAN_UPSTREAM = Pattern.compile("(?:\\d+:)?(\\d+(?:\\.\\d+)+)(?:[+~-].*)?");
   private static final List<String> LIBRARY_DIRS = List.of("/usr/lib/x86_64-linux-gnu",
@@ -36,7 +34,6 @@ public final class Bcc {
 
   private static volatile LibBcc library;
   private static volatile String loadFailure;
-  private static volatile int possibleCpus;
 
   private Bcc() {}
 
@@ -74,33 +71,6 @@ public final class Bcc {
         + ".x on the library path)");
   }
 
-  /**
-   * The number of possible CPUs from {@code /sys/devices/system/cpu/possible} — the number of
-   * slots in a per-CPU map value.
-   *
-   * @throws UncheckedIOException when the file cannot be read
-   * @throws IllegalStateException when its content is not a CPU list
-   */
-  public static int possibleCpus() {
-    int cached = possibleCpus;
-    if (cached > 0) {
-      return cached;
-    }
-    String text;
-    try {
-      text = Files.readString(POSSIBLE_CPUS, StandardCharsets.US_ASCII);
-    } catch (IOException e) {
-      throw new UncheckedIOException("read " + POSSIBLE_CPUS + ": " + e.getMessage(), e);
-    }
-    try {
-      cached = countCpuList(text);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException("read " + POSSIBLE_CPUS + ": " + e.getMessage(), e);
-    }
-    possibleCpus = cached;
-    return cached;
-  }
-
   /** The loaded library, loading it on first use. */
   static LibBcc library() throws BccException {
     LibBcc loaded = library;
@@ -121,29 +91,6 @@ public final class Bcc {
       }
       return library;
     }
-  }
-
-  /** Counts the CPUs in a kernel CPU list such as {@code "0-1"} or {@code "0,2-3"}. */
-  static int countCpuList(String text) {
-    String list = text.strip();
-    if (list.isEmpty()) {
-      throw new IllegalArgumentException("parse cpu list: empty");
-    }
-    int count = 0;
-    for (String part : list.split(",")) {
-      String[] bounds = part.split("-", -1);
-      try {
-        int first = Integer.parseInt(bounds[0]);
-        int last = bounds.length == 2 ? Integer.parseInt(bounds[1]) : first;
-        if (bounds.length > 2 || first < 0 || last < first) {
-          throw new IllegalArgumentException("parse cpu list '" + list + "': bad range '" + part + "'");
-        }
-        count += last - first + 1;
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("parse cpu list '" + list + "': bad range '" + part + "'", e);
-      }
-    }
-    return count;
   }
 
   /** {@code "0.26.0"} from a Debian version such as {@code "0.26.0+ds-1"}; empty if it is none. */

@@ -77,7 +77,7 @@ public class BccException extends Exception {
     StringBuilder text = new StringBuilder().append(call).append(' ').append(object).append(": ");
     String why = reason == null ? "" : reason.strip();
     if (errno != 0) {
-      text.append(Errno.describe(errno)).append(" (errno ").append(errno).append(')');
+      text.append(io.segscope.probes.sys.Errno.describe(errno));
       if (!why.isEmpty()) {
         text.append("; ").append(why);
       }

@@ -12,11 +12,12 @@ import com.sun.jna.Pointer;
  * {@code long}; {@code unsigned}, enums → {@code int}; {@code bool} argument → {@code boolean}
  * (JNA passes it as a C int, which is how a {@code bool} argument travels in a register);
  * {@code void *}, {@code char *}, {@code __u32 *} → {@link Pointer}. Every trailing argument
- * (allow_rlimit, dev_name, attach_type) is declared: a missing one would leave garbage in its register.
+ * (allow_rlimit, dev_name) is declared: a missing one would leave garbage in its register.
  *
  * <p>Return conventions: negative int or NULL means failure; only then is errno
  * ({@link Native#getLastError()}) meaningful — libbcc leaves errno set after successful calls.
- * Nothing here checks anything: {@link BpfModule} and {@link BpfTable} do.
+ * Nothing here checks anything: {@link BpfModule} does. Only the compile and the introspection of
+ * its result are declared: segscope loads, attaches and reads maps through bpf(2) itself.
  */
 interface LibBcc extends Library {
 
@@ -25,13 +26,6 @@ interface LibBcc extends Library {
 
   /** {@code bpf_table_id} answer for an unknown table: {@code SIZE_MAX}. */
   long NO_SUCH_TABLE = -1L;
-
-  /** {@code enum bpf_probe_attach_type}. */
-  int BPF_PROBE_ENTRY = 0;
-  int BPF_PROBE_RETURN = 1;
-
-  /** {@code bcc_func_load} attach_type meaning "the default for the program type". */
-  int DEFAULT_ATTACH_TYPE = -1;
 
   /** Loads libbcc; throws {@link UnsatisfiedLinkError} when it is not there. */
   static LibBcc load() {
@@ -74,39 +68,4 @@ interface LibBcc extends Library {
   long bpf_table_leaf_size(Pointer program, String tableName);
 
   int bpf_table_flags(Pointer program, String tableName);
-
-  int bcc_func_load(Pointer program, int progType, Pointer name, Pointer insns, int progLen,
-      Pointer license, int kernVersion, int logLevel, Pointer logBuf, int logBufSize,
-      Pointer devName, int attachType);
-
-  // ---- attach (libbpf.h) ----
-
-  int bpf_attach_kprobe(int progFd, int attachType, Pointer evName, Pointer fnName, long fnOffset,
-      int maxActive);
-
-  int bpf_detach_kprobe(Pointer evName);
-
-  int bpf_attach_tracepoint(int progFd, Pointer tpCategory, Pointer tpName);
-
-  int bpf_attach_raw_tracepoint(int progFd, Pointer tpName);
-
-  int bpf_attach_kfunc(int progFd);
-
-  int bpf_close_perf_event_fd(int fd);
-
-  // ---- maps and objects (libbpf.h) ----
-
-  int bpf_lookup_elem(int fd, Pointer key, Pointer value);
-
-  int bpf_get_next_key(int fd, Pointer key, Pointer nextKey);
-
-  int bpf_update_elem(int fd, Pointer key, Pointer value, long flags);
-
-  int bpf_delete_elem(int fd, Pointer key);
-
-  int bpf_lookup_batch(int fd, Pointer inBatch, Pointer outBatch, Pointer keys, Pointer values,
-      Pointer count);
-
-  /** Declared in bcc's libbpf.h, defined by libbpf.so.1 (a dependency dlsym resolves through). */
-  int bpf_obj_get_info_by_fd(int fd, Pointer info, Pointer infoLen);
 }

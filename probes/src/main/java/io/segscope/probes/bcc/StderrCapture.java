@@ -1,5 +1,6 @@
 package io.segscope.probes.bcc;
 
+import io.segscope.probes.sys.Libc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -9,10 +10,9 @@ import java.util.function.Supplier;
 
 /**
  * Runs a native call with file descriptor 2 pointed at a temporary file, so what libbcc and clang
- * print (compile diagnostics, attach complaints, load hints such as "bpf: Failed to load program:
- * Operation not permitted") becomes data: it travels in the exception of a failed call, or is logged
- * at debug level after a successful one ({@link BpfModule}). It is not written back to fd 2: raw
- * library output on a person's screen reads as a failure even when the call was only a trial.
+ * print while compiling (clang's diagnostics, warnings) becomes data: it travels in the exception of
+ * a failed compile, or is logged at debug level after a successful one ({@link BpfModule}). It is not
+ * written back to fd 2: raw library output on a person's screen reads as a failure.
  *
  * <p>Calls are serialised by one lock. While a call runs (a compile takes ~0.4 s), whatever other
  * threads write to fd 2 lands in the file as well; the agent's log handler therefore writes to its
@@ -25,17 +25,6 @@ final class StderrCapture {
 
   /** The call's value, what it printed (possibly trimmed) and whether printing was captured. */
   record Captured<T>(T value, String stderr, boolean captured) {}
-
-  /** An int-returning native call's result, errno read right after it only when it failed. */
-  record IntResult(int value, int errno) {
-    static IntResult of(int ret) {
-      return new IntResult(ret, ret < 0 ? Errno.ofFailure(ret) : 0);
-    }
-
-    boolean failed() {
-      return value < 0;
-    }
-  }
 
   private StderrCapture() {}
 

@@ -2,7 +2,6 @@ package io.segscope.probes.compile;
 
 import io.segscope.probes.bcc.BccException;
 import io.segscope.probes.bcc.BpfModule;
-import io.segscope.probes.bcc.BpfTable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,10 +27,10 @@ public final class BccCompiler {
       Map<Integer, String> mapByFd = new HashMap<>();
       List<CompiledObject.MapDef> maps = new ArrayList<>();
       for (String table : module.tableNames()) {
-        BpfTable t = module.table(table);
+        BpfModule.Table t = module.table(table);
         mapByFd.put(t.fd(), table);
         maps.add(new CompiledObject.MapDef(table, t.type(), t.keySize(), t.valueSize(),
-            Math.toIntExact(t.maxEntries()), module.tableFlags(table)));
+            Math.toIntExact(t.maxEntries()), t.flags()));
       }
       List<CompiledObject.Program> programs = new ArrayList<>();
       for (String fn : module.functionNames()) {

@@ -10,6 +10,11 @@ import com.sun.jna.Native;
 public interface Libc extends Library {
   Libc INSTANCE = Native.load("c", Libc.class);
 
+  int O_WRONLY = 1;
+  int O_CLOEXEC = 0x80000;
+  int F_DUPFD_CLOEXEC = 1030;
+  int STDERR = 2;
+
   /** {@code long syscall(long number, ...)}: pass every argument as a {@code Long} or a Pointer. */
   long syscall(long number, Object... args);
 
@@ -17,6 +22,12 @@ public interface Libc extends Library {
   int ioctl(int fd, long request, Object... args);
 
   int close(int fd);
+
+  /** {@code int open(const char *path, int flags, ...)}. */
+  int open(String path, int flags, Object... mode);
+
+  /** {@code int fcntl(int fd, int cmd, ...)}. */
+  int fcntl(int fd, int cmd, Object... args);
 
   int dup(int fd);
 

@@ -63,7 +63,7 @@
 /*
  * The key every per-device map shares with the device inventory: the namespace's cookie (never
  * reused while the host runs; 0 on kernels without one), its inode (the `netns` label) and the
- * ifindex. Java: io.segscope.probes.wire.DeviceKeyCodec.
+ * ifindex. Java: io.segscope.probes.wire.DeviceKey.
  */
 struct dev_key {
     u64 netns_cookie;
@@ -71,7 +71,7 @@ struct dev_key {
     u32 ifindex;
 };
 
-/* Per-device counters, one value per CPU (no atomics on the hot path). Java: wire.CountsCodec. */
+/* Per-device counters, one value per CPU (no atomics on the hot path). Java: io.segscope.probes.wire.Counts. */
 struct dev_counts {
     u64 gso_queued;        /* GSO super-packets queued for transmission on the device */
     u64 gso_queued_bytes;
@@ -89,7 +89,7 @@ struct dev_counts {
 /*
  * What a device that segmented in software also gets: shared by all CPUs (atomic adds), created on
  * its first software segmentation, so devices that never segment cost no histogram memory.
- * Java: wire.GsoDetailCodec.
+ * Java: io.segscope.probes.wire.GsoDetail.
  */
 struct gso_detail {
     char name[16];         /* the device's name at its first segmentation */
@@ -102,7 +102,7 @@ struct gso_detail {
     u64 dur[DUR_SLOTS];
 };
 
-/* The same for generic-XDP copies, created on a device's first copy. Java: wire.XdpDetailCodec. */
+/* The same for generic-XDP copies, created on a device's first copy. Java: io.segscope.probes.wire.XdpDetail. */
 struct xdp_detail {
     char name[16];
     u64 timed;

@@ -40,20 +40,4 @@ class BccExceptionTest {
     assertThat(e.verifierLog()).endsWith("R0 invalid mem access");
     assertThat(e.getMessage()).doesNotContain("R1=ctx");
   }
-
-  @Test
-  void describesErrnoNumbersLikeTheCLibrary() {
-    assertThat(Errno.describe(1)).isEqualTo("Operation not permitted");
-    assertThat(Errno.describe(2)).isEqualTo("No such file or directory");
-    assertThat(Errno.describe(524)).contains("not supported");
-  }
-
-  @Test
-  void readsErrnoOnlyFromFailuresAndFallsBackToNegativeReturns() {
-    assertThat(Errno.ofFailure(-1, 13)).isEqualTo(13);
-    assertThat(Errno.ofFailure(-1, 0)).isZero();
-    assertThat(Errno.ofFailure(-22, 0)).isEqualTo(22);
-    assertThat(Errno.ofFailure(-22, 1)).isEqualTo(1);
-    assertThat(Errno.ofFailure(-100000, 0)).isZero();
-  }
 }

@@ -8,30 +8,6 @@ import org.junit.jupiter.api.Test;
 class BccTest {
 
   @Test
-  void countsContiguousAndSplitCpuLists() {
-    assertThat(Bcc.countCpuList("0-1\n")).isEqualTo(2);
-    assertThat(Bcc.countCpuList("0")).isEqualTo(1);
-    assertThat(Bcc.countCpuList("0,2-3")).isEqualTo(3);
-    assertThat(Bcc.countCpuList("0-3,8-11")).isEqualTo(8);
-    assertThat(Bcc.countCpuList("0-127")).isEqualTo(128);
-  }
-
-  @Test
-  void rejectsMalformedCpuListsNamingTheBadPart() {
-    assertThatThrownBy(() -> Bcc.countCpuList("")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("empty");
-    assertThatThrownBy(() -> Bcc.countCpuList("3-1")).hasMessageContaining("bad range '3-1'");
-    assertThatThrownBy(() -> Bcc.countCpuList("0-x")).hasMessageContaining("bad range '0-x'");
-    assertThatThrownBy(() -> Bcc.countCpuList("0-1-2")).hasMessageContaining("bad range '0-1-2'");
-    assertThatThrownBy(() -> Bcc.countCpuList("0,,2")).hasMessageContaining("bad range ''");
-  }
-
-  @Test
-  void possibleCpusCoversAtLeastTheCpusTheJvmMaySee() {
-    assertThat(Bcc.possibleCpus()).isGreaterThanOrEqualTo(Runtime.getRuntime().availableProcessors());
-  }
-
-  @Test
   void takesTheUpstreamVersionFromDebianVersions() {
     assertThat(Bcc.versionFromDebian("0.26.0+ds-1")).contains("0.26.0");
     assertThat(Bcc.versionFromDebian("1:0.26.0-2")).contains("0.26.0");

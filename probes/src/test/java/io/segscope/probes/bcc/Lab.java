@@ -1,23 +1,16 @@
 package io.segscope.probes.bcc;
 
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.Assumptions;
+import io.segscope.testkit.Requirement;
 
-/** Prerequisites of lab tests: skipped with a reason, but failing when CI=true. */
+/** Prerequisites of lab tests ({@link Requirement}: skipped with a reason, failing under CI=true). */
 final class Lab {
   private Lab() {}
 
   static void require(boolean present, String reason) {
-    if (present) {
-      return;
-    }
-    if ("true".equals(System.getenv("CI"))) {
-      fail("lab prerequisite missing (CI=true makes this a failure): " + reason);
-    }
-    Assumptions.assumeTrue(false, "lab prerequisite missing: " + reason);
+    Requirement.require(present, reason);
   }
 
   /** Root, a usable libbcc 0.26 and the syscalls tracepoints the tests attach to. */

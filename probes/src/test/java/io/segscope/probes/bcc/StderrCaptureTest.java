@@ -3,7 +3,7 @@ package io.segscope.probes.bcc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.bcc.StderrCapture.Captured;
-import io.segscope.probes.bcc.StderrCapture.IntResult;
+import io.segscope.probes.sys.Libc;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +16,7 @@ class StderrCaptureTest {
     byte[] text = "clang: error: something\n".getBytes(StandardCharsets.UTF_8);
     String fd2Before = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
 
-    Captured<Long> captured = StderrCapture.around(() -> TestLibc.INSTANCE.write(2, text, text.length));
+    Captured<Long> captured = StderrCapture.around(() -> Libc.INSTANCE.write(2, text, text.length));
 
     assertThat(captured.captured()).isTrue();
     assertThat(captured.value()).isEqualTo(text.length);
@@ -29,23 +29,9 @@ class StderrCaptureTest {
     byte[] text = "bpf: Failed to load program: Operation not permitted\n".getBytes(StandardCharsets.UTF_8);
     // the outer capture records what reaches fd 2 while the inner one runs
     Captured<Captured<Long>> outer = StderrCapture.around(
-        () -> StderrCapture.around(() -> TestLibc.INSTANCE.write(2, text, text.length)));
+        () -> StderrCapture.around(() -> Libc.INSTANCE.write(2, text, text.length)));
     assertThat(outer.value().stderr()).isEqualTo("bpf: Failed to load program: Operation not permitted\n");
     assertThat(outer.stderr()).as("what reached fd 2").isEmpty();
   }
 
-  @Test
-  void readsErrnoOfAFailedCallBeforeTheRedirectIsUndone() {
-    Captured<IntResult> captured = StderrCapture.around(() -> IntResult.of(TestLibc.INSTANCE.close(-1)));
-    assertThat(captured.value().failed()).isTrue();
-    assertThat(captured.value().errno()).isEqualTo(9); // EBADF
-    assertThat(captured.stderr()).isEmpty();
-  }
-
-  @Test
-  void successfulCallsCarryNoErrno() {
-    Captured<IntResult> captured = StderrCapture.around(() -> IntResult.of(TestLibc.INSTANCE.getppid()));
-    assertThat(captured.value().failed()).isFalse();
-    assertThat(captured.value().errno()).isZero();
-  }
 }

@@ -47,10 +47,10 @@ class BtfKernelLabTest {
     @BeforeAll
     void loadBoth() throws Exception {
         Path vmlinux = Btf.KERNEL_BTF;
-        LabPrerequisites.require(Files.isReadable(vmlinux), vmlinux + " is not readable (kernel without CONFIG_DEBUG_INFO_BTF?)");
+        io.segscope.testkit.Requirement.require(Files.isReadable(vmlinux), vmlinux + " is not readable (kernel without CONFIG_DEBUG_INFO_BTF?)");
         Optional<String> tool = Stream.of("/usr/sbin/bpftool", "/usr/bin/bpftool", "/sbin/bpftool", "/usr/local/sbin/bpftool")
                 .filter(p -> Files.isExecutable(Path.of(p))).findFirst();
-        LabPrerequisites.require(tool.isPresent(), "bpftool not found (apt-get install bpftool)");
+        io.segscope.testkit.Requirement.require(tool.isPresent(), "bpftool not found (apt-get install bpftool)");
         bpftool = tool.get();
 
         long start = System.nanoTime();

@@ -1,7 +1,6 @@
-package io.segscope.agent;
+package io.segscope.agent.cli;
 
-import io.segscope.agent.cli.SegscopeCommand;
-import picocli.CommandLine;
+import io.segscope.agent.Logging;
 
 /** Entry point of the {@code segscope} jar. */
 public final class Main {
