@@ -290,9 +290,14 @@ final class Targets {
           .append(Fmt.kib(top.metricsPlain().bytes())).append(", ").append(q).append(" ")
           .append(num(p50 ? top.metricsPlain().ms().p50() : top.metricsPlain().ms().p99(), 1)).append(" ms. At ")
           .append(count(low.fleetDevices())).append(" devices the gzip ").append(q).append(" is ")
-          .append(num(lowV, 1)).append(" ms, so it grows ")
-          .append(num(1000 * (v - lowV) / Math.max(1, top.fleetDevices() - low.fleetDevices()), 1))
-          .append(" µs per device.");
+          .append(num(lowV, 1)).append(" ms");
+      double perDevice = 1000 * (v - lowV) / Math.max(1, top.fleetDevices() - low.fleetDevices());
+      if (perDevice > 0) {
+        b.append(", so it grows ").append(num(perDevice, 1)).append(" µs per device.");
+      } else {
+        b.append(", no less than at ").append(count(top.fleetDevices()))
+            .append(": the devices do not explain it here, the machine's noise does.");
+      }
       JmhResult.Score s = jmhScore("scrapeGzip", DEVICES);
       if (s != null) {
         b.append(" Serving the cached bytes of one gzip scrape for 1,000 devices takes ")
@@ -336,7 +341,7 @@ final class Targets {
           .append(", ").append(mib(top.loadRssBytes())).append(" under S1 load).");
       JvmMemory j = scale.jvm();
       if (j != null) {
-        b.append(" ").append(JvmText.breakdown(j));
+        b.append(" ").append(JvmText.breakdown(j)).append(" ").append(JvmText.floor(j, 160L << 20));
       }
       return b.toString();
     }));
@@ -454,6 +459,22 @@ final class Targets {
   /** Texts about a JVM's memory. */
   static final class JvmText {
     private JvmText() {}
+
+    /**
+     * What the heap's size can and cannot explain: everything but the committed heap, plus the live heap,
+     * is the least RSS any heap setting leaves (the committed heap counted as resident).
+     */
+    static String floor(JvmMemory j, long targetBytes) {
+      long rest = Math.max(0, j.rssBytes() - j.heapCommittedBytes());
+      long least = rest + j.heapLiveBytes();
+      String s = "Everything but the Java heap takes " + mib(rest) + " of that start's RSS; with the heap no larger"
+          + " than what is live, its RSS would be about " + mib(least);
+      if (least > targetBytes) {
+        return s + ", still above " + mib(targetBytes) + ": no heap setting meets the target, the live heap and the"
+            + " JVM's own memory must shrink.";
+      }
+      return s + ", within " + mib(targetBytes) + ": the heap's sizing is what misses the target.";
+    }
 
     static String breakdown(JvmMemory j) {
       Map<String, Long> c = j.nmtCommittedBytes();

@@ -74,9 +74,13 @@ final class Fixtures {
   }
 
   static ScaleResult scale(double p50At1000, long rssAt1000) {
+    return scale(2.0, p50At1000, rssAt1000, 96L << 20);
+  }
+
+  static ScaleResult scale(double p50At10, double p50At1000, long rssAt1000, long heapCommitted) {
     List<BpfFdinfo.BpfMap> maps = List.of(new BpfFdinfo.BpfMap(1, 5, 16, 88, 4096, 1, 300_000),
         new BpfFdinfo.BpfMap(2, 6, 4, 16, 1, 0, 352));
-    ScaleResult.Level l10 = level(10, 2.0, 150L << 20, maps);
+    ScaleResult.Level l10 = level(10, p50At10, 150L << 20, maps);
     ScaleResult.Level l1000 = level(1000, p50At1000, rssAt1000, maps);
     Map<String, Long> nmt = new LinkedHashMap<>();
     nmt.put("Java Heap", 96L << 20);
@@ -86,7 +90,7 @@ final class Fixtures {
     nmt.put("GC", 1L << 20);
     nmt.put("Shared class space", 12L << 20);
     nmt.put("Metaspace", 18L << 20);
-    JvmMemory jvm = new JvmMemory(200L << 20, 180L << 20, 20L << 20, nmt, 160L << 20, 96L << 20, 60L << 20,
+    JvmMemory jvm = new JvmMemory(200L << 20, 180L << 20, 20L << 20, nmt, 160L << 20, heapCommitted, 60L << 20,
         30L << 20, 30, List.of("[B: 13874568 B (125472)"));
     return new ScaleResult("5s (default)", 2, "-Xms32m -Xmx192m -XX:+UseSerialGC", List.of(l10, l1000), jvm);
   }
