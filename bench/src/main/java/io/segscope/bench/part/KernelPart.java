@@ -108,16 +108,21 @@ public final class KernelPart {
       Map<String, long[]> e1;
       long t0;
       long t1;
+      PromText m1;
+      // The agent's counters move only when it reads its maps (every interval): the programs' runs are
+      // taken right after the read before the traffic (m0) and right after the first read after it (m1),
+      // so runs and super-packets cover the same stretch (background traffic of other labs included in
+      // both), not a short traffic window against a longer read-to-read one.
       try (BpfStats stats = BpfStats.enable()) {
         p0 = ProgramNames.match(attached.keySet(), BpfFdinfo.of(agent.pid()).programs(), names);
         e0 = empties.stats();
         t0 = System.nanoTime();
         traffic = lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), config.kernelWindow());
-        t1 = System.nanoTime();
+        m1 = agent.scrapeAfter(Instant.now(), READ_WAIT);
         e1 = empties.stats();
         p1 = ProgramNames.match(attached.keySet(), BpfFdinfo.of(agent.pid()).programs(), names);
+        t1 = System.nanoTime();
       }
-      PromText m1 = agent.scrapeAfter(Instant.now(), READ_WAIT);
       List<KernelResult.ProgramCost> programs = new ArrayList<>();
       attached.forEach((program, event) -> {
         BpfFdinfo.Program b = p1.get(program);

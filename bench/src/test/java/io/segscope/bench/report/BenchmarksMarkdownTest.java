@@ -109,6 +109,23 @@ class BenchmarksMarkdownTest {
   }
 
   @Test
+  void fewerConsumeSkbFiringsThanSuperPacketsSayTheWindowsDidNotMatch(@TempDir Path dir) throws Exception {
+    Results r = new Results(dir);
+    r.write("run", Fixtures.run(List.of("kernel"), Map.of()));
+    r.write("kernel", Fixtures.kernel(10_000)); // 6,500 consume_skb firings for 10,000 super-packets
+    Path md = dir.resolve("B.md");
+    BenchmarksMarkdown.write(r, md);
+    String text = Files.readString(md);
+    // 1.79 runs per super-packet would meet ≤ 3, but not from windows that do not match: not judged
+    assertThat(text).contains("| segscope BPF program runs per software-segmented super-packet, S1 (run_cnt ÷"
+        + " super-packets) | 1.8 | ≤ 3 | not measured |");
+    assertThat(text).contains("(1.8 against ≤ 3, not measured): consume_skb fired fewer times than the agent counted"
+        + " super-packets");
+    assertThat(text).contains("| all segscope programs' run time ÷ segmentation time measured, S1 (tracepoint mode,"
+        + " tp_btf) | 2.03 % | ≤ 8 % | not measured |");
+  }
+
+  @Test
   void aPartThatDidNotRunOrFailedLeavesItsFiguresNotMeasuredWithTheReason(@TempDir Path dir) throws Exception {
     String text = render(dir, Fixtures.run(List.of("kernel", "overhead", "scale", "jmh", "guest"),
         Map.of("guest", "IllegalStateException: boom")), false);

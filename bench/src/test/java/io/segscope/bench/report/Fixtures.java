@@ -33,6 +33,11 @@ final class Fixtures {
    * 20.34 % of the segmentation time.
    */
   static KernelResult kernel() {
+    return kernel(1000);
+  }
+
+  /** The same runs against {@code superPackets} counted by the agent. */
+  static KernelResult kernel(long superPackets) {
     return new KernelResult("tracepoint", "tp_btf", 10, 6.1, List.of(
         new KernelResult.ProgramCost("tp_btf__consume_skb", "consume_skb", 6500, 650_000),
         new KernelResult.ProgramCost("tp_btf__kfree_skb", "kfree_skb", 0, 0),
@@ -42,7 +47,7 @@ final class Fixtures {
         new KernelResult.EventRate("net_dev_queue", true, 11_400, 11_400 * 35),
         new KernelResult.EventRate("net_dev_start_xmit", false, 55_000, 55_000 * 36),
         new KernelResult.EventRate("netif_receive_skb", false, 55_000, 55_000 * 34)),
-        1000, 45_000, 1000, 8_800_000, List.of("pid 7 (java): net_dev_queue"));
+        superPackets, 45 * superPackets, superPackets, 8_800 * superPackets, List.of("pid 7 (java): net_dev_queue"));
   }
 
   static AccuracyResult accuracy(long agentSkbs) {
