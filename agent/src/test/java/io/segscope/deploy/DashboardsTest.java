@@ -174,6 +174,62 @@ class DashboardsTest {
     soft.assertAll();
   }
 
+  /**
+   * A Prometheus with native histograms enabled stores segscope's histograms as native ones only
+   * (2.42: no _bucket, _sum, _count series), one without them only the classic series. Every query
+   * of a histogram family therefore asks both ways: each classic {@code histogram_quantile} over
+   * {@code _bucket} comes after the same quantile of the native series and {@code or}, each rate of
+   * {@code _sum}/{@code _count} is paired with {@code histogram_sum}/{@code histogram_count} of the
+   * native rate. (DashboardQueriesIT runs every query against both kinds of server.)
+   */
+  @Test
+  void histogramQueriesWorkWithNativeAndClassicHistograms() {
+    java.util.regex.Pattern bucket = java.util.regex.Pattern.compile(
+        "histogram_quantile\\(([0-9.]+), sum by \\(([^)]*)\\) \\(rate\\((segscope_\\w+)_bucket(\\{[^}]*\\})\\[([^\\]]+)\\]");
+    java.util.regex.Pattern sumOrCount = java.util.regex.Pattern.compile(
+        "rate\\((segscope_\\w+)_(sum|count)(\\{[^}]*\\})?\\[([^\\]]+)\\]\\)");
+    SoftAssertions soft = new SoftAssertions();
+    int quantiles = 0;
+    int sums = 0;
+    List<String> exprs = new ArrayList<>();
+    for (JsonNode d : Dashboards.all()) {
+      Dashboards.queries(d).forEach(q -> exprs.add(q.expr()));
+    }
+    for (Map<String, Object> r : AlertRulesTest.alertRules()) {
+      exprs.add(String.valueOf(r.get("expr")));
+    }
+    for (String e : exprs) {
+      java.util.regex.Matcher m = bucket.matcher(e);
+      while (m.find()) {
+        quantiles++;
+        String by = java.util.Arrays.stream(m.group(2).split(",")).map(String::strip).filter(l -> !l.equals("le"))
+            .collect(Collectors.joining(", "));
+        String nativeForm = "histogram_quantile(" + m.group(1) + ", " + (by.isEmpty() ? "sum(" : "sum by (" + by + ") (")
+            + "rate(" + m.group(3) + m.group(4) + "[" + m.group(5) + "])))";
+        soft.assertThat(e).as("native form before the classic quantile").contains(nativeForm + " or histogram_quantile("
+            + m.group(1) + ", sum by (" + m.group(2) + ") (rate(" + m.group(3) + "_bucket");
+      }
+      m = sumOrCount.matcher(e);
+      while (m.find()) {
+        if (!NATIVE_FAMILIES.contains(m.group(1))) {
+          continue;
+        }
+        sums++;
+        String sel = m.group(3) == null ? "" : m.group(3);
+        soft.assertThat(e).as("native form beside %s", m.group())
+            .contains("(" + m.group() + " or histogram_" + m.group(2) + "(rate(" + m.group(1) + sel + "[" + m.group(4)
+                + "])))");
+      }
+    }
+    soft.assertThat(quantiles).as("classic quantile queries found").isGreaterThanOrEqualTo(10);
+    soft.assertThat(sums).as("_sum/_count rates of histogram families found").isGreaterThanOrEqualTo(15);
+    soft.assertAll();
+  }
+
+  /** The families the agent exports as histograms (native and classic buckets from the same counts). */
+  private static final Set<String> NATIVE_FAMILIES = Set.of("segscope_gso_sw_duration_seconds",
+      "segscope_gso_sw_segments_per_skb", "segscope_xdp_generic_copy_duration_seconds");
+
   @Test
   void cpuPanelsShowCores() {
     // an expression that is only rate() of a *_seconds_sum / *_seconds_total counter is CPU time per
@@ -289,8 +345,8 @@ class DashboardsTest {
   void overviewShowsCostPerHostAndDeviceTopDevicesAndRecommendations() {
     JsonNode d = dashboard("segscope-overview");
     String all = Dashboards.queries(d).stream().map(Dashboards.Query::expr).collect(Collectors.joining("\n"));
-    assertThat(all).contains("sum by (instance) (rate(segscope_gso_sw_duration_seconds_sum",
-        "sum by (instance, netns, device) (rate(segscope_gso_sw_duration_seconds_sum",
+    assertThat(all).contains("sum by (instance) ((rate(segscope_gso_sw_duration_seconds_sum",
+        "sum by (instance, netns, device) ((rate(segscope_gso_sw_duration_seconds_sum",
         "segscope_gso_offloaded_skbs_total", "topk(10,", "segscope_recommendation_info",
         "segscope_recommendation_cpu_saving_ratio", "outcome=\"copied\"");
   }
@@ -333,7 +389,7 @@ class DashboardsTest {
     Dashboards.Query top = Dashboards.queries(overview).stream()
         .filter(q -> q.panelTitle().equals("Top workloads by software-segmentation CPU")).findFirst().orElseThrow();
     soft.assertThat(top.expr()).startsWith("topk(10, sum by (instance, workload_kind, workload, pod_namespace, pod) ("
-        + "sum by (instance, netns, device) (rate(segscope_gso_sw_duration_seconds_sum{").contains("[$__range]")
+        + "sum by (instance, netns, device) ((rate(segscope_gso_sw_duration_seconds_sum{").contains("[$__range]")
         .contains(join);
     soft.assertThat(top.format()).isEqualTo("table");
     soft.assertThat(Dashboards.queries(overview).stream().map(Dashboards.Query::panelTitle))

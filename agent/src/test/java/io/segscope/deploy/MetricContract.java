@@ -82,6 +82,7 @@ final class MetricContract {
     SERIES.put(base + "_bucket", withLe);
     SERIES.put(base + "_sum", labels);
     SERIES.put(base + "_count", labels);
+    SERIES.put(base, labels); // the native histogram (a Prometheus with native histograms stores only this)
   }
 
   /** The labels a series of this name has (target labels included), empty if the name is unknown. */

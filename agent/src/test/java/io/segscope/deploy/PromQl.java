@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 final class PromQl {
   private static final Set<String> FUNCTIONS = Set.of("sum", "avg", "min", "max", "count", "topk", "bottomk",
       "quantile", "count_values", "stddev", "stdvar", "group", "rate", "irate", "increase", "delta", "idelta",
-      "histogram_quantile", "time", "vector", "absent", "absent_over_time", "label_replace", "label_join",
+      "histogram_quantile", "histogram_count", "histogram_sum", "histogram_fraction", "time", "vector", "absent", "absent_over_time", "label_replace", "label_join",
       "clamp", "clamp_min", "clamp_max", "abs", "ceil", "floor", "round", "scalar", "sort", "sort_desc",
       "max_over_time", "min_over_time", "avg_over_time", "sum_over_time", "count_over_time",
       "last_over_time", "changes", "resets", "deriv", "predict_linear", "timestamp");

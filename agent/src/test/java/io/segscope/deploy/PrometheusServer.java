@@ -21,8 +21,13 @@ import java.util.concurrent.TimeUnit;
  * A real Prometheus server (Debian's /usr/bin/prometheus) on 127.0.0.1, scraping one segscope agent
  * every second as job "segscope" and evaluating the segscope alert rules; its data lives in a
  * directory the caller owns. Queried through its HTTP API.
+ *
+ * <p>With {@code nativeHistograms}, it runs with {@code --enable-feature=native-histograms}: it then
+ * scrapes the protobuf format and stores every histogram that has native buckets as a native
+ * histogram only (Prometheus 2.42 keeps no {@code _bucket}/{@code _sum}/{@code _count} series of it);
+ * without, it scrapes text and stores the classic series.
  */
-final class PrometheusServer implements AutoCloseable {
+public final class PrometheusServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Process process;
@@ -36,32 +41,55 @@ final class PrometheusServer implements AutoCloseable {
     this.port = port;
   }
 
+  /** Skips (or, under CI=true, fails) the calling test when Prometheus is not installed. */
+  public static void require() {
+    Tool.PROMETHEUS.require();
+  }
+
   /** Starts Prometheus scraping {@code target} (host:port) and loading {@code ruleFile}; waits until ready. */
   static PrometheusServer start(Path dir, String target, Path ruleFile) throws Exception {
+    return start(dir, target, ruleFile, false);
+  }
+
+  /**
+   * Starts Prometheus scraping {@code target} (host:port) as job "segscope", loading {@code ruleFile}
+   * (null: no rules), with or without native histograms; waits until ready.
+   */
+  public static PrometheusServer start(Path dir, String target, Path ruleFile, boolean nativeHistograms)
+      throws Exception {
     return start(dir, ruleFile, String.join("\n",
         "  - job_name: segscope",
         "    static_configs:",
         "      - targets: ['" + target + "']",
-        ""));
+        ""), nativeHistograms);
   }
 
   /** Starts Prometheus with these scrape_configs entries (YAML, each "  - job_name: ..."); waits until ready. */
   static PrometheusServer start(Path dir, Path ruleFile, String scrapeConfigs) throws Exception {
+    return start(dir, ruleFile, scrapeConfigs, false);
+  }
+
+  static PrometheusServer start(Path dir, Path ruleFile, String scrapeConfigs, boolean nativeHistograms)
+      throws Exception {
     int port = freePort();
     Path config = dir.resolve("prometheus.yml");
-    Files.writeString(config, String.join("\n",
+    List<String> yaml = new ArrayList<>(List.of(
         "global:",
         "  scrape_interval: 1s",
         "  scrape_timeout: 1s",
-        "  evaluation_interval: 1s",
-        "rule_files:",
-        "  - " + ruleFile.toAbsolutePath(),
-        "scrape_configs:",
-        scrapeConfigs));
+        "  evaluation_interval: 1s"));
+    if (ruleFile != null) {
+      yaml.addAll(List.of("rule_files:", "  - " + ruleFile.toAbsolutePath()));
+    }
+    yaml.addAll(List.of("scrape_configs:", scrapeConfigs));
+    Files.writeString(config, String.join("\n", yaml));
     Path log = dir.resolve("prometheus.log");
     List<String> cmd = new ArrayList<>(List.of(Tool.PROMETHEUS.executable().toString(),
         "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),
         "--web.listen-address=127.0.0.1:" + port, "--log.level=warn"));
+    if (nativeHistograms) {
+      cmd.add("--enable-feature=native-histograms");
+    }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     PrometheusServer s = new PrometheusServer(p, log, port);
     try {
@@ -91,7 +119,7 @@ final class PrometheusServer implements AutoCloseable {
   }
 
   /** GET an API path; fails unless Prometheus answers 200 with status "success". Returns "data". */
-  JsonNode api(String pathAndQuery) throws IOException, InterruptedException {
+  public JsonNode api(String pathAndQuery) throws IOException, InterruptedException {
     HttpResponse<String> r = get(pathAndQuery);
     JsonNode body = JSON.readTree(r.body());
     if (r.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
@@ -101,8 +129,14 @@ final class PrometheusServer implements AutoCloseable {
   }
 
   /** An instant query now; the result array (vector) or a one-element array (scalar). */
-  JsonNode query(String promql) throws IOException, InterruptedException {
-    JsonNode data = api("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+  public JsonNode query(String promql) throws IOException, InterruptedException {
+    return queryAt(promql, Double.NaN);
+  }
+
+  /** An instant query at {@code time} (Unix seconds; NaN: now); the result array as {@link #query}. */
+  public JsonNode queryAt(String promql, double time) throws IOException, InterruptedException {
+    String at = Double.isNaN(time) ? "" : "&time=" + String.format(java.util.Locale.ROOT, "%.3f", time);
+    JsonNode data = api("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8) + at);
     if (data.path("resultType").asText().equals("scalar")) {
       return JSON.createArrayNode().add(data.path("result"));
     }
@@ -110,7 +144,7 @@ final class PrometheusServer implements AutoCloseable {
   }
 
   /** Polls until the query returns a non-empty result; fails naming the query after the timeout. */
-  JsonNode awaitNonEmpty(String promql, Duration timeout) throws Exception {
+  public JsonNode awaitNonEmpty(String promql, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     JsonNode r = query(promql);
     while (r.isEmpty() && System.nanoTime() < deadline) {
@@ -123,7 +157,7 @@ final class PrometheusServer implements AutoCloseable {
     return r;
   }
 
-  String log() throws IOException {
+  public String log() throws IOException {
     return Files.exists(log) ? Files.readString(log) : "";
   }
 

@@ -106,6 +106,20 @@ final class AgentProcess implements AutoCloseable {
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  /** GET {@code path} with the body as bytes (e.g. the protobuf exposition); fails unless 200. */
+  byte[] getBytes(String path, String... headers) throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10));
+    for (int i = 0; i < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    if (r.statusCode() != 200) {
+      throw new AssertionError(path + " answered " + r.statusCode());
+    }
+    return r.body();
+  }
+
   PromText scrape() throws IOException, InterruptedException {
     HttpResponse<String> r = get("/metrics");
     if (r.statusCode() != 200) {

@@ -209,6 +209,16 @@ final class KernelOracle implements AutoCloseable {
     }
   }
 
+  /** Whether this kernel lets the oracle count software GSO (consume_skb's location field, 6.3+). */
+  static boolean countsGso() {
+    return atLeast(kernelVersion(), 6, 3);
+  }
+
+  /** What a scenario that did not ask for the oracle gets: nothing counted, GSO not countable. */
+  static Counts none() {
+    return new Counts(Map.of(), Map.of(), false);
+  }
+
   static int[] kernelVersion() {
     String[] parts = System.getProperty("os.version").split("[.-]");
     return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};

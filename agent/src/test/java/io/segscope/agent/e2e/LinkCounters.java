@@ -20,8 +20,11 @@ import java.util.Set;
 record LinkCounters(Map<DeviceAt, Stats> stats) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** rx/tx packets and bytes of one device (stats64). */
-  record Stats(long rxPackets, long rxBytes, long txPackets, long txBytes) {}
+  /**
+   * rx/tx packets and bytes of one device (stats64), the packets it dropped on transmit (a veth counts
+   * there what its peer's backlog refused) and its MTU.
+   */
+  record Stats(long rxPackets, long rxBytes, long txPackets, long txBytes, long txDropped, int mtu) {}
 
   static LinkCounters read(Lab lab, Iterable<DeviceAt> devices) {
     Set<Netns> namespaces = new LinkedHashSet<>();
@@ -38,7 +41,7 @@ record LinkCounters(Map<DeviceAt, Stats> stats) {
         JsonNode s = l.path("stats64");
         out.put(new DeviceAt(ns, l.path("ifname").asText()), new Stats(s.path("rx").path("packets").asLong(),
             s.path("rx").path("bytes").asLong(), s.path("tx").path("packets").asLong(),
-            s.path("tx").path("bytes").asLong()));
+            s.path("tx").path("bytes").asLong(), s.path("tx").path("dropped").asLong(), l.path("mtu").asInt()));
       }
     }
     for (DeviceAt d : devices) {
@@ -72,5 +75,10 @@ record LinkCounters(Map<DeviceAt, Stats> stats) {
 
   long txBytesSince(LinkCounters earlier, DeviceAt d) {
     return of(d).txBytes() - earlier.of(d).txBytes();
+  }
+
+  /** Packets {@code d} dropped on transmit from {@code earlier} to this reading. */
+  long txDroppedSince(LinkCounters earlier, DeviceAt d) {
+    return of(d).txDropped() - earlier.of(d).txDropped();
   }
 }
