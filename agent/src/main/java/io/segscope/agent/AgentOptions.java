@@ -17,6 +17,7 @@ import java.time.Duration;
  * @param devices which devices are reported (--device-include, --device-exclude, --max-devices)
  * @param criEndpoints which container runtimes' CRI sockets name the pods
  * @param criTimeout the deadline of one CRI call
+ * @param intent the findings the operator accepted (--advice-accept, --advice-config)
  */
 public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
     io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
@@ -24,7 +25,20 @@ public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration in
     java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
     java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
     io.segscope.agent.telemetry.DeviceSelection.Config devices,
-    io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout) {
+    io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout,
+    io.segscope.agent.advice.AdviceIntent intent) {
+
+  /** Options without accepted findings. */
+  public AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
+      io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow, Duration adviceOpenAfter,
+      Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
+      java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
+      java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
+      io.segscope.agent.telemetry.DeviceSelection.Config devices,
+      io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout) {
+    this(http, interval, selfCost, adviceWindow, adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode,
+        tracepointAttach, devices, criEndpoints, criTimeout, io.segscope.agent.advice.AdviceIntent.NONE);
+  }
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public io.segscope.agent.probing.ProbeFactory.Request probeRequest() {

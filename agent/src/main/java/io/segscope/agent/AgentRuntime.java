@@ -97,7 +97,11 @@ public final class AgentRuntime implements AutoCloseable {
     LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
         + inventory.current().namespaces().size() + " namespaces");
     Advisor advisor = new Advisor(options.adviceWindow(), options.adviceOpenAfter(), options.adviceCloseAfter(),
-        AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy());
+        AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), options.intent());
+    if (!options.intent().entries().isEmpty()) {
+      LOG.info("advice: " + options.intent().entries().size() + " accepted finding pattern(s): "
+          + String.join(", ", options.intent().entries().stream().map(e -> e.text()).toList()));
+    }
     TelemetryService[] holder = new TelemetryService[1];
     MetricsRegistry metrics = new MetricsRegistry(() -> holder[0].latest());
     io.micrometer.core.instrument.FunctionCounter.builder("segscope.netlink.decode.warnings", warnings,
@@ -187,6 +191,11 @@ public final class AgentRuntime implements AutoCloseable {
     @Override
     public java.util.List<io.segscope.agent.advice.Recommendation> recommendations() {
       return telemetry.advisor().open();
+    }
+
+    @Override
+    public java.util.List<io.segscope.agent.advice.SavingCheck.Verification> verifiedSavings() {
+      return telemetry.advisor().verified();
     }
 
     @Override

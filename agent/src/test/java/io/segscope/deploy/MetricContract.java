@@ -39,8 +39,11 @@ final class MetricContract {
       SERIES.put(g, dev);
     }
     SERIES.put("segscope_device_feature_active", Set.of("netns", "device", "feature", "fixed"));
-    SERIES.put("segscope_recommendation_info", Set.of("id", "rule", "severity", "netns", "device"));
-    SERIES.put("segscope_recommendation_cpu_saving_ratio", Set.of("id", "rule", "netns", "device"));
+    SERIES.put("segscope_recommendation_info", Set.of("id", "rule", "severity", "netns", "device", "state"));
+    SERIES.put("segscope_recommendation_cpu_saving_ratio", Set.of("id", "rule", "netns", "device", "state"));
+    SERIES.put("segscope_recommendation_verified_saving_cores", Set.of("id", "rule", "netns", "device", "state"));
+    SERIES.put("segscope_recommendation_verification_info", Set.of("id", "rule", "netns", "device", "state",
+        "verdict"));
     SERIES.put("segscope_probe_attached", Set.of("path", "program", "mode"));
     SERIES.put("segscope_probe_run_seconds_total", Set.of("program"));
     SERIES.put("segscope_probe_runs_total", Set.of("program"));

@@ -137,13 +137,26 @@ final class Families {
   static final Family RECOMMENDATION_INFO =
       Family.info(
           "segscope_recommendation",
-          "One series per open recommendation (details: GET /api/v1/recommendations).",
-          "id", "rule", "severity", NETNS, DEVICE);
+          "One series per recommendation, state open or accepted (--advice-accept: measured, not alerted); "
+              + "details: GET /api/v1/recommendations.",
+          "id", "rule", "severity", NETNS, DEVICE, "state");
   static final Family RECOMMENDATION_CPU_SAVING =
       Family.gauge(
           "segscope_recommendation_cpu_saving_ratio",
           "Estimated CPU the recommendation would save, in cores (CPU seconds per second).",
-          null, "id", "rule", NETNS, DEVICE);
+          null, "id", "rule", NETNS, DEVICE, "state");
+  static final Family RECOMMENDATION_VERIFIED_SAVING =
+      Family.gauge(
+          "segscope_recommendation_verified_saving_cores",
+          "CPU a closed recommendation was measured to save: segmentation (or generic-XDP copy) CPU before "
+              + "minus after, scaled to the traffic before; only where the traffic was comparable.",
+          null, "id", "rule", NETNS, DEVICE, "state");
+  static final Family RECOMMENDATION_VERIFICATION =
+      Family.info(
+          "segscope_recommendation_verification",
+          "One series per recommendation that closed because its evidence stopped: verdict verified, "
+              + "traffic_changed or no_traffic_after.",
+          "id", "rule", NETNS, DEVICE, "state", "verdict");
 
   /** The workload labels, in the order of both workload families. */
   static final String[] WORKLOAD_LABELS = {"pod", "pod_namespace", "pod_uid", "container", "workload_kind", "workload"};
@@ -211,6 +224,8 @@ final class Families {
           DEVICE_FEATURE_ACTIVE,
           RECOMMENDATION_INFO,
           RECOMMENDATION_CPU_SAVING,
+          RECOMMENDATION_VERIFIED_SAVING,
+          RECOMMENDATION_VERIFICATION,
           NETNS_INFO,
           DEVICE_WORKLOAD_INFO);
 }

@@ -67,6 +67,12 @@ final class SnapshotTranslator {
         TranslationErrorListener.RECOMMENDATION,
         SnapshotTranslator::recommendation,
         errors);
+    addAll(
+        series,
+        snapshot.verifiedSavings(),
+        TranslationErrorListener.RECOMMENDATION,
+        SnapshotTranslator::verifiedSaving,
+        errors);
     addAll(series, snapshot.namespaces(), TranslationErrorListener.NETNS, SnapshotTranslator::netns, errors);
     addAll(
         series,
@@ -240,9 +246,27 @@ final class SnapshotTranslator {
             Families.RECOMMENDATION_INFO,
             InfoDataPointSnapshot.builder()
                 .labels(
-                    Families.RECOMMENDATION_INFO.labels(r.id(), r.rule(), r.severity(), netns, device))
+                    Families.RECOMMENDATION_INFO.labels(r.id(), r.rule(), r.severity(), netns, device, r.state()))
                 .build()),
-        gauge(Families.RECOMMENDATION_CPU_SAVING, r.cpuSavingCores(), r.id(), r.rule(), netns, device));
+        gauge(Families.RECOMMENDATION_CPU_SAVING, r.cpuSavingCores(), r.id(), r.rule(), netns, device, r.state()));
+  }
+
+  static List<Sample> verifiedSaving(io.segscope.exporters.model.VerifiedSaving v) {
+    String netns = v.device().netnsLabel();
+    String device = v.device().device();
+    List<Sample> samples = new ArrayList<>();
+    samples.add(
+        new Sample(
+            Families.RECOMMENDATION_VERIFICATION,
+            InfoDataPointSnapshot.builder()
+                .labels(Families.RECOMMENDATION_VERIFICATION.labels(v.id(), v.rule(), netns, device, v.state(),
+                    v.verdict()))
+                .build()));
+    if (v.verdict().equals("verified")) {
+      samples.add(gauge(Families.RECOMMENDATION_VERIFIED_SAVING, v.savingCores(), v.id(), v.rule(), netns, device,
+          v.state()));
+    }
+    return samples;
   }
 
   static List<Sample> netns(io.segscope.exporters.model.NetnsInfo r) {

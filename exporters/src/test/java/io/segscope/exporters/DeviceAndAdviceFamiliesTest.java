@@ -50,8 +50,36 @@ class DeviceAndAdviceFamiliesTest {
     String text = scrape(TelemetrySnapshot.builder().takenAt(Instant.EPOCH).addRecommendation(r).build());
     assertThat(text)
         .contains("segscope_recommendation_info{device=\"up0\",id=\"gso_size_mismatch-0123456789ab\","
-            + "netns=\"4026532301\",rule=\"gso_size_mismatch\",severity=\"warning\"} 1")
+            + "netns=\"4026532301\",rule=\"gso_size_mismatch\",severity=\"warning\",state=\"open\"} 1")
         .contains("segscope_recommendation_cpu_saving_ratio{device=\"up0\",id=\"gso_size_mismatch-0123456789ab\","
-            + "netns=\"4026532301\",rule=\"gso_size_mismatch\"} 0.085");
+            + "netns=\"4026532301\",rule=\"gso_size_mismatch\",state=\"open\"} 0.085");
+  }
+
+  @Test
+  void acceptedRecommendationsAndVerifiedSavingsExport() throws Exception {
+    DeviceRef up = new DeviceRef(4026532301L, "lab-sw", 3, "up0");
+    DeviceRef vx = new DeviceRef(4026531840L, "", 7, "vxlan.calico");
+    TelemetrySnapshot s = TelemetrySnapshot.builder().takenAt(Instant.EPOCH)
+        .addRecommendation(new RecommendationInfo("offload_disabled-aaaaaaaaaaaa", "offload_disabled", "warning", vx,
+            0.02, "accepted"))
+        .addVerifiedSaving(new io.segscope.exporters.model.VerifiedSaving("gso_size_mismatch-0123456789ab",
+            "gso_size_mismatch", up, "open", "verified", 0.0855))
+        .addVerifiedSaving(new io.segscope.exporters.model.VerifiedSaving("generic_xdp_copy-0123456789ab",
+            "generic_xdp_copy", up, "open", "traffic_changed", 0))
+        .build();
+    String text = scrape(s);
+    assertThat(text)
+        .contains("segscope_recommendation_info{device=\"vxlan.calico\",id=\"offload_disabled-aaaaaaaaaaaa\","
+            + "netns=\"4026531840\",rule=\"offload_disabled\",severity=\"warning\",state=\"accepted\"} 1")
+        .contains("segscope_recommendation_verified_saving_cores{device=\"up0\",id=\"gso_size_mismatch-0123456789ab\","
+            + "netns=\"4026532301\",rule=\"gso_size_mismatch\",state=\"open\"} 0.0855")
+        .contains("segscope_recommendation_verification_info{device=\"up0\",id=\"gso_size_mismatch-0123456789ab\","
+            + "netns=\"4026532301\",rule=\"gso_size_mismatch\",state=\"open\",verdict=\"verified\"} 1")
+        .contains("segscope_recommendation_verification_info{device=\"up0\",id=\"generic_xdp_copy-0123456789ab\","
+            + "netns=\"4026532301\",rule=\"generic_xdp_copy\",state=\"open\",verdict=\"traffic_changed\"} 1");
+    assertThat(text).as("no saving where the traffic was not comparable")
+        .doesNotContain("segscope_recommendation_verified_saving_cores{device=\"up0\",id=\"generic_xdp_copy");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RecommendationInfo("x", "r", "warning", up, 0, "closed"))
+        .hasMessageContaining("state must be one of");
   }
 }

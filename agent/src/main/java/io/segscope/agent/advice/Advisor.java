@@ -9,18 +9,35 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
- * Turns the stream of snapshots into open recommendations: the cost over the last {@code window}
- * (from the oldest kept snapshot at least that old), the rules, then hysteresis. Logs a line when a
- * recommendation opens or closes. Advice only: nothing here changes the host. Called by one thread.
+ * Turns the stream of snapshots into recommendations: the cost over the last {@code window} (from
+ * the oldest kept snapshot at least that old), the rules, then hysteresis. Findings the operator
+ * accepted ({@link AdviceIntent}) are tracked the same way with state {@code accepted}. Logs a line
+ * when a recommendation opens or closes (an accepted one: one line when it is accepted). When one
+ * closes because its evidence stopped, compares what its devices cost before and after
+ * ({@link SavingCheck}) and keeps the newest {@link #MAX_VERIFIED} outcomes. Advice only: nothing here
+ * changes the host. Called by one thread.
  */
 public final class Advisor {
   private static final Logger LOG = Logger.getLogger(Advisor.class.getName());
 
   /** Snapshots kept per advice window at most (plus two): bounds memory for any --interval. */
   static final int HISTORY_POINTS = 256;
+  /** Verified savings kept (the newest), until the agent restarts. */
+  public static final int MAX_VERIFIED = 64;
+
+  /**
+   * A window is the "before" of a recommendation when its software rate is at least this share of
+   * the highest seen: a window that straddles the fix (part before, part after) is not taken for
+   * the state before it.
+   */
+  static final double BASELINE_SHARE = 0.9;
+
+  /** The before window of an open recommendation and the highest rate it was seen at. */
+  private record Baseline(double peak, SavingCheck.Measure before) {}
 
   private final Duration window;
   private final Recommender recommender;
@@ -28,11 +45,22 @@ public final class Advisor {
   private final AdviceContext.Thresholds thresholds;
   private final boolean xdpFragsCopy;
   private final ArrayDeque<TelemetrySnapshot> history = new ArrayDeque<>();
+  private final AdviceIntent intent;
+  private final java.util.Map<String, Baseline> baselines = new java.util.HashMap<>();
+  private final java.util.Map<String, SavingCheck.Measure> afters = new java.util.HashMap<>();
+  private final ArrayDeque<SavingCheck.Verification> verified = new ArrayDeque<>();
+  private volatile List<SavingCheck.Verification> verifiedView = List.of();
   private volatile List<Recommendation> open = List.of();
   private volatile Collection<DeviceCost> lastCosts = List.of();
 
   public Advisor(Duration window, Duration openAfter, Duration closeAfter, AdviceContext.Thresholds thresholds,
       boolean xdpFragsCopy) {
+    this(window, openAfter, closeAfter, thresholds, xdpFragsCopy, AdviceIntent.NONE);
+  }
+
+  public Advisor(Duration window, Duration openAfter, Duration closeAfter, AdviceContext.Thresholds thresholds,
+      boolean xdpFragsCopy, AdviceIntent intent) {
+    this.intent = intent;
     this.window = window;
     this.recommender = new Recommender();
     this.tracker = new RecommendationTracker(openAfter, closeAfter);
@@ -66,29 +94,117 @@ public final class Advisor {
     if (from == null || !from.takenAt().isBefore(now)) {
       return open;
     }
-    Collection<DeviceCost> costs = CostModel.window(from, snapshot).values();
+    java.util.Map<io.segscope.agent.inventory.DeviceKey, DeviceCost> byKey = CostModel.window(from, snapshot);
+    Collection<DeviceCost> costs = byKey.values();
     lastCosts = costs;
-    List<Finding> findings = recommender.evaluate(costs, new AdviceContext(inventory, thresholds, xdpFragsCopy));
-    List<RecommendationTracker.Change> changes = new java.util.ArrayList<>(tracker.update(now, findings));
+    List<Finding> findings = recommender.evaluate(costs, AdviceContext.of(inventory, thresholds, xdpFragsCopy, costs));
+    List<RecommendationTracker.Change> stopped = tracker.update(now, findings);
     // a recommendation about a device that no longer exists closes now, not after --advice-close-after
-    // (an empty inventory is a failed read, not every device gone)
+    // (an empty inventory is a failed read, not every device gone); nothing to verify there
+    List<RecommendationTracker.Change> vanished = List.of();
     if (!inventory.devices().isEmpty()) {
-      changes.addAll(tracker.closeIf(f -> f.devices().stream().anyMatch(d -> inventory.device(d.netns(),
-          d.ifindex()).map(x -> !x.name().equals(d.device())).orElse(true))));
+      vanished = tracker.closeIf(f -> f.devices().stream().anyMatch(d -> inventory.device(d.netns(),
+          d.ifindex()).map(x -> !x.name().equals(d.device())).orElse(true)));
     }
-    for (RecommendationTracker.Change c : changes) {
-      Finding f = c.recommendation().finding();
-      if (c.kind().equals("opened")) {
-        LOG.info(String.format("recommendation opened: %s [%s] %s; saving %.4f cores; run: %s", c.recommendation().id(),
-            f.severity(), f.summary(), f.cpuSavingCores(),
-            f.commands().stream().map(Command::display).collect(java.util.stream.Collectors.joining(" && "))));
-      } else {
-        LOG.info("recommendation closed: " + c.recommendation().id() + " (" + f.summary()
-            + "): no evidence since " + c.recommendation().lastSeen());
+    long root = inventory.rootNetns();
+    java.util.Set<String> present = new java.util.HashSet<>();
+    findings.forEach(f -> present.add(f.id()));
+    List<Recommendation> now2 = new java.util.ArrayList<>();
+    for (Recommendation r : tracker.open()) {
+      now2.add(withIntent(r, root));
+      SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now);
+      if (present.contains(r.id())) {
+        Baseline b = baselines.get(r.id());
+        if (b == null || m.softwarePerSec() >= b.peak() * BASELINE_SHARE) {
+          baselines.put(r.id(), new Baseline(Math.max(b == null ? 0 : b.peak(), m.softwarePerSec()), m));
+        }
+        afters.remove(r.id()); // the evidence is back: only windows after it count
+      } else if (!from.takenAt().isBefore(r.lastSeen())) {
+        SavingCheck.Measure best = afters.get(r.id());
+        if (best == null || m.traffic() > best.traffic()) {
+          afters.put(r.id(), m);
+        }
       }
     }
-    open = tracker.open();
+    for (RecommendationTracker.Change c : stopped) {
+      Recommendation r = withIntent(c.recommendation(), root);
+      if (c.kind().equals("opened")) {
+        logOpened(r);
+        continue;
+      }
+      Baseline b = baselines.remove(r.id());
+      SavingCheck.Measure best = afters.remove(r.id());
+      // the window that closes it counts too (with --advice-close-after <= --advice-window it is the only one)
+      if (!from.takenAt().isBefore(r.lastSeen())) {
+        SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now);
+        if (best == null || m.traffic() > best.traffic()) {
+          best = m;
+        }
+      }
+      Optional<SavingCheck.Measure> a = Optional.ofNullable(best);
+      String outcome = "";
+      if (b != null) {
+        SavingCheck.Verification v = SavingCheck.verify(r, now, b.before(), a);
+        verified.addFirst(v);
+        while (verified.size() > MAX_VERIFIED) {
+          verified.removeLast();
+        }
+        outcome = switch (v.verdict()) {
+          case "verified" -> String.format("; verified saving %.4f cores (traffic after/before %.2f)", v.savingCores(),
+              v.trafficRatio());
+          case "traffic_changed" -> String.format("; saving not verified: the traffic changed too much "
+              + "(after/before %.2f)", v.trafficRatio());
+          default -> "; saving not verified: no traffic through the device after the evidence stopped";
+        };
+      }
+      if (r.accepted()) {
+        LOG.fine("accepted recommendation closed: " + r.id() + outcome);
+      } else {
+        LOG.info("recommendation closed: " + r.id() + " (" + r.finding().summary() + "): no evidence since "
+            + r.lastSeen() + outcome);
+      }
+    }
+    for (RecommendationTracker.Change c : vanished) {
+      Recommendation r = withIntent(c.recommendation(), root);
+      baselines.remove(r.id());
+      afters.remove(r.id());
+      if (r.accepted()) {
+        LOG.fine("accepted recommendation closed: " + r.id() + ": its device is gone");
+      } else {
+        LOG.info("recommendation closed: " + r.id() + " (" + r.finding().summary() + "): its device is gone");
+      }
+    }
+    java.util.Set<String> openIds = new java.util.HashSet<>();
+    now2.forEach(r -> openIds.add(r.id()));
+    baselines.keySet().retainAll(openIds);
+    afters.keySet().retainAll(openIds);
+    verifiedView = List.copyOf(verified);
+    open = List.copyOf(now2);
     return open;
+  }
+
+  private Recommendation withIntent(Recommendation r, long root) {
+    Optional<AcceptEntry> by = intent.acceptedBy(r.finding(), root);
+    return by.isEmpty() ? r : r.withState(Recommendation.ACCEPTED, by.get().text() + " (" + by.get().source() + ")"
+        + (by.get().reason().isEmpty() ? "" : ": " + by.get().reason()));
+  }
+
+  private void logOpened(Recommendation r) {
+    Finding f = r.finding();
+    if (r.accepted()) {
+      LOG.info(String.format("recommendation accepted (measured, not advised): %s [%s] %s; matched %s", r.id(),
+          f.severity(), f.summary(), r.acceptedBy()));
+      return;
+    }
+    String run = f.commands().isEmpty() ? "no command: " + f.explanation()
+        : "run: " + f.commands().stream().map(Command::display).collect(java.util.stream.Collectors.joining(" && "));
+    LOG.info(String.format("recommendation opened: %s [%s] %s; saving %.4f cores; %s", r.id(), f.severity(),
+        f.summary(), f.cpuSavingCores(), run));
+  }
+
+  /** What closed recommendations were measured to save, newest first (at most {@link #MAX_VERIFIED}). */
+  public List<SavingCheck.Verification> verified() {
+    return verifiedView;
   }
 
   /** How many snapshots are kept (for tests of the memory bound). */

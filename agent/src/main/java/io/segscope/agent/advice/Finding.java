@@ -1,5 +1,6 @@
 package io.segscope.agent.advice;
 
+import io.segscope.exporters.model.DeviceRef;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,20 +19,32 @@ import java.util.Map;
  * @param summary one sentence for a person
  * @param evidence measured rates, CPU, quantiles and the settings compared (JSON-friendly values)
  * @param commands the commands to run, in order, as argv ({@link Command}: exact bytes, rendered for a POSIX
- *     shell by {@link Command#shell()})
+ *     shell by {@link Command#shell()}); empty when no safe command exists (then {@code explanation}
+ *     says what can be done)
  * @param cpuSavingCores expected CPU saved, in cores
  * @param savingBasis how the saving was estimated
  * @param confidence {@code high}, {@code medium} or {@code low}
  * @param risk what else the change does
+ * @param explanation what a person can do beyond (or, without commands, instead of) the commands,
+ *     "" when the commands say it all
  */
-public record Finding(String rule, String severity, DeviceName subject, List<DeviceName> devices,
+public record Finding(String rule, String severity, DeviceRef subject, List<DeviceRef> devices,
     String summary, Map<String, Object> evidence, List<Command> commands, double cpuSavingCores,
-    String savingBasis, String confidence, String risk) {
+    String savingBasis, String confidence, String risk, String explanation) {
+
+  /** A finding whose commands say it all. */
+  public Finding(String rule, String severity, DeviceRef subject, List<DeviceRef> devices, String summary,
+      Map<String, Object> evidence, List<Command> commands, double cpuSavingCores, String savingBasis,
+      String confidence, String risk) {
+    this(rule, severity, subject, devices, summary, evidence, commands, cpuSavingCores, savingBasis, confidence,
+        risk, "");
+  }
 
   public Finding {
     devices = List.copyOf(devices);
     evidence = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(evidence));
     commands = List.copyOf(commands);
+    java.util.Objects.requireNonNull(explanation, "explanation");
     if (!(cpuSavingCores >= 0) || Double.isInfinite(cpuSavingCores)) {
       throw new IllegalArgumentException("Finding.cpuSavingCores must be finite and >= 0, got " + cpuSavingCores);
     }
@@ -44,7 +57,7 @@ public record Finding(String rule, String severity, DeviceName subject, List<Dev
    */
   public String id() {
     StringBuilder b = new StringBuilder(rule);
-    for (DeviceName d : devices) {
+    for (DeviceRef d : devices) {
       b.append('|').append(d.netnsName().isEmpty() ? Long.toString(d.netns()) : d.netnsName())
           .append('/').append(d.device());
     }

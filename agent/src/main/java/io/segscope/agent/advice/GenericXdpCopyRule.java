@@ -63,9 +63,9 @@ public final class GenericXdpCopyRule implements Rule {
         Command.text("xdpdrv"), Command.text("pinned"), Command.text(pin), Command.text("dev"), dev)));
     commands.add(Command.of("rm", pin));
     Map<String, Object> ev = new LinkedHashMap<>();
-    ev.put("copies_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedPerSec()));
-    ev.put("passed_per_sec", GsoSizeMismatchRule.round(cost.xdpPassedPerSec()));
-    ev.put("copied_bytes_per_sec", GsoSizeMismatchRule.round(cost.xdpCopiedBytesPerSec()));
+    ev.put("copies_per_sec", Evidence.round(cost.xdpCopiedPerSec()));
+    ev.put("passed_per_sec", Evidence.round(cost.xdpPassedPerSec()));
+    ev.put("copied_bytes_per_sec", Evidence.round(cost.xdpCopiedBytesPerSec()));
     ev.put("cpu_cores", cost.xdpCpu().cores());
     ev.put("cpu_basis", cost.xdpCpu().explanation());
     ev.put("copy_p50_ns", cost.xdpCopyQuantileNanos(0.5));
@@ -84,11 +84,11 @@ public final class GenericXdpCopyRule implements Rule {
                 + "segment in software instead (usually cheaper than copying every packet): measure after"
             : "")
         + alternatives;
-    return Optional.of(new Finding(name(), "warning", AdviceContext.name(d), List.of(AdviceContext.name(d)),
-        String.format("%s copies %.0f skbs/s for its generic-mode XDP program (id %d)", AdviceContext.name(d),
+    return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), List.of(AdviceContext.ref(d)),
+        String.format("%s copies %.0f skbs/s for its generic-mode XDP program (id %d)", AdviceContext.label(d),
             cost.xdpCopiedPerSec(), prog.getAsInt()),
         ev, commands, cost.xdpCpu().cores(),
-        "the CPU of the copies at " + AdviceContext.name(d) + " (" + cost.xdpCpu().basis()
+        "the CPU of the copies at " + AdviceContext.label(d) + " (" + cost.xdpCpu().basis()
             + "): native mode runs the program before an skb exists",
         cost.xdpCpu().basis().equals("measured") ? "high" : "medium", risk));
   }

@@ -2,29 +2,44 @@ package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.DeviceKey;
+import io.segscope.agent.inventory.DeviceGraph;
+import io.segscope.agent.inventory.Link;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.Relation;
+import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoType;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * {@code gso_size_mismatch}: device D segments in software because the super-packets reaching it
- * exceed its {@code gso_max_size} (or {@code gso_max_segs}), while the devices where the traffic's
- * sockets size their super-packets (the far ends of D's upstream chain: typically a container's
- * veth) advertise larger limits. Setting those devices' limits to D's makes TCP build super-packets D
- * can take intact (docs/kernel.md: ~3x less sender CPU in the original report).
+ * exceed its {@code gso_max_size} (its {@code gso_ipv4_max_size} for IPv4, or its
+ * {@code gso_max_segs}), while the devices where those super-packets were sized advertise larger
+ * limits. The devices are D's sources in the one device graph ({@link DeviceGraph#sources}): across
+ * veth pairs, bridges, stacked devices, bond masters and router namespaces. Setting their limits to
+ * D's makes TCP build super-packets D can take intact (docs/kernel.md: ~3x less sender CPU in the original report).
+ *
+ * <p>A bond (like a bridge) takes the minimum of its ports' {@code tso_max_size}, not of their
+ * {@code gso_max_size}: a port whose gso_max_size was lowered receives larger super-packets from the
+ * bond's own sockets, and the bond is then one of the sources this rule changes.
+ *
+ * <p>BIG TCP: where D's IPv4 and IPv6 limits differ ({@code gso_ipv4_max_size} below
+ * {@code gso_max_size}), each family's limit is compared and set on its own, following the GSO types
+ * seen (tcp4, tcp6).
  */
 public final class GsoSizeMismatchRule implements Rule {
 
   /** MAX_TCP_HEADER + 1 on x86-64: the smallest gso_max_size rtnetlink accepts. */
   static final long KERNEL_MIN_GSO_MAX_SIZE = 321;
+  /** GSO_LEGACY_MAX_SIZE: setting gso_max_size at or below it sets gso_ipv4_max_size too. */
+  static final long LEGACY_MAX = 65536;
+  /** Source devices changed by one finding at most. */
+  static final int MAX_SOURCES = 32;
 
   @Override
   public String name() {
@@ -42,141 +57,169 @@ public final class GsoSizeMismatchRule implements Rule {
     if (sizeShare + segsShare < t.minCauseShare()) {
       return Optional.empty();
     }
-    Optional<Device> dOpt = ctx.inventory().device(cost.device().netns(), cost.device().ifindex());
-    if (dOpt.isEmpty()) {
+    Optional<AdviceContext.Located> at = ctx.locate(cost);
+    if (at.isEmpty()) {
       return Optional.empty();
     }
-    Device d = dOpt.get();
-    OptionalLong dSize = d.link().gsoMaxSize();
-    OptionalLong dSegs = d.link().gsoMaxSegs();
+    Device d = at.get().device();
+    Limits dl = Limits.of(d.link());
+    boolean typesKnown = Evidence.typesKnown(cost);
+    boolean v4 = !typesKnown || cost.typeShare(GsoType.TCP4) > 0;
+    boolean v6 = !typesKnown || cost.typeShare(GsoType.TCP6) > 0 || cost.typeShare(GsoType.UDP_L4) > 0;
     List<Command> commands = new ArrayList<>();
-    List<DeviceName> devices = new ArrayList<>(List.of(AdviceContext.name(d)));
+    List<DeviceRef> devices = new ArrayList<>(List.of(AdviceContext.ref(d)));
     List<Map<String, Object>> compared = new ArrayList<>();
-    for (Device u : sources(ctx, d)) {
+    boolean routed = false;
+    boolean ipv4Keyword = false;
+    for (DeviceGraph.Source src : ctx.localSources(d, MAX_SOURCES)) {
+      Device u = src.device();
       Optional<Netns> ns = ctx.netns(u.netns());
       if (ns.isEmpty()) {
         continue;
       }
-      List<String> sets = new ArrayList<>();
-      if (sizeShare > 0 && dSize.isPresent() && u.link().gsoMaxSize().orElse(0) > dSize.getAsLong()) {
-        long n = dSize.getAsLong();
-        boolean accepted = n >= KERNEL_MIN_GSO_MAX_SIZE
-            && (u.link().tsoMaxSize().isEmpty() || n <= u.link().tsoMaxSize().getAsLong());
-        if (accepted) {
-          sets.addAll(List.of("gso_max_size", Long.toString(n)));
-        }
+      List<List<String>> sets = new ArrayList<>();
+      if (sizeShare > 0) {
+        sets.addAll(sizeSettings(dl, Limits.of(u.link()), u.link(), v4, v6));
       }
-      if (segsShare > 0 && dSegs.isPresent() && u.link().gsoMaxSegs().orElse(0) > dSegs.getAsLong()) {
-        long m = dSegs.getAsLong();
-        boolean accepted = m >= 1 && m <= Math.min(65535, u.link().tsoMaxSegs().orElse(65535));
-        if (accepted) {
-          sets.addAll(List.of("gso_max_segs", Long.toString(m)));
+      if (segsShare > 0 && dl.segs.isPresent() && u.link().gsoMaxSegs().orElse(0) > dl.segs.getAsLong()) {
+        long m = dl.segs.getAsLong();
+        if (m >= 1 && m <= Math.min(65535, u.link().tsoMaxSegs().orElse(65535))) {
+          if (sets.isEmpty()) {
+            sets.add(new ArrayList<>());
+          }
+          sets.get(0).addAll(List.of("gso_max_segs", Long.toString(m)));
         }
       }
       if (sets.isEmpty()) {
         continue;
       }
-      commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), sets));
-      devices.add(AdviceContext.name(u));
+      ipv4Keyword |= sets.stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
+      routed |= src.relation() == Relation.ROUTE || pathIsRouted(ctx, d, src);
+      for (List<String> set : sets) {
+        commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), set));
+      }
+      devices.add(AdviceContext.ref(u));
       Map<String, Object> c = new LinkedHashMap<>();
-      c.put("device", AdviceContext.name(u).toString());
+      c.put("device", AdviceContext.label(u));
+      c.put("kind", u.kind().isEmpty() ? "physical" : u.kind());
+      c.put("relation", src.relation().name().toLowerCase(java.util.Locale.ROOT));
+      c.put("distance", src.distance());
+      c.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.key())));
       c.put("gso_max_size", u.link().gsoMaxSize().orElse(-1));
+      c.put("gso_ipv4_max_size", u.link().gsoIpv4MaxSize().orElse(-1));
       c.put("gso_max_segs", u.link().gsoMaxSegs().orElse(-1));
       c.put("tso_max_size", u.link().tsoMaxSize().orElse(-1));
       compared.add(c);
     }
     if (commands.isEmpty()) {
-      return Optional.empty(); // no upstream device we could change (or the kernel would refuse)
+      return Optional.empty(); // no source we could change (or the kernel would refuse)
     }
-    Map<String, Object> ev = new LinkedHashMap<>();
-    ev.put("software_gso_per_sec", round(cost.swSkbsPerSec()));
-    ev.put("segments_per_sec", round(cost.swSegmentsPerSec()));
-    ev.put("bytes_per_sec", round(cost.swBytesPerSec()));
-    ev.put("cause_gso_max_size_share", round(sizeShare));
-    ev.put("cause_gso_max_segs_share", round(segsShare));
-    ev.put("cpu_cores", cost.gsoCpu().cores());
-    ev.put("cpu_basis", cost.gsoCpu().explanation());
-    ev.put("duration_p50_ns", cost.swDurationQuantileNanos(0.5));
-    ev.put("duration_p99_ns", cost.swDurationQuantileNanos(0.99));
-    ev.put("mode", cost.gsoMode());
-    ev.put("device_gso_max_size", dSize.orElse(-1));
-    ev.put("device_gso_max_segs", dSegs.orElse(-1));
+    Map<String, Object> ev = Evidence.gso(cost);
+    ev.put("cause_gso_max_size_share", Evidence.round(sizeShare));
+    ev.put("cause_gso_max_segs_share", Evidence.round(segsShare));
+    ev.put("device_gso_max_size", dl.size.orElse(-1));
+    ev.put("device_gso_ipv4_max_size", d.link().gsoIpv4MaxSize().orElse(-1));
+    ev.put("device_gso_max_segs", dl.segs.orElse(-1));
     ev.put("upstream", compared);
     double saving = cost.gsoCpu().cores() * Math.min(1, sizeShare + segsShare);
     String confidence = sizeShare + segsShare >= 0.9 ? "high" : "medium";
-    return Optional.of(new Finding(name(), "warning", AdviceContext.name(d), devices,
+    String limit = sizeShare >= segsShare
+        ? (dl.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + dl.v4() + ")" : "gso_max_size (" + dl.size.orElse(-1) + ")")
+        : "gso_max_segs (" + dl.segs.orElse(-1) + ")";
+    return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), devices,
         String.format("%s segments %.0f super-packets/s in software because they exceed its %s; the devices "
-            + "feeding it advertise larger limits", AdviceContext.name(d), cost.swSkbsPerSec(),
-            sizeShare >= segsShare ? "gso_max_size (" + dSize.orElse(-1) + ")"
-                : "gso_max_segs (" + dSegs.orElse(-1) + ")"),
+            + "feeding it%s advertise larger limits", AdviceContext.label(d), cost.swSkbsPerSec(), limit,
+            routed ? " (through IP forwarding)" : ""),
         ev, commands, saving,
-        "the CPU measured segmenting at " + AdviceContext.name(d) + " for these causes ("
+        "the CPU measured segmenting at " + AdviceContext.label(d) + " for these causes ("
             + cost.gsoCpu().basis() + "): it stops once the super-packets fit",
         confidence,
         "TCP on those devices builds smaller super-packets: more per-packet work in the stack above them, "
             + "less than segmenting in software; traffic from those devices to other destinations gets the "
-            + "same smaller limit"));
+            + "same smaller limit" + (ipv4Keyword ? "; the gso_ipv4_max_size keyword needs iproute2 6.3 or later "
+                + "(older ip refuses it)" : "")));
+  }
+
+  private static boolean pathIsRouted(AdviceContext ctx, Device d, DeviceGraph.Source src) {
+    return ctx.inventory().chain(d).up().stream().anyMatch(h -> h.relation() == Relation.ROUTE
+        && h.distance() < src.distance());
+  }
+
+  /** A device's size limits: gso_max_size, the IPv4 one (gso_ipv4_max_size, else gso_max_size), segs. */
+  record Limits(OptionalLong size, OptionalLong ipv4, OptionalLong segs) {
+    static Limits of(Link l) {
+      return new Limits(l.gsoMaxSize(), l.gsoIpv4MaxSize(), l.gsoMaxSegs());
+    }
+
+    long v4() {
+      return ipv4.isPresent() ? ipv4.getAsLong() : size.orElse(-1);
+    }
+
+    /** BIG TCP: the two families' limits differ. */
+    boolean differ() {
+      return size.isPresent() && v4() != size.getAsLong();
+    }
   }
 
   /**
-   * Where the super-packets D transmits come from: walking back from D through everything that hands
-   * packets to a device for transmission — the other ports of D's bridge (and, for a veth port, the
-   * peer that transmits into it), the devices stacked on D (macvlan, vlan, ...), D's bond master —
-   * to the devices nothing hands packets to: there, local sockets size the super-packets. Bridges,
-   * bonds and teams are never targets: they take the minimum of their ports' limits already.
-   * Routed paths (no link between the devices) are not followed: no advice there.
+   * The {@code ip link set} commands (each a list of settings) that bring source {@code u} down to
+   * D's size limit for the families seen, or none when u's limits already fit or the kernel would
+   * refuse the value (below MAX_TCP_HEADER + 1, above u's tso_max_size).
+   *
+   * <p>iproute2 before 6.3 (Debian 12's 6.1) does not know {@code gso_ipv4_max_size}, so an IPv4
+   * limit at or below 64 KiB is set through the kernel's rule instead: {@code gso_max_size N} sets
+   * both limits to N, and a second {@code gso_max_size G} above 64 KiB raises only the IPv6 one back.
+   * The keyword is used only for an IPv4 limit above 64 KiB, which nothing else can set.
    */
-  static List<Device> sources(AdviceContext ctx, Device d) {
-    var inv = ctx.inventory();
-    Set<DeviceKey> seen = new HashSet<>(List.of(d.key()));
-    java.util.ArrayDeque<Device> queue = new java.util.ArrayDeque<>(List.of(d));
-    List<Device> leaves = new ArrayList<>();
-    while (!queue.isEmpty()) {
-      Device x = queue.poll();
-      List<Device> feeders = new ArrayList<>();
-      Optional<Device> master = inv.master(x);
-      if (master.isPresent()) {
-        Device m = master.get();
-        if (m.kind().equals("bridge")) {
-          for (Device port : inv.ports(m)) {
-            if (!port.key().equals(x.key())) {
-              // a port forwards what it receives: from its veth peer, or from the wire
-              Optional<Device> peer = isPair(port) ? inv.linkTarget(port) : Optional.empty();
-              feeders.add(peer.orElse(port));
-            }
-          }
-        } else {
-          feeders.add(m); // bond/team: the master transmits through its ports
-        }
-      }
-      for (Device u : inv.devices()) {
-        if (!isPair(u) && u.link().lower().isPresent()
-            && inv.linkTarget(u).map(t -> t.key().equals(x.key())).orElse(false)) {
-          feeders.add(u); // stacked on x
-        }
-      }
-      boolean fed = false;
-      for (Device f : feeders) {
-        if (seen.add(f.key())) {
-          queue.add(f);
-          fed = true;
-        }
-      }
-      if (!fed && x != d) {
-        String kind = x.kind();
-        if (!kind.equals("bridge") && !kind.equals("bond") && !kind.equals("team")) {
-          leaves.add(x);
-        }
-      }
+  static List<List<String>> sizeSettings(Limits dl, Limits ul, Link u, boolean v4, boolean v6) {
+    List<List<String>> out = new ArrayList<>();
+    if (dl.size.isEmpty() || ul.size.isEmpty()) {
+      return out;
     }
-    return leaves;
+    long dSize = dl.size.getAsLong();
+    long uSize = ul.size.getAsLong();
+    if (!dl.differ()) {
+      // one limit for both families: gso_max_size (which, at or below 64 KiB, sets the IPv4 one too)
+      boolean over = uSize > dSize || (v4 && ul.v4() > dSize);
+      if (over && accepted(dSize, u)) {
+        List<String> set = new ArrayList<>(List.of("gso_max_size", Long.toString(dSize)));
+        if (dSize > LEGACY_MAX && v4 && ul.ipv4.isPresent() && ul.v4() > dSize) {
+          set.addAll(List.of("gso_ipv4_max_size", Long.toString(dSize)));
+        }
+        out.add(set);
+      }
+      return out;
+    }
+    // BIG TCP: D's IPv4 and IPv6 limits differ
+    long uSizeTarget = v6 && uSize > dSize ? dSize : uSize;
+    long dV4 = dl.v4();
+    long v4After = uSizeTarget != uSize && uSizeTarget <= LEGACY_MAX ? uSizeTarget : ul.v4();
+    boolean v4Over = v4 && v4After > dV4;
+    if (v4Over && accepted(dV4, u)) {
+      if (dV4 > LEGACY_MAX) {
+        List<String> set = new ArrayList<>();
+        if (uSizeTarget != uSize && accepted(uSizeTarget, u)) {
+          set.addAll(List.of("gso_max_size", Long.toString(uSizeTarget)));
+        }
+        set.addAll(List.of("gso_ipv4_max_size", Long.toString(dV4)));
+        out.add(set);
+      } else if (uSizeTarget > LEGACY_MAX) {
+        out.add(List.of("gso_max_size", Long.toString(dV4)));         // both limits to D's IPv4 one
+        out.add(List.of("gso_max_size", Long.toString(uSizeTarget))); // IPv6 back up; IPv4 stays
+      } else {
+        out.add(List.of("gso_max_size", Long.toString(Math.min(dV4, uSizeTarget))));
+      }
+    } else if (uSizeTarget != uSize && accepted(uSizeTarget, u)) {
+      out.add(List.of("gso_max_size", Long.toString(uSizeTarget)));
+    }
+    return out;
   }
 
-  private static boolean isPair(Device d) {
-    return d.kind().equals("veth") || d.kind().equals("netkit");
+  private static boolean accepted(long n, Link u) {
+    return n >= KERNEL_MIN_GSO_MAX_SIZE && (u.tsoMaxSize().isEmpty() || n <= u.tsoMaxSize().getAsLong());
   }
 
   static double round(double v) {
-    return Math.round(v * 1000) / 1000.0;
+    return Evidence.round(v);
   }
 }

@@ -11,12 +11,14 @@ import java.util.regex.Pattern;
 /**
  * Commands that run in a given network namespace, as argv ({@link Command}): names are arguments
  * of their own, and a name that begins with '-' is never read as an option (it always follows
- * {@code dev}, {@code -n} or {@code -K}, or comes after {@code --}).
+ * {@code dev}, {@code -n} or {@code -K}, or comes after {@code --}: iproute2's {@code ip} and {@code tc}
+ * take the word after {@code dev} and {@code -n} as it is).
  *
  * <ul>
  *   <li>the root namespace: the command as it is;
- *   <li>a namespace named under /run/netns: {@code ip -n NAME ...}, {@code ip netns exec NAME ...}
- *       (iproute2 resolves NAME only there), or {@code nsenter --net=/run/netns/NAME -- ...};
+ *   <li>a namespace named under /run/netns: {@code ip -n NAME ...}, {@code tc -n NAME ...},
+ *       {@code ip netns exec NAME ...} (iproute2 resolves NAME only there), or
+ *       {@code nsenter --net=/run/netns/NAME -- ...};
  *   <li>a namespace bind-mounted elsewhere (a {@code --netns-dir}): {@code nsenter --net=PATH -- ...};
  *   <li>a namespace known only as /proc/PID/ns/net (a container's): {@code nsenter --net=PATH --}
  *       then a guard, {@code sh -c GUARD segscope-netns-check INODE PROGRAM ARGS...}, that refuses
@@ -72,6 +74,24 @@ final class NetnsCommands {
     }
     List<byte[]> argv = new ArrayList<>(List.of(Command.text("ip")));
     argv.addAll(set);
+    return Command.of(enter(ns, argv));
+  }
+
+  /**
+   * {@code tc qdisc change dev DEV ARGS...} in that namespace ({@code tc -n NAME ...} for a named one).
+   * {@code args} are constants (parent, handle, kind, parameters): the device is the only name.
+   */
+  static Command tcQdiscChange(Netns ns, String dev, List<String> args) {
+    List<byte[]> rest = new ArrayList<>(List.of(Command.text("qdisc"), Command.text("change"), Command.text("dev"),
+        Command.name(dev)));
+    args.forEach(a -> rest.add(Command.text(a)));
+    if (entry(ns) == Entry.RUN_NETNS_NAME) {
+      List<byte[]> argv = new ArrayList<>(List.of(Command.text("tc"), Command.text("-n"), Command.name(ns.name())));
+      argv.addAll(rest);
+      return Command.of(argv);
+    }
+    List<byte[]> argv = new ArrayList<>(List.of(Command.text("tc")));
+    argv.addAll(rest);
     return Command.of(enter(ns, argv));
   }
 

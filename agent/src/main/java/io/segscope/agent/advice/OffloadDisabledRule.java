@@ -5,8 +5,8 @@ import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Features;
 import io.segscope.agent.inventory.Netns;
 import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoType;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,12 +14,15 @@ import java.util.Optional;
 /**
  * {@code offload_disabled}: device D segments in software because its features lack the
  * segmentation offload the super-packets need, and D lets the user turn it on (the feature is not
- * "[fixed]"). Typical after {@code ethtool -K D tso off} under a macvlan (docs/kernel.md: 5507 → 1204
- * Mbit/s in the original report). Turning TSO on also needs scatter-gather and a TX checksum
+ * "[fixed]"). The GSO types seen choose the feature: TCP (tcp4, tcp6) needs TSO, UDP GSO
+ * ({@code UDP_SEGMENT} senders, QUIC: udp_l4) needs {@code tx-udp-segmentation}; tunnel types are
+ * {@link TunnelOffloadRule}'s. Typical after {@code ethtool -K D tso off} under a macvlan (docs/kernel.md:
+ * 5507 → 1204 Mbit/s in the original report). Turning TSO on also needs scatter-gather and a TX checksum
  * offload (netdev_fix_features drops TSO without them): the command includes whichever is off.
  *
  * <p>No advice when the missing feature is fixed off (the driver cannot do it; the chain has to
- * segment somewhere) or when the missing feature cannot be told from the device's feature set.
+ * segment somewhere) or when the missing feature cannot be told from the device's feature set. The
+ * risk text says when D is of a kind or driver that fleets run with offloads off on purpose.
  */
 public final class OffloadDisabledRule implements Rule {
 
@@ -44,6 +47,10 @@ public final class OffloadDisabledRule implements Rule {
     if (share < t.minCauseShare()) {
       return Optional.empty();
     }
+    boolean typesKnown = Evidence.typesKnown(cost);
+    if (typesKnown && Evidence.tunnelShare(cost) >= 0.5) {
+      return Optional.empty(); // encapsulated super-packets: the tunnel offloads are missing (tunnel_offload_missing)
+    }
     Optional<AdviceContext.Located> at = ctx.locate(cost);
     if (at.isEmpty() || !at.get().device().features().available()) {
       return Optional.empty();
@@ -51,26 +58,32 @@ public final class OffloadDisabledRule implements Rule {
     Device d = at.get().device();
     Netns ns = at.get().netns();
     Features f = d.features();
+    boolean tcp = !typesKnown || cost.typeShare(GsoType.TCP4) + cost.typeShare(GsoType.TCP6) > 0;
+    boolean udp = typesKnown && cost.typeShare(GsoType.UDP_L4) > 0;
     List<String> turnOn = new ArrayList<>();
-    String missing;
-    if (!f.isActive(TSO4) || !f.isActive(TSO6)) {
+    List<String> missing = new ArrayList<>();
+    boolean tsoOff = !f.isActive(TSO4) || !f.isActive(TSO6);
+    if (tcp && tsoOff) {
       if (f.isFixed(TSO4) && !f.isActive(TSO4)) {
         return Optional.empty(); // fixed off: nothing the user can enable here
       }
-      missing = "tso";
+      missing.add("tso");
       turnOn.addAll(List.of("tso", "on"));
-    } else if (f.known().contains(UDP_SEG) && !f.isActive(UDP_SEG)) {
+    }
+    boolean udpOff = f.known().contains(UDP_SEG) && !f.isActive(UDP_SEG);
+    if ((udp || (!typesKnown && !tsoOff)) && udpOff) {
       if (f.isFixed(UDP_SEG)) {
         return Optional.empty();
       }
-      missing = UDP_SEG;
+      missing.add(UDP_SEG);
       turnOn.addAll(List.of(UDP_SEG, "on"));
-    } else {
+    }
+    if (turnOn.isEmpty()) {
       return Optional.empty(); // the missing bit is not one we can name from the feature set
     }
     if (!f.isActive(SG)) {
       if (f.isFixed(SG)) {
-        return Optional.empty(); // TSO cannot stay on without scatter-gather
+        return Optional.empty(); // segmentation offloads cannot stay on without scatter-gather
       }
       turnOn.addAll(0, List.of("sg", "on"));
     }
@@ -81,25 +94,22 @@ public final class OffloadDisabledRule implements Rule {
       turnOn.addAll(0, List.of("tx", "on"));
     }
     Command command = NetnsCommands.ethtoolK(ns, d.name(), turnOn);
-    Map<String, Object> ev = new LinkedHashMap<>();
-    ev.put("software_gso_per_sec", GsoSizeMismatchRule.round(cost.swSkbsPerSec()));
-    ev.put("bytes_per_sec", GsoSizeMismatchRule.round(cost.swBytesPerSec()));
-    ev.put("cause_feature_missing_share", GsoSizeMismatchRule.round(share));
-    ev.put("cpu_cores", cost.gsoCpu().cores());
-    ev.put("cpu_basis", cost.gsoCpu().explanation());
-    ev.put("duration_p50_ns", cost.swDurationQuantileNanos(0.5));
-    ev.put("duration_p99_ns", cost.swDurationQuantileNanos(0.99));
-    ev.put("mode", cost.gsoMode());
+    Map<String, Object> ev = Evidence.gso(cost);
+    ev.put("cause_feature_missing_share", Evidence.round(share));
     ev.put("features_off", List.of(SG, TSO4, TSO6, UDP_SEG).stream()
         .filter(x -> f.known().contains(x) && !f.isActive(x)).toList());
-    return Optional.of(new Finding(name(), "warning", AdviceContext.name(d), List.of(AdviceContext.name(d)),
-        String.format("%s segments %.0f super-packets/s in software because %s is off on it",
-            AdviceContext.name(d), cost.swSkbsPerSec(), missing),
+    ev.put("kind", d.kind().isEmpty() ? "physical" : d.kind());
+    if (!d.driver().isEmpty()) {
+      ev.put("driver", d.driver());
+    }
+    DeliberateOffloads.reason(d).ifPresent(r -> ev.put("often_off_on_purpose", true));
+    return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), List.of(AdviceContext.ref(d)),
+        String.format("%s segments %.0f super-packets/s in software because %s %s off on it",
+            AdviceContext.label(d), cost.swSkbsPerSec(), String.join(" and ", missing),
+            missing.size() > 1 ? "are" : "is"),
         ev, List.of(command), cost.gsoCpu().cores() * share,
-        "the CPU measured segmenting at " + AdviceContext.name(d) + " for this cause (" + cost.gsoCpu().basis()
+        "the CPU measured segmenting at " + AdviceContext.label(d) + " for this cause (" + cost.gsoCpu().basis()
             + "): the driver takes the super-packets intact once the offload is on",
-        share >= 0.9 ? "high" : "medium",
-        "whoever turned the offload off may have had a reason (a driver bug, a capture tool that wants "
-            + "wire-size packets): check before turning it on"));
+        share >= 0.9 ? "high" : "medium", DeliberateOffloads.risk(d)));
   }
 }

@@ -10,8 +10,9 @@ import java.util.Optional;
 public final class Recommender {
 
   /** Every rule segscope has, in the order their findings are listed. */
-  public static final List<Rule> RULES = List.of(new GsoSizeMismatchRule(), new OffloadDisabledRule(),
-      new GenericXdpCopyRule(), new BigTcpHeadroomRule());
+  public static final List<Rule> RULES = List.of(new GsoSizeMismatchRule(), new GuestGsoSizeRule(),
+      new OffloadDisabledRule(), new TunnelOffloadRule(), new MtuMismatchRule(), new QdiscSegmentationRule(),
+      new WireguardRule(), new GenericXdpCopyRule(), new BigTcpHeadroomRule());
 
   private final List<Rule> rules;
 

@@ -61,6 +61,13 @@ public final class ReportCommand implements Callable<Integer> {
           + "Default: the containerd and CRI-O sockets that exist; 'none': ask no runtime.")
   List<String> criEndpoints = new java.util.ArrayList<>();
 
+  @Option(names = "--advice-accept", paramLabel = "RULE:NETNS/DEVICE-GLOB",
+      description = "As for run: findings that are intended are marked accepted; repeatable.")
+  List<String> adviceAccept = new java.util.ArrayList<>();
+
+  @Option(names = "--advice-config", paramLabel = "FILE", description = "As for run: more accepted findings.")
+  java.nio.file.Path adviceConfig;
+
   @Override
   public Integer call() throws Exception {
     // the report goes to stdout; stderr carries progress and, by default, only WARNING and worse
@@ -69,6 +76,18 @@ public final class ReportCommand implements Callable<Integer> {
     try {
       cri = io.segscope.agent.workload.CriEndpoints.parse(criEndpoints);
     } catch (IllegalArgumentException e) {
+      System.err.println("segscope report: " + e.getMessage());
+      return 2;
+    }
+    io.segscope.agent.advice.AdviceIntent intent;
+    try {
+      List<io.segscope.agent.advice.AcceptEntry> entries =
+          new java.util.ArrayList<>(io.segscope.agent.advice.AdviceIntent.fromFlags(adviceAccept));
+      if (adviceConfig != null) {
+        entries.addAll(io.segscope.agent.advice.AdviceIntent.load(adviceConfig));
+      }
+      intent = new io.segscope.agent.advice.AdviceIntent(entries);
+    } catch (io.segscope.agent.advice.AdviceIntent.IntentException e) {
       System.err.println("segscope report: " + e.getMessage());
       return 2;
     }
@@ -94,11 +113,19 @@ public final class ReportCommand implements Callable<Integer> {
       err.println("segscope report: probes attached, sampling for " + total + " s ...");
       boolean tty = System.console() != null;
       long start = System.nanoTime();
+      // a short-windowed advisor over the per-second reads: a fix applied during the report is verified
+      Duration w = Duration.ofSeconds(Math.max(2, Math.min(30, total / 6)));
+      io.segscope.agent.advice.Advisor advisor = new io.segscope.agent.advice.Advisor(w, w, w.multipliedBy(2),
+          AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), intent);
+      advisor.update(first, inv0);
       for (long s = 1; s <= total; s++) {
         long waitNanos = start + s * 1_000_000_000L - System.nanoTime();
         if (interrupted.await(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
           err.println((tty ? "\n" : "") + "segscope report: interrupted after " + (s - 1) + " s: reporting that");
           break;
+        }
+        if (s < total) {
+          advisor.update(snapshot(assembler, probes, inv0), inv0);
         }
         if (tty) {
           err.printf("\rsampling: %d/%d s", s, total);
@@ -115,9 +142,10 @@ public final class ReportCommand implements Callable<Integer> {
         err.println("segscope report: sampled for less than a tick: nothing to report");
         return 1;
       }
+      advisor.update(last, inv);
       Collection<DeviceCost> costs = CostModel.window(first, last).values();
       List<Finding> findings = new Recommender().evaluate(costs,
-          new AdviceContext(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy()));
+          AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), costs));
       io.segscope.agent.workload.Workloads workloads;
       var d = io.segscope.agent.workload.WorkloadResolver.Config.defaults();
       try (var resolver = new io.segscope.agent.workload.WorkloadResolver(
@@ -128,7 +156,7 @@ public final class ReportCommand implements Callable<Integer> {
       System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
           probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
           java.time.Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
-          workloads)));
+          workloads, intent, advisor.verified())));
       System.out.flush();
     }
     return 0;

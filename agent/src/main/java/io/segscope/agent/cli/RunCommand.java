@@ -50,6 +50,18 @@ public final class RunCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   Duration adviceCloseAfter;
 
+  @Option(names = "--advice-accept", paramLabel = "RULE:NETNS/DEVICE-GLOB",
+      description = "A finding that is intended: recommendations of RULE (* for any) about a device whose name "
+          + "matches DEVICE-GLOB in a namespace matching NETNS (its name, its inode, or root) are still measured "
+          + "and exported, with state=\"accepted\", but never logged or alerted as open. Globs: *, ?, [a-z], "
+          + "{a,b}; repeatable. E.g. offload_disabled:*/vxlan.calico")
+  java.util.List<String> adviceAccept = new java.util.ArrayList<>();
+
+  @Option(names = "--advice-config", paramLabel = "FILE",
+      description = "A YAML file whose 'accept' list holds more of --advice-accept's entries (docs/recommendations.md); "
+          + "read once at start.")
+  java.nio.file.Path adviceConfig;
+
   @Option(names = "--netns-dir", paramLabel = "DIR", converter = Bounds.NetnsDir.class,
       description = "Also name network namespaces from the bind mounts in DIR, besides /run/netns; repeatable "
           + "up to 16 times, absolute paths (e.g. /run/docker/netns on Docker hosts).")
@@ -192,6 +204,18 @@ public final class RunCommand implements Callable<Integer> {
       System.err.println("segscope run: " + e.getMessage());
       return 2;
     }
+    io.segscope.agent.advice.AdviceIntent intent;
+    try {
+      java.util.List<io.segscope.agent.advice.AcceptEntry> entries =
+          new java.util.ArrayList<>(io.segscope.agent.advice.AdviceIntent.fromFlags(adviceAccept));
+      if (adviceConfig != null) {
+        entries.addAll(io.segscope.agent.advice.AdviceIntent.load(adviceConfig));
+      }
+      intent = new io.segscope.agent.advice.AdviceIntent(entries);
+    } catch (io.segscope.agent.advice.AdviceIntent.IntentException e) {
+      System.err.println("segscope run: " + e.getMessage());
+      return 2;
+    }
     List<String> missing = Privileges.missing();
     if (!missing.isEmpty()) {
       System.err.println("segscope run: missing privileges: " + String.join(", ", missing)
@@ -216,7 +240,7 @@ public final class RunCommand implements Callable<Integer> {
         noBpfStats ? io.segscope.agent.telemetry.SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
         new io.segscope.agent.telemetry.DeviceSelection.Config(java.util.Optional.ofNullable(deviceInclude),
-            java.util.Optional.ofNullable(deviceExclude), maxDevices), cri, criTimeout);
+            java.util.Optional.ofNullable(deviceExclude), maxDevices), cri, criTimeout, intent);
     try (AgentRuntime agent = AgentRuntime.start(options)) {
       agent.awaitStopSignal();
     }

@@ -1,7 +1,10 @@
 package io.segscope.agent.cost;
 
+import io.segscope.agent.inventory.DeviceKey;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
@@ -31,44 +34,39 @@ public final class CostModel {
 
   private CostModel() {}
 
-  /** Costs keyed by (netns inode, ifindex). */
-  public static Map<Key, DeviceCost> window(TelemetrySnapshot from, TelemetrySnapshot to) {
+  /** Costs keyed by device ({@link DeviceKey}: netns inode, ifindex). */
+  public static Map<DeviceKey, DeviceCost> window(TelemetrySnapshot from, TelemetrySnapshot to) {
     double seconds = Duration.between(from.takenAt(), to.takenAt()).toNanos() / 1e9;
     if (!(seconds > 0)) {
       throw new IllegalArgumentException("cost window: the later snapshot (" + to.takenAt()
           + ") must be after the earlier one (" + from.takenAt() + ")");
     }
-    Map<Key, GsoDeviceStats> gsoBefore = new HashMap<>();
-    from.gso().forEach(g -> gsoBefore.put(Key.of(g.device().netns(), g.device().ifindex()), g));
-    Map<Key, XdpDeviceStats> xdpBefore = new HashMap<>();
-    from.xdp().forEach(x -> xdpBefore.put(Key.of(x.device().netns(), x.device().ifindex()), x));
-    Map<Key, GsoDeviceStats> gsoNow = new LinkedHashMap<>();
-    to.gso().forEach(g -> gsoNow.put(Key.of(g.device().netns(), g.device().ifindex()), g));
-    Map<Key, XdpDeviceStats> xdpNow = new LinkedHashMap<>();
-    to.xdp().forEach(x -> xdpNow.put(Key.of(x.device().netns(), x.device().ifindex()), x));
+    Map<DeviceKey, GsoDeviceStats> gsoBefore = new HashMap<>();
+    from.gso().forEach(g -> gsoBefore.put(new DeviceKey(g.device().netns(), g.device().ifindex()), g));
+    Map<DeviceKey, XdpDeviceStats> xdpBefore = new HashMap<>();
+    from.xdp().forEach(x -> xdpBefore.put(new DeviceKey(x.device().netns(), x.device().ifindex()), x));
+    Map<DeviceKey, GsoDeviceStats> gsoNow = new LinkedHashMap<>();
+    to.gso().forEach(g -> gsoNow.put(new DeviceKey(g.device().netns(), g.device().ifindex()), g));
+    Map<DeviceKey, XdpDeviceStats> xdpNow = new LinkedHashMap<>();
+    to.xdp().forEach(x -> xdpNow.put(new DeviceKey(x.device().netns(), x.device().ifindex()), x));
 
-    Set<Key> keys = new HashSet<>(gsoNow.keySet());
+    Set<DeviceKey> keys = new HashSet<>(gsoNow.keySet());
     keys.addAll(xdpNow.keySet());
-    Map<Key, DeviceCost> out = new LinkedHashMap<>();
-    for (Key k : keys) {
+    Map<DeviceKey, DeviceCost> out = new LinkedHashMap<>();
+    for (DeviceKey k : keys) {
       out.put(k, cost(seconds, gsoBefore.get(k), gsoNow.get(k), xdpBefore.get(k), xdpNow.get(k)));
     }
     return out;
-  }
-
-  /** (netns inode, ifindex). */
-  public record Key(long netns, int ifindex) {
-    public static Key of(long netns, int ifindex) {
-      return new Key(netns, ifindex);
-    }
   }
 
   private static DeviceCost cost(double s, GsoDeviceStats g0, GsoDeviceStats g1, XdpDeviceStats x0,
       XdpDeviceStats x1) {
     var device = g1 != null ? g1.device() : x1.device();
     String gsoMode = g1 != null ? g1.mode() : "";
-    double swSkbs = 0, swSegs = 0, swBytes = 0, off = 0;
+    double swSkbs = 0, swSegs = 0, swBytes = 0, off = 0, queuedBytes = 0;
     Map<GsoCause, Double> causes = new EnumMap<>(GsoCause.class);
+    Map<GsoSite, Double> sites = new EnumMap<>(GsoSite.class);
+    Map<GsoType, Double> types = new EnumMap<>(GsoType.class);
     NativeHistogram dur = Histograms.EMPTY_DURATION;
     NativeHistogram segs = Histograms.EMPTY_SEGMENTS;
     CpuEstimate gsoCpu = CpuEstimate.NONE;
@@ -80,8 +78,15 @@ public final class CostModel {
       swSegs = g1.swSegments() - (base == null ? 0 : base.swSegments());
       swBytes = g1.swBytes() - (base == null ? 0 : base.swBytes());
       off = g1.offloadedSkbs() - (base == null ? 0 : base.offloadedSkbs());
+      queuedBytes = Math.max(0, g1.queuedBytes() - (base == null ? 0 : base.queuedBytes()));
       for (GsoCause c : GsoCause.values()) {
         causes.put(c, (g1.cause(c) - (base == null ? 0 : base.cause(c))) / s);
+      }
+      for (GsoSite x : GsoSite.values()) {
+        sites.put(x, Math.max(0, g1.site(x) - (base == null ? 0 : base.site(x))) / s);
+      }
+      for (GsoType t : GsoType.values()) {
+        types.put(t, Math.max(0, g1.type(t) - (base == null ? 0 : base.type(t))) / s);
       }
       dur = base == null ? g1.duration() : g1.duration().minus(base.duration());
       segs = base == null ? g1.segmentsPerSkb() : g1.segmentsPerSkb().minus(base.segmentsPerSkb());
@@ -109,7 +114,12 @@ public final class CostModel {
         xdpCpu = cpu(copied, copyNanos, s, "generic-XDP copies", "timed from do_xdp_generic to the program run");
       }
     }
-    return new DeviceCost(device, gsoMode, s, swSkbs / s, swSegs / s, swBytes / s, off / s, causes, dur, segs,
+    // super-packets segmented before the queue (IP output, UDP receive) never reach net_dev_queue whole
+    double beforeQueue = swSkbs > 0 ? (sites.getOrDefault(GsoSite.IP_OUTPUT_MTU, 0.0)
+        + sites.getOrDefault(GsoSite.UDP_RX, 0.0)) * s / swSkbs : 0;
+    double traffic = (queuedBytes + swBytes * Math.min(1, beforeQueue)) / s;
+    return new DeviceCost(device, gsoMode, s, swSkbs / s, swSegs / s, swBytes / s, off / s, traffic, causes, sites,
+        types, dur, segs,
         gsoCpu, xdpMode, copied / s, passed / s, copiedBytes / s, copyNanos, xdpCpu);
   }
 

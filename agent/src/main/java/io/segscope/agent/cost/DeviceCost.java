@@ -1,13 +1,20 @@
 package io.segscope.agent.cost;
 
+import io.segscope.agent.inventory.DeviceKey;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
 import java.util.Map;
 
 /**
  * What segmentation and generic-XDP copies cost one device over one window: rates per second, CPU,
  * and the window's own histograms (deltas, not totals; durations in seconds).
+ *
+ * <p>{@code gsoTrafficBytesPerSec} is the device's GSO traffic: the bytes of the super-packets queued
+ * on it plus those segmented before the queue (at IP output or UDP receive), whether segmented or not
+ * (what the verified savings compare).
  */
 public record DeviceCost(
     DeviceRef device,
@@ -17,7 +24,10 @@ public record DeviceCost(
     double swSegmentsPerSec,
     double swBytesPerSec,
     double offloadedSkbsPerSec,
+    double gsoTrafficBytesPerSec,
     Map<GsoCause, Double> causesPerSec,
+    Map<GsoSite, Double> sitesPerSec,
+    Map<GsoType, Double> typesPerSec,
     NativeHistogram swDuration,
     NativeHistogram segmentsPerSkb,
     CpuEstimate gsoCpu,
@@ -30,6 +40,28 @@ public record DeviceCost(
 
   public DeviceCost {
     causesPerSec = Map.copyOf(causesPerSec);
+    sitesPerSec = Map.copyOf(sitesPerSec);
+    typesPerSec = Map.copyOf(typesPerSec);
+  }
+
+  /** The device's identity. */
+  public DeviceKey key() {
+    return new DeviceKey(device.netns(), device.ifindex());
+  }
+
+  /** GSO super-packets per second that reached the device's transmit path: segmented or handed on intact. */
+  public double gsoSkbsPerSec() {
+    return swSkbsPerSec + offloadedSkbsPerSec;
+  }
+
+  /** Share of software segmentations of this GSO type, 0..1. */
+  public double typeShare(GsoType t) {
+    return swSkbsPerSec > 0 ? Math.min(1.0, typesPerSec.getOrDefault(t, 0.0) / swSkbsPerSec) : 0;
+  }
+
+  /** Share of software segmentations at this call site, 0..1. */
+  public double siteShare(GsoSite site) {
+    return swSkbsPerSec > 0 ? Math.min(1.0, sitesPerSec.getOrDefault(site, 0.0) / swSkbsPerSec) : 0;
   }
 
   public double causePerSec(GsoCause c) {

@@ -355,7 +355,8 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     scrapers.executeBlocking(() -> ApiJson.recommendations(backend.recommendations(),
-        new io.segscope.agent.workload.DeviceWorkloads(backend.inventory(), backend.workloads())).encodePrettily(),
+        new io.segscope.agent.workload.DeviceWorkloads(backend.inventory(), backend.workloads()),
+        backend.verifiedSavings()).encodePrettily(),
         false)
         .onComplete(ar -> json(ctx, ar));
   }

@@ -1,6 +1,5 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.advice.DeviceName;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.Chain;
@@ -133,13 +132,19 @@ final class ApiJson {
   }
 
   static JsonObject recommendations(List<Recommendation> open) {
-    return recommendations(open, null);
+    return recommendations(open, null, List.of());
+  }
+
+  static JsonObject recommendations(List<Recommendation> open, DeviceWorkloads served) {
+    return recommendations(open, served, List.of());
   }
 
   /**
    * @param served the workload each device serves; null to leave workloads out
+   * @param verified what closed recommendations were measured to save, newest first
    */
-  static JsonObject recommendations(List<Recommendation> open, DeviceWorkloads served) {
+  static JsonObject recommendations(List<Recommendation> open, DeviceWorkloads served,
+      List<io.segscope.agent.advice.SavingCheck.Verification> verified) {
     JsonArray a = new JsonArray();
     for (Recommendation r : open) {
       JsonObject o = recommendation(r);
@@ -149,13 +154,34 @@ final class ApiJson {
             f.subject().ifindex()).workload()));
         JsonArray ds = o.getJsonArray("devices");
         for (int i = 0; i < ds.size() && i < f.devices().size(); i++) {
-          DeviceName d = f.devices().get(i);
+          io.segscope.exporters.model.DeviceRef d = f.devices().get(i);
           ds.getJsonObject(i).put("workload", workload(served.served(d.netns(), d.ifindex()).workload()));
         }
       }
       a.add(o);
     }
-    return new JsonObject().put("recommendations", a);
+    JsonArray v = new JsonArray();
+    verified.forEach(x -> v.add(verification(x)));
+    return new JsonObject().put("recommendations", a).put("verified_savings", v);
+  }
+
+  /** One closed recommendation's before/after (docs/api.md). */
+  static JsonObject verification(io.segscope.agent.advice.SavingCheck.Verification x) {
+    Recommendation r = x.recommendation();
+    JsonObject o = new JsonObject().put("id", r.id()).put("rule", r.finding().rule()).put("state", r.state())
+        .put("subject", name(r.finding().subject())).put("closed_at", x.closedAt().toString())
+        .put("verdict", x.verdict()).put("saving_cores", x.savingCores())
+        .put("traffic_ratio", finite(x.trafficRatio()))
+        .put("traffic_unit", io.segscope.agent.advice.SavingCheck.xdpRule(r.finding()) ? "packets/s" : "bytes/s")
+        .put("before", measure(x.before()));
+    x.after().ifPresent(m -> o.put("after", measure(m)));
+    return o;
+  }
+
+  private static JsonObject measure(io.segscope.agent.advice.SavingCheck.Measure m) {
+    return new JsonObject().put("from", m.from().toString()).put("to", m.to().toString())
+        .put("software_per_sec", m.softwarePerSec()).put("cpu_cores", m.cpuCores()).put("cpu_basis", m.cpuBasis())
+        .put("traffic_per_sec", m.traffic());
   }
 
   /** A workload as the API shows it: every field, "" when unknown; pid only when one was read. */
@@ -180,12 +206,13 @@ final class ApiJson {
         .put("commands", new JsonArray(f.commands().stream().map(io.segscope.agent.advice.Command::shell).toList()))
         .put("argv", new JsonArray(f.commands().stream().map(c -> new JsonArray(c.argv())).toList()))
         .put("cpu_saving_cores", f.cpuSavingCores()).put("saving_basis", f.savingBasis())
-        .put("confidence", f.confidence()).put("risk", f.risk())
+        .put("confidence", f.confidence()).put("risk", f.risk()).put("explanation", f.explanation())
+        .put("state", r.state()).put("accepted_by", r.acceptedBy())
         .put("first_seen", r.firstSeen().toString()).put("last_seen", r.lastSeen().toString())
         .put("opened_at", r.openedAt().toString());
   }
 
-  private static JsonObject name(DeviceName d) {
+  private static JsonObject name(io.segscope.exporters.model.DeviceRef d) {
     return new JsonObject().put("netns", d.netns()).put("netns_name", d.netnsName()).put("device", d.device());
   }
 

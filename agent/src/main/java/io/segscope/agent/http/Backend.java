@@ -20,8 +20,13 @@ public interface Backend {
   /** The latest per-device costs (the advisor's window). Fast. */
   Collection<DeviceCost> costs();
 
-  /** The open recommendations. Fast. */
+  /** The open (and accepted) recommendations. Fast. */
   List<Recommendation> recommendations();
+
+  /** What closed recommendations were measured to save, newest first. Fast. */
+  default List<io.segscope.agent.advice.SavingCheck.Verification> verifiedSavings() {
+    return List.of();
+  }
 
   /** Why the agent is not ready (each reason one short line); empty when ready. Fast, non-blocking. */
   List<String> notReadyReasons();

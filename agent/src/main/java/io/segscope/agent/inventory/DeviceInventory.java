@@ -224,13 +224,18 @@ public final class DeviceInventory implements AutoCloseable {
       sleepQuietly();
       return false;
     }
-    Memory fds = new Memory(8L * list.size());
+    // two sockets per namespace: link notifications, then route/netconf/tc notifications
+    int n2 = 2 * list.size();
+    Memory fds = new Memory(8L * n2);
     for (int i = 0; i < list.size(); i++) {
-      fds.setInt(8L * i, list.get(i).session().eventFd());
+      fds.setInt(16L * i, list.get(i).session().eventFd());
+      fds.setInt(16L * i + 8, list.get(i).session().routingEventFd());
+    }
+    for (int i = 0; i < n2; i++) {
       fds.setShort(8L * i + 4, (short) LibC.POLLIN);
       fds.setShort(8L * i + 6, (short) 0);
     }
-    int n = LibC.INSTANCE.poll(fds, list.size(), POLL_MILLIS);
+    int n = LibC.INSTANCE.poll(fds, n2, POLL_MILLIS);
     if (n < 0) {
       int err = Native.getLastError();
       if (err != Errno.EINTR) {
@@ -240,8 +245,11 @@ public final class DeviceInventory implements AutoCloseable {
     }
     boolean changed = false;
     for (int i = 0; n > 0 && i < list.size(); i++) {
-      if (fds.getShort(8L * i + 6) != 0) {
+      if (fds.getShort(16L * i + 6) != 0) {
         changed |= drain(list.get(i));
+      }
+      if (fds.getShort(16L * i + 8 + 6) != 0) {
+        drainRouting(list.get(i));
       }
     }
     return changed;
@@ -262,7 +270,27 @@ public final class DeviceInventory implements AutoCloseable {
     return state.apply(events);
   }
 
-  /** Re-dumps every namespace's links for the changes the kernel does not announce. */
+  /**
+   * Route, netconf and qdisc notifications only mark what to read again at the next refresh (a
+   * router's table may change thousands of times a second); an overflow marks both.
+   */
+  private void drainRouting(NamespaceState state) {
+    try {
+      state.noteRoutingEvents(state.session().drainRoutingEvents());
+    } catch (NetlinkException e) {
+      if (e.errno() != Errno.ENOBUFS) {
+        throw e;
+      }
+      warnings.warn("follow namespace " + state.netns().inode()
+          + ": route/qdisc notifications overflowed (ENOBUFS); reading routes and qdiscs again");
+      state.routingOverflowed();
+    }
+  }
+
+  /**
+   * Re-dumps every namespace's links for the changes the kernel does not announce, and its routes
+   * and qdiscs where notifications said they changed.
+   */
   private boolean refreshLinks() {
     List<NamespaceState> list;
     synchronized (states) {
@@ -275,6 +303,7 @@ public final class DeviceInventory implements AutoCloseable {
       } catch (NetlinkException e) {
         warnings.warn("refresh links of namespace " + state.netns().inode() + ": " + e.getMessage());
       }
+      changed |= state.refreshRouting();
     }
     return changed;
   }

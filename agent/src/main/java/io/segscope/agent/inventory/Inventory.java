@@ -11,7 +11,8 @@ import java.util.OptionalLong;
 
 /**
  * An immutable snapshot of every device in every network namespace, with the namespaces' nsid
- * maps needed to follow IFLA_LINK across namespaces, and the device chains.
+ * maps needed to follow IFLA_LINK across namespaces, their routing and qdiscs, and the device graph
+ * built from all of it ({@link #graph()}).
  */
 public final class Inventory {
   private final List<Netns> namespaces;
@@ -20,7 +21,9 @@ public final class Inventory {
   private final Map<DeviceKey, Device> byKey = new HashMap<>();
   private final long rootNetns;
   private final Instant readAt;
-  private volatile ChainResolver resolver;
+  private final Map<Long, Routing> routing;
+  private final Map<Long, List<Qdisc>> qdiscs;
+  private volatile DeviceGraph graph;
 
   /**
    * @param namespaces the namespaces read
@@ -30,6 +33,19 @@ public final class Inventory {
    */
   public Inventory(List<Netns> namespaces, List<Device> devices, Map<Long, Map<Integer, Long>> nsids,
       Instant readAt) {
+    this(namespaces, devices, nsids, Map.of(), Map.of(), readAt);
+  }
+
+  /**
+   * @param namespaces the namespaces read
+   * @param devices their devices
+   * @param nsids per namespace inode: nsid → inode of the namespace it designates there
+   * @param routing per namespace inode: its routes and forwarding (absent: not read)
+   * @param qdiscs per namespace inode: its qdiscs
+   * @param readAt when the snapshot was completed
+   */
+  public Inventory(List<Netns> namespaces, List<Device> devices, Map<Long, Map<Integer, Long>> nsids,
+      Map<Long, Routing> routing, Map<Long, List<Qdisc>> qdiscs, Instant readAt) {
     List<Netns> ns = new ArrayList<>(namespaces);
     ns.sort(Comparator.comparing((Netns n) -> !n.root()).thenComparingLong(Netns::inode));
     this.namespaces = List.copyOf(ns);
@@ -40,6 +56,10 @@ public final class Inventory {
     nsids.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
     this.nsids = Map.copyOf(copy);
     this.readAt = readAt;
+    this.routing = Map.copyOf(routing);
+    Map<Long, List<Qdisc>> q = new HashMap<>();
+    qdiscs.forEach((k, v) -> q.put(k, List.copyOf(v)));
+    this.qdiscs = Map.copyOf(q);
     for (Device d : this.devices) {
       byKey.put(d.key(), d);
     }
@@ -124,13 +144,50 @@ public final class Inventory {
         && d.link().master().isPresent() && d.link().master().getAsInt() == master.ifindex()).toList();
   }
 
-  /** The chain around {@code device}; see {@link ChainResolver} and docs/inventory.md. */
-  public Chain chain(Device device) {
-    ChainResolver r = resolver;
-    if (r == null) {
-      r = new ChainResolver(this);
-      resolver = r;
+  /** Every namespace's routing that was read, by namespace inode. */
+  public Map<Long, Routing> routing() {
+    return routing;
+  }
+
+  /** Every namespace's qdiscs, by namespace inode. */
+  public Map<Long, List<Qdisc>> qdiscs() {
+    return qdiscs;
+  }
+
+  /** This snapshot with its devices replaced (namespaces, nsids, routing and qdiscs kept). */
+  public Inventory withDevices(List<Device> replacement) {
+    Map<Long, Map<Integer, Long>> n = new HashMap<>();
+    namespaces.forEach(x -> n.put(x.inode(), nsids(x.inode())));
+    nsids.forEach(n::putIfAbsent);
+    return new Inventory(namespaces, replacement, n, routing, qdiscs, readAt);
+  }
+
+  /** A namespace's routing, {@link Routing#UNREAD} when it was not read. */
+  public Routing routing(long netns) {
+    return routing.getOrDefault(netns, Routing.UNREAD);
+  }
+
+  /** The qdiscs of a device (root first, then the others in dump order). */
+  public List<Qdisc> qdiscs(Device d) {
+    List<Qdisc> all = qdiscs.getOrDefault(d.netns(), List.of());
+    List<Qdisc> out = new ArrayList<>();
+    all.stream().filter(q -> q.ifindex() == d.ifindex() && q.root()).forEach(out::add);
+    all.stream().filter(q -> q.ifindex() == d.ifindex() && !q.root()).forEach(out::add);
+    return out;
+  }
+
+  /** The device graph of this snapshot (built once, on first use); see {@link DeviceGraph}. */
+  public DeviceGraph graph() {
+    DeviceGraph g = graph;
+    if (g == null) {
+      g = new DeviceGraph(this);
+      graph = g;
     }
-    return r.chain(device);
+    return g;
+  }
+
+  /** The chain around {@code device}: {@code graph().chain(device)}; see docs/inventory.md. */
+  public Chain chain(Device device) {
+    return graph().chain(device);
   }
 }

@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * Reads a complete {@link Inventory} once: discovers the namespaces, opens sockets in each on a
- * dedicated {@link NetnsThread}, dumps links and features, maps nsids, closes everything.
+ * dedicated {@link NetnsThread}, dumps links and features, routes, forwarding and qdiscs, maps nsids,
+ * closes everything.
  * A namespace that cannot be entered (it vanished meanwhile, or access is refused) is left out
  * with a counted warning.
  */
@@ -63,13 +64,17 @@ public final class InventoryReader {
     namespaces.sort((a, b) -> a.root() == b.root() ? Long.compare(a.inode(), b.inode()) : a.root() ? -1 : 1);
     List<Device> devices = new ArrayList<>();
     Map<Long, Map<Integer, Long>> nsids = new HashMap<>();
+    Map<Long, Routing> routing = new HashMap<>();
+    Map<Long, List<Qdisc>> qdiscs = new HashMap<>();
     for (NamespaceState s : states) {
       devices.addAll(s.devices());
+      routing.put(s.netns().inode(), s.routing());
+      qdiscs.put(s.netns().inode(), s.qdiscs());
       java.util.Set<Integer> needed = s.neededNsids();
       if (!needed.isEmpty()) {
         nsids.put(s.netns().inode(), new HashMap<>(s.session().resolveNsids(needed, namespaces)));
       }
     }
-    return new Inventory(namespaces, devices, nsids, Instant.now());
+    return new Inventory(namespaces, devices, nsids, routing, qdiscs, Instant.now());
   }
 }

@@ -15,8 +15,10 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The sockets the inventory holds in one network namespace: an rtnetlink socket for requests, an
- * optional rtnetlink socket subscribed to RTNLGRP_LINK, and a feature reader. They are created on
+ * The sockets the inventory holds in one network namespace: an rtnetlink socket for requests, two
+ * optional rtnetlink sockets for notifications (one subscribed to RTNLGRP_LINK; one to the route,
+ * netconf and tc groups, so that a flood of route changes cannot make link notifications overflow),
+ * and a feature reader. They are created on
  * the {@link NetnsThread} inside the namespace and used from any one thread afterwards.
  *
  * <p>Open sockets keep their namespace alive; {@link #close()} releases it.
@@ -27,37 +29,51 @@ final class NamespaceSession implements AutoCloseable {
   private final Netns netns;
   private final NetlinkSocket rtnl;
   private final NetlinkSocket events;
+  private final NetlinkSocket routingEvents;
   private final FeatureReader features;
   private final DecodeWarnings warnings;
   private final Map<Integer, Long> nsids = new HashMap<>();
 
-  private NamespaceSession(Netns netns, NetlinkSocket rtnl, NetlinkSocket events, FeatureReader features,
-      DecodeWarnings warnings) {
+  private NamespaceSession(Netns netns, NetlinkSocket rtnl, NetlinkSocket events, NetlinkSocket routingEvents,
+      FeatureReader features, DecodeWarnings warnings) {
     this.netns = netns;
     this.rtnl = rtnl;
     this.events = events;
+    this.routingEvents = routingEvents;
     this.features = features;
     this.warnings = warnings;
   }
 
-  /** Opens the sockets inside {@code ns}; {@code follow} adds the RTNLGRP_LINK subscription. */
+  /** Routing and tc notifications are a trickle; a burst beyond this is an ENOBUFS and a re-read. */
+  private static final int ROUTING_EVENT_BUFFER_BYTES = 1024 * 1024;
+
+  /** Opens the sockets inside {@code ns}; {@code follow} adds the notification subscriptions. */
   static NamespaceSession open(NetnsThread thread, Netns ns, InventoryConfig config, boolean follow,
       DecodeWarnings warnings) {
     return thread.call(ns, () -> {
       NetlinkSocket rtnl = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
       NetlinkSocket events = null;
+      NetlinkSocket routing = null;
       FeatureReader reader = null;
       try {
         if (follow) {
           events = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
           events.subscribe(Rtnl.RTNLGRP_LINK, EVENT_BUFFER_BYTES);
+          routing = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
+          for (int group : new int[] {Rtnl.RTNLGRP_IPV4_ROUTE, Rtnl.RTNLGRP_IPV6_ROUTE, Rtnl.RTNLGRP_IPV4_NETCONF,
+              Rtnl.RTNLGRP_IPV6_NETCONF, Rtnl.RTNLGRP_TC}) {
+            routing.subscribe(group, ROUTING_EVENT_BUFFER_BYTES);
+          }
         }
         reader = openFeatures(config, warnings);
-        return new NamespaceSession(ns.withCookie(rtnl.netnsCookie()), rtnl, events, reader, warnings);
+        return new NamespaceSession(ns.withCookie(rtnl.netnsCookie()), rtnl, events, routing, reader, warnings);
       } catch (RuntimeException e) {
         rtnl.close();
         if (events != null) {
           events.close();
+        }
+        if (routing != null) {
+          routing.close();
         }
         throw e;
       }
@@ -96,6 +112,16 @@ final class NamespaceSession implements AutoCloseable {
 
   List<Link> links() {
     return Rtnetlink.dumpLinks(rtnl, warnings);
+  }
+
+  /** The namespace's routes and forwarding ({@link Rtnetlink#dumpRouting}). */
+  Routing routing() {
+    return Rtnetlink.dumpRouting(rtnl, warnings);
+  }
+
+  /** The namespace's qdiscs. */
+  List<Qdisc> qdiscs() {
+    return Rtnetlink.dumpQdiscs(rtnl, warnings);
   }
 
   Features features(Link link) {
@@ -195,11 +221,24 @@ final class NamespaceSession implements AutoCloseable {
     return events == null ? List.of() : events.drain();
   }
 
+  /** The file descriptor of the routing/tc notification socket, or -1 when not following. */
+  int routingEventFd() {
+    return routingEvents == null ? -1 : routingEvents.fd();
+  }
+
+  /** Route, netconf and qdisc notifications queued; ENOBUFS (overflow) is thrown. */
+  List<NetlinkMessage> drainRoutingEvents() {
+    return routingEvents == null ? List.of() : routingEvents.drain();
+  }
+
   @Override
   public void close() {
     rtnl.close();
     if (events != null) {
       events.close();
+    }
+    if (routingEvents != null) {
+      routingEvents.close();
     }
     if (features != null) {
       features.close();

@@ -21,6 +21,11 @@ final class NamespaceState implements AutoCloseable {
   private final DecodeWarnings warnings;
   private final Map<Integer, Link> links = new HashMap<>();
   private final Map<Integer, Features> features = new HashMap<>();
+  private final DriverNames drivers = new DriverNames(java.nio.file.Path.of("/sys/class/net"));
+  private Routing routing = Routing.UNREAD;
+  private List<Qdisc> qdiscs = List.of();
+  private boolean routingDirty;
+  private boolean qdiscsDirty;
 
   NamespaceState(NamespaceSession session, DecodeWarnings warnings) {
     this.session = session;
@@ -35,8 +40,12 @@ final class NamespaceState implements AutoCloseable {
     return session;
   }
 
-  /** Re-reads every link and its features. */
+  /** Re-reads every link and its features, the routes and the qdiscs. */
   void reload() {
+    routing = session.routing();
+    qdiscs = session.qdiscs();
+    routingDirty = false;
+    qdiscsDirty = false;
     List<Link> dumped = session.links();
     Map<Integer, Features> read = session.features(dumped);
     links.clear();
@@ -103,6 +112,61 @@ final class NamespaceState implements AutoCloseable {
     return changed;
   }
 
+  /**
+   * Notes route, netconf and qdisc notifications: the routes (or qdiscs) are read again at the next
+   * {@link #refreshRouting()}, not once per message (a router's table can change thousands of times a
+   * second). Returns whether any was of interest.
+   */
+  boolean noteRoutingEvents(List<NetlinkMessage> events) {
+    boolean any = false;
+    for (NetlinkMessage m : events) {
+      switch (m.type()) {
+        case Rtnl.RTM_NEWROUTE, Rtnl.RTM_DELROUTE, Rtnl.RTM_NEWNETCONF, Rtnl.RTM_DELNETCONF -> {
+          routingDirty = true;
+          any = true;
+        }
+        case Rtnl.RTM_NEWQDISC, Rtnl.RTM_DELQDISC -> {
+          qdiscsDirty = true;
+          any = true;
+        }
+        default -> { }
+      }
+    }
+    return any;
+  }
+
+  /** After a notification overflow: read routes and qdiscs again at the next refresh. */
+  void routingOverflowed() {
+    routingDirty = true;
+    qdiscsDirty = true;
+  }
+
+  /** Re-reads routes and qdiscs if notifications said they changed; returns whether anything changed. */
+  boolean refreshRouting() {
+    boolean changed = false;
+    if (routingDirty) {
+      routingDirty = false;
+      Routing r = session.routing();
+      changed |= !r.equals(routing);
+      routing = r;
+    }
+    if (qdiscsDirty) {
+      qdiscsDirty = false;
+      List<Qdisc> q = session.qdiscs();
+      changed |= !q.equals(qdiscs);
+      qdiscs = q;
+    }
+    return changed;
+  }
+
+  Routing routing() {
+    return routing;
+  }
+
+  List<Qdisc> qdiscs() {
+    return qdiscs;
+  }
+
   /** The nsids this namespace's links refer to. */
   Set<Integer> neededNsids() {
     Set<Integer> needed = new HashSet<>();
@@ -116,7 +180,8 @@ final class NamespaceState implements AutoCloseable {
     List<Device> out = new ArrayList<>(links.size());
     Netns ns = netns();
     for (Link l : links.values()) {
-      out.add(new Device(ns.inode(), ns.name(), l, features.get(l.ifindex())));
+      String driver = ns.root() && l.kind().isEmpty() ? drivers.driver(l.ifindex(), l.name()) : "";
+      out.add(new Device(ns.inode(), ns.name(), l, features.get(l.ifindex()), driver));
     }
     return out;
   }

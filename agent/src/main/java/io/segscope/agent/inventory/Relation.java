@@ -11,5 +11,11 @@ public enum Relation {
   /** The bridge/bond/team/vrf the previous device is a port of. */
   MASTER,
   /** A port of the previous device (a bridge, bond, team or vrf). */
-  PORT
+  PORT,
+  /**
+   * Reached through the namespace's IP routing: a device a route leaves by, for what the previous
+   * device received and its namespace forwards (or for what a tunnel encapsulated); in the up
+   * direction, the device whose received packets are forwarded to the previous one.
+   */
+  ROUTE
 }

@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 
-/** rtnetlink requests the inventory makes: the RTM_GETLINK dump and RTM_GETNSID lookups. */
+/**
+ * rtnetlink requests the inventory makes: the RTM_GETLINK, RTM_GETROUTE, RTM_GETNETCONF and
+ * RTM_GETQDISC dumps and RTM_GETNSID lookups.
+ */
 public final class Rtnetlink {
   private Rtnetlink() {}
 
@@ -48,6 +51,85 @@ public final class Rtnetlink {
       }
     }
     return links;
+  }
+
+  /** The RTM_GETROUTE dump request: every family (rtnetlink dumps IPv4 and IPv6 for AF_UNSPEC). */
+  static MessageBuilder routeDumpRequest() {
+    return new MessageBuilder(Rtnl.RTM_GETROUTE, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP)
+        .header(new byte[Rtnl.RTMSG_LENGTH]);
+  }
+
+  /** The RTM_GETNETCONF dump request of one family (AF_INET or AF_INET6). */
+  static MessageBuilder netconfDumpRequest(int family) {
+    byte[] h = new byte[Rtnl.NETCONFMSG_LENGTH];
+    h[0] = (byte) family;
+    return new MessageBuilder(Rtnl.RTM_GETNETCONF, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP).header(h);
+  }
+
+  /** The RTM_GETQDISC dump request. */
+  static MessageBuilder qdiscDumpRequest() {
+    return new MessageBuilder(Rtnl.RTM_GETQDISC, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP)
+        .header(new byte[Rtnl.TCMSG_LENGTH]);
+  }
+
+  /** Raw route dump messages (for recording and decoding). */
+  public static List<NetlinkMessage> dumpRouteMessages(NetlinkSocket rtnl) {
+    return rtnl.dump(routeDumpRequest(), "dump routes (RTM_GETROUTE)");
+  }
+
+  /** Raw netconf dump messages of one family. */
+  public static List<NetlinkMessage> dumpNetconfMessages(NetlinkSocket rtnl, int family) {
+    return rtnl.dump(netconfDumpRequest(family), "dump netconf (RTM_GETNETCONF, family " + family + ")");
+  }
+
+  /** Raw qdisc dump messages. */
+  public static List<NetlinkMessage> dumpQdiscMessages(NetlinkSocket rtnl) {
+    return rtnl.dump(qdiscDumpRequest(), "dump qdiscs (RTM_GETQDISC)");
+  }
+
+  /**
+   * The namespace's routing: the route dump and both families' netconf. A failed route dump gives
+   * {@link Routing#read()} false with the reason in the notes; a failed netconf dump (a kernel without
+   * it) leaves forwarding unknown, also noted. Bad records are skipped and counted in {@code warnings}.
+   */
+  public static Routing dumpRouting(NetlinkSocket rtnl, DecodeWarnings warnings) {
+    List<String> notes = new ArrayList<>();
+    RouteDecoder.RoutesRead routes;
+    try {
+      routes = RouteDecoder.decodeRoutes(dumpRouteMessages(rtnl), warnings);
+    } catch (NetlinkException e) {
+      warnings.warn("read routes: " + e.getMessage());
+      return new Routing(List.of(), 0, java.util.Map.of(), java.util.Set.of(), false, false,
+          List.of("routes not read: " + e.getMessage()));
+    }
+    java.util.Set<Integer> forwarding = new java.util.HashSet<>();
+    boolean known = true;
+    for (int family : new int[] {Rtnl.AF_INET, Rtnl.AF_INET6}) {
+      try {
+        forwarding.addAll(RouteDecoder.decodeForwarding(dumpNetconfMessages(rtnl, family), warnings));
+      } catch (NetlinkException e) {
+        known = false;
+        notes.add("forwarding of family " + (family == Rtnl.AF_INET ? "IPv4" : "IPv6") + " not read: "
+            + e.getMessage());
+      }
+    }
+    if (routes.count() > Routing.MAX_ROUTES) {
+      notes.add(routes.count() + " unicast routes: the first " + Routing.MAX_ROUTES + " kept, every one's device taken");
+    }
+    if (routes.nexthopObjects() > 0) {
+      notes.add(routes.nexthopObjects() + " routes use nexthop objects (RTA_NH_ID): their devices are not followed");
+    }
+    return new Routing(routes.routes(), routes.count(), routes.egress(), forwarding, known, true, notes);
+  }
+
+  /** Every qdisc of the namespace; a failed dump is warned and gives none. */
+  public static List<Qdisc> dumpQdiscs(NetlinkSocket rtnl, DecodeWarnings warnings) {
+    try {
+      return QdiscDecoder.decodeAll(dumpQdiscMessages(rtnl), warnings);
+    } catch (NetlinkException e) {
+      warnings.warn("read qdiscs: " + e.getMessage());
+      return List.of();
+    }
   }
 
   /**

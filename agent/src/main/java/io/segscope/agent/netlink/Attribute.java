@@ -25,6 +25,13 @@ public record Attribute(int type, boolean nestedFlag, boolean netByteOrder, Byte
     return b.order(netByteOrder ? ByteOrder.BIG_ENDIAN : ByteOrder.nativeOrder());
   }
 
+  /** A copy of the payload bytes (a struct or an address carried as an attribute). */
+  public byte[] bytes() {
+    byte[] out = new byte[payload.remaining()];
+    payload.duplicate().get(out);
+    return out;
+  }
+
   /** The string up to the first NUL (or the whole payload when it has none), UTF-8. */
   public String asString() {
     ByteBuffer b = view();

@@ -23,7 +23,14 @@ public final class ReportRenderer {
 
   /** What one report shows; {@code workloads} names who each namespace belongs to. */
   public record Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
-      Inventory inventory, List<Finding> findings, Workloads workloads) {
+      Inventory inventory, List<Finding> findings, Workloads workloads,
+      io.segscope.agent.advice.AdviceIntent intent, List<io.segscope.agent.advice.SavingCheck.Verification> verified) {
+    public Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
+        Inventory inventory, List<Finding> findings, Workloads workloads) {
+      this(kernel, gsoMode, xdpMode, seconds, costs, inventory, findings, workloads,
+          io.segscope.agent.advice.AdviceIntent.NONE, List.of());
+    }
+
     public Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
         Inventory inventory, List<Finding> findings) {
       this(kernel, gsoMode, xdpMode, seconds, costs, inventory, findings, Workloads.none());
@@ -109,18 +116,50 @@ public final class ReportRenderer {
       b.append("Recommendations:\n");
       for (Finding f : in.findings()) {
         b.append(String.format("%n  [%s] %s (%s)%n  %s%n", f.severity(), f.rule(), f.id(), f.summary()));
+        in.intent().acceptedBy(f, in.inventory().rootNetns()).ifPresent(e -> b.append("  accepted (measured, not "
+            + "advised): ").append(e.text()).append(" (").append(e.source()).append(')')
+            .append(e.reason().isEmpty() ? "" : ": " + e.reason()).append('\n'));
         b.append("  serves: ").append(describe(served.served(f.subject().netns(), f.subject().ifindex())))
             .append('\n');
         b.append(String.format("  expected saving: %.4f cores (%s); confidence %s%n", f.cpuSavingCores(),
             f.savingBasis(), f.confidence()));
-        b.append("  run:\n");
-        for (io.segscope.agent.advice.Command cmd : f.commands()) {
-          b.append("    ").append(cmd.shell()).append('\n');
+        if (f.commands().isEmpty()) {
+          b.append("  no safe command\n");
+        } else {
+          b.append("  run:\n");
+          for (io.segscope.agent.advice.Command cmd : f.commands()) {
+            b.append("    ").append(cmd.shell()).append('\n');
+          }
+        }
+        if (!f.explanation().isEmpty()) {
+          b.append("  what to do: ").append(f.explanation()).append('\n');
         }
         b.append("  risk: ").append(f.risk()).append('\n');
       }
     }
+    if (!in.verified().isEmpty()) {
+      b.append("\nVerified savings (recommendations whose evidence stopped during the report):\n");
+      for (io.segscope.agent.advice.SavingCheck.Verification v : in.verified()) {
+        b.append(verification(v)).append('\n');
+      }
+    }
     return b.toString();
+  }
+
+  /** One closed recommendation's before and after, in words (docs/recommendations.md). */
+  static String verification(io.segscope.agent.advice.SavingCheck.Verification v) {
+    Finding f = v.recommendation().finding();
+    String unit = io.segscope.agent.advice.SavingCheck.xdpRule(f) ? "generic-XDP copies/s" : "software-segmented/s";
+    String after = v.after().map(m -> String.format("%.0f", m.softwarePerSec())).orElse("-");
+    String head = String.format("  %s (%s) on %s: %s %.0f -> %s", f.rule(), v.recommendation().id(),
+        io.segscope.agent.advice.AdviceContext.label(f.subject()), unit, v.before().softwarePerSec(), after);
+    return head + switch (v.verdict()) {
+      case "verified" -> String.format("; verified saving %.4f cores (traffic after/before %.2f)", v.savingCores(),
+          v.trafficRatio());
+      case "traffic_changed" -> String.format("; not verified: the traffic changed too much to compare "
+          + "(after/before %.2f, comparable is 0.25..4)", v.trafficRatio());
+      default -> "; not verified: no traffic through the device after the evidence stopped";
+    };
   }
 
   /** "pod shop/web-0 (uid ..., sandbox 3f2a1b0c9d8e), through its veth peer" and the like. */

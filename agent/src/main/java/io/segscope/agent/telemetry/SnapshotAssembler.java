@@ -147,6 +147,6 @@ public final class SnapshotAssembler {
       segments = Histograms.segments(d.segmentSlots(), c.swSegments());
     }
     return new GsoDeviceStats(ref, mode, c.swSkbs(), c.swSegments(), c.swBytes(), duration, segments,
-        r.offloadedSkbs(), causes, sites, types);
+        r.offloadedSkbs(), causes, sites, types, c.gsoQueuedBytes());
   }
 }

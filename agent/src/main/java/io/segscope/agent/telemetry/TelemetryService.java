@@ -15,6 +15,7 @@ import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.RecommendationInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.exporters.model.VerifiedSaving;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
@@ -168,16 +169,25 @@ public final class TelemetryService {
       List<RecommendationInfo> recs = new ArrayList<>();
       for (Recommendation r : open) {
         try {
-          var s = r.finding().subject();
-          recs.add(new RecommendationInfo(r.id(), r.finding().rule(), r.finding().severity(),
-              new DeviceRef(s.netns(), s.netnsName(), s.ifindex(), s.device()), r.finding().cpuSavingCores()));
+          recs.add(new RecommendationInfo(r.id(), r.finding().rule(), r.finding().severity(), r.finding().subject(),
+              r.finding().cpuSavingCores(), r.state()));
         } catch (RuntimeException e) {
           errors.skipped(TranslationErrorListener.RECOMMENDATION, r.id(), r.id(), e);
         }
       }
+      List<VerifiedSaving> savings = new ArrayList<>();
+      for (io.segscope.agent.advice.SavingCheck.Verification v : advisor.verified()) {
+        try {
+          savings.add(new VerifiedSaving(v.recommendation().id(), v.recommendation().finding().rule(), v.subject(),
+              v.recommendation().state(), v.verdict(), v.savingCores()));
+        } catch (RuntimeException e) {
+          errors.skipped(TranslationErrorListener.RECOMMENDATION, "verified " + v.recommendation().id(),
+              "verified saving of " + v.recommendation().id(), e);
+        }
+      }
       lastReading.set(reading);
-      latest.set(WorkloadView.attach(base.withDevicesAndRecommendations(devices, recs), inv, workloads.get(),
-          readErrors));
+      latest.set(WorkloadView.attach(base.withDevicesAndRecommendations(devices, recs).withVerifiedSavings(savings),
+          inv, workloads.get(), readErrors));
       firstReadDone = true;
     } catch (RuntimeException e) {
       readErrors.increment();

@@ -13,6 +13,8 @@ import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.PathBytes;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.names.NameCodec;
 import java.io.ByteArrayOutputStream;
@@ -39,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every rule × hostile device names × hostile namespace names × every way a namespace is reached
  * (root, /run/netns name, a --netns-dir bind mount, /proc/PID with the inode guard): each command
- * segscope recommends is run through {@code sh -c} with argv-recording shims for ip, ethtool,
+ * segscope recommends is run through {@code sh -c} with argv-recording shims for ip, tc, ethtool,
  * nsenter, bpftool and rm first on PATH. No command may create a file (the names try
  * {@code touch c} every way a shell allows), and every program must receive exactly the argv
  * bytes written out below, independently of the code under test.
@@ -101,7 +103,7 @@ class CommandInjectionTest {
     String record = "printf '%s\\0' \"$#\" \"${0##*/}\" \"$@\" >> \"$SHIM_LOG\"\n";
     shim("ip", record + "if [ \"$1\" = netns ] && [ \"$2\" = exec ]; then shift 3; exec \"$@\"; fi\n");
     shim("nsenter", record + "while [ $# -gt 0 ] && [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n");
-    for (String p : List.of("ethtool", "bpftool", "rm")) {
+    for (String p : List.of("ethtool", "bpftool", "rm", "tc")) {
       shim(p, record);
     }
     // the --netns-dir bind mounts: real files with the exact bytes as names, made by printf octal escapes
@@ -167,8 +169,8 @@ class CommandInjectionTest {
     switch (place.kind()) {
       case "root" -> calls.add(tool);
       case "run-netns" -> {
-        if (ipTool) { // ip -n NAME <rest of the ip command>
-          List<byte[]> ip = new ArrayList<>(List.of(utf8("ip"), utf8("-n"), place.name()));
+        if (ipTool) { // ip -n NAME <rest of the ip command>, tc -n NAME <rest of the tc command>
+          List<byte[]> ip = new ArrayList<>(List.of(tool.get(0), utf8("-n"), place.name()));
           ip.addAll(tool.subList(1, tool.size()));
           calls.add(ip);
         } else if (Arrays.equals(tool.get(0), utf8("ethtool"))) { // ip netns exec NAME ethtool ...
@@ -238,7 +240,11 @@ class CommandInjectionTest {
       base.nsids(n.inode()).forEach((k, v) -> m.put(k, re.apply(v)));
       nsids.put(re.apply(n.inode()), m);
     }
-    return new Inventory(namespaces, devices, nsids, base.readAt());
+    Map<Long, io.segscope.agent.inventory.Routing> routing = new HashMap<>();
+    base.routing().forEach((k, v) -> routing.put(re.apply(k), v));
+    Map<Long, List<io.segscope.agent.inventory.Qdisc>> qdiscs = new HashMap<>();
+    base.qdiscs().forEach((k, v) -> qdiscs.put(re.apply(k), v));
+    return new Inventory(namespaces, devices, nsids, routing, qdiscs, base.readAt());
   }
 
   /** One rule's case: the inventory it sees, the cost that triggers it, the tool argv it must recommend. */
@@ -274,10 +280,42 @@ class CommandInjectionTest {
                 new ToolCall(true, false, List.of(utf8("bpftool"), utf8("--"), utf8("net"), utf8("attach"),
                     utf8("xdpdrv"), utf8("pinned"), pinPath.get(0), utf8("dev"), dev)),
                 new ToolCall(false, false, List.of(utf8("rm"), pinPath.get(0))))),
+        new RuleCase("mtu_mismatch", place(LabInventories.routed(1400, 65536), SENDER, 2, d, p.netns()),
+            Costs.window(Costs.gso(SWITCH, 3, "rt1", 32066, 2089457356L, GsoCause.MTU, 8000, 0,
+                GsoType.TCP4, GsoSite.IP_OUTPUT_MTU), Costs.gso(at, 2, "snd0", 0, 0, GsoCause.OTHER, 0, 32066)),
+            List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
+                utf8("mtu"), utf8("1400"))))),
+        new RuleCase("tunnel_offload_missing", place(LabInventories.vxlan(
+            LabInventories.vethFeatures("tx-udp_tnl-segmentation")), SENDER, 2, d, p.netns()),
+            Costs.window(Costs.gso(at, 2, "u0", 32066, 2089457356L, GsoCause.FEATURE_MISSING, 8000, 0,
+                GsoType.UDP_TUNNEL, GsoSite.XMIT)),
+            List.of(new ToolCall(true, false, List.of(utf8("ethtool"), utf8("-K"), dev,
+                utf8("tx-udp_tnl-segmentation"), utf8("on"))))),
+        new RuleCase("qdisc_segmentation", place(LabInventories.shaped(List.of(LabInventories.tbf(0))), SENDER, 2, d,
+            p.netns()),
+            Costs.window(Costs.gso(at, 2, "snd0", 32066, 2089457356L, GsoCause.QDISC, 8000, 0, GsoType.TCP4,
+                GsoSite.QDISC)),
+            List.of(new ToolCall(true, true, Stream.concat(Stream.of("tc", "qdisc", "change", "dev")
+                .map(CommandInjectionTest::utf8), Stream.concat(Stream.of(dev), Stream.of("root", "handle", "8001:",
+                "tbf", "rate", "12500000bps", "burst", "70780", "limit", "90780").map(CommandInjectionTest::utf8)))
+                .toList()))),
+        new RuleCase("guest_gso_size_mismatch", place(LabInventories.guest(16384), SWITCH, 3, d, p.netns()),
+            Costs.window(Costs.gso(at, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0, GsoType.TCP4,
+                GsoSite.XMIT)),
+            List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
+                utf8("gso_max_size"), utf8("65536"))))),
+        new RuleCase("offload_disabled", place(LabInventories.withFeatures(LabInventories.s3(LabInventories.NO_XDP,
+            "veth"), SENDER, 2, LabInventories.vethFeatures("tx-udp-segmentation")), SENDER, 2, d, p.netns()),
+            Costs.window(Costs.gso(at, 2, "snd0", 32066, 2089457356L, GsoCause.FEATURE_MISSING, 8000, 0,
+                GsoType.UDP_L4, GsoSite.XMIT)),
+            List.of(new ToolCall(true, false, List.of(utf8("ethtool"), utf8("-K"), dev, utf8("tx-udp-segmentation"),
+                utf8("on"))))),
+        new RuleCase("wireguard_segmentation", place(LabInventories.wireguard(), SENDER, 2, d, p.netns()),
+            Costs.window(Costs.gso(at, 2, "wg0", 32066, 2089457356L, GsoCause.OTHER, 8000, 0)), List.of()),
         new RuleCase("big_tcp_headroom", place(LabInventories.s3(LabInventories.NO_XDP, ""), RECEIVER, 2, d, p.netns()),
             Costs.window(Costs.gso(at, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000)),
             List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
-                utf8("gso_max_size"), utf8("185000"), utf8("gso_ipv4_max_size"), utf8("185000"))))));
+                utf8("gso_max_size"), utf8("185000"))))));
   }
 
   /** A command to run and what must reach the programs. */
@@ -294,7 +332,7 @@ class CommandInjectionTest {
           }
           for (RuleCase rc : cases(dev, p)) {
             List<Finding> f = new Recommender().evaluate(rc.costs(),
-                new AdviceContext(rc.inventory(), AdviceContext.Thresholds.DEFAULT, true));
+                AdviceContext.of(rc.inventory(), AdviceContext.Thresholds.DEFAULT, true, rc.costs()));
             String what = rc.rule() + " dev " + NameCodec.display(NameCodec.decode(dev)) + " in " + p.kind() + " "
                 + NameCodec.display(NameCodec.decode(p.name())) + " (inode " + inode + ")";
             assertThat(f).as(what).singleElement().extracting(Finding::rule).isEqualTo(rc.rule());
@@ -327,6 +365,9 @@ class CommandInjectionTest {
     assertNoInjectedFile();
     System.out.printf("%d commands of %d rules run through sh -c: none injected, every argv exact%n", trials.size(),
         Recommender.RULES.size());
+    // every rule segscope has is in the matrix
+    assertThat(cases(utf8("eth0"), places(ownNetns).get(0)).stream().map(RuleCase::rule).distinct())
+        .containsExactlyInAnyOrderElementsOf(Recommender.RULES.stream().map(Rule::name).toList());
   }
 
   @Test

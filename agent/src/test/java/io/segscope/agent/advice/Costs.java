@@ -37,6 +37,15 @@ final class Costs {
         Map.of());
   }
 
+  /** As {@link #gso}, every software segmentation also of {@code type} at {@code site}. */
+  static GsoDeviceStats gso(long netns, int ifindex, String name, long sw, long bytes, GsoCause cause,
+      long timedEach, long offloaded, io.segscope.exporters.model.GsoType type, io.segscope.exporters.model.GsoSite site) {
+    GsoDeviceStats g = gso(netns, ifindex, name, sw, bytes, cause, timedEach, offloaded);
+    return new GsoDeviceStats(g.device(), g.mode(), g.swSkbs(), g.swSegments(), g.swBytes(), g.duration(),
+        g.segmentsPerSkb(), g.offloadedSkbs(), g.causes(), sw > 0 ? Map.of(site, sw) : Map.of(),
+        sw > 0 ? Map.of(type, sw) : Map.of());
+  }
+
   /** One 3-second window from zero to these cumulative values. */
   static Collection<DeviceCost> window(GsoDeviceStats... devices) {
     return windowWith(new XdpDeviceStats[0], devices);

@@ -94,6 +94,36 @@ class ConvertersTest {
   }
 
   @Test
+  void badAdviceIntentsExitTwoWithTheReasonBeforeAnythingIsAttached(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path file = dir.resolve("advice.yaml");
+    java.nio.file.Files.writeString(file, "accept:\n  - rule: offload_disabled\n    devise: eth0\n");
+    String[][] cases = {
+        {"--advice-accept 'nope:*/eth0': unknown rule 'nope'", "--advice-accept", "nope:*/eth0"},
+        {"is not a glob", "--advice-accept", "offload_disabled:*/[eth"},
+        {"expected RULE:NETNS/DEVICE-GLOB", "--advice-accept", "eth0"},
+        {file + ": accept[0]: unknown field 'devise'", "--advice-config", file.toString()},
+        {"read " + dir.resolve("none.yaml"), "--advice-config", dir.resolve("none.yaml").toString()},
+    };
+    java.io.PrintStream saved = System.err;
+    try {
+      for (String command : new String[] {"run", "report"}) {
+        for (String[] c : cases) {
+          java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+          System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+          int code = SegscopeCommand.commandLine().execute(command, c[1], c[2]);
+          String text = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+          assertThat(code).as("exit code of %s %s %s", command, c[1], c[2]).isEqualTo(2);
+          assertThat(text).as("message of %s %s %s", command, c[1], c[2]).startsWith("segscope " + command + ": ")
+              .contains(c[0]).doesNotContain("Exception").doesNotContain("\tat ");
+        }
+      }
+    } finally {
+      System.setErr(saved);
+    }
+  }
+
+  @Test
   void valuesAtTheirBoundsParse() {
     RunCommand run = new RunCommand();
     new CommandLine(run).parseArgs("--interval", "100ms", "--advice-window", "24h", "--advice-open-after", "1s",

@@ -39,7 +39,7 @@ class CostModelTest {
   @Test
   void ratesAndMeasuredCpuFromCounterDeltas() {
     var c = CostModel.window(snap(0, gso(1000, 1000, 8e6, 0)), snap(10, gso(11000, 11000, 88e6, 500)))
-        .get(CostModel.Key.of(7, 3));
+        .get(new io.segscope.agent.inventory.DeviceKey(7, 3));
     assertThat(c.seconds()).isEqualTo(10.0);
     assertThat(c.swSkbsPerSec()).isEqualTo(1000.0);
     assertThat(c.swSegmentsPerSec()).isEqualTo(45000.0);
@@ -55,7 +55,7 @@ class CostModelTest {
   @Test
   void partlyTimedCpuIsExtrapolatedAndSaysSo() {
     var c = CostModel.window(snap(0, gso(0, 0, 0, 0)), snap(10, gso(10000, 5000, 40e6, 0)))
-        .get(CostModel.Key.of(7, 3));
+        .get(new io.segscope.agent.inventory.DeviceKey(7, 3));
     assertThat(c.gsoCpu().basis()).isEqualTo("extrapolated");
     assertThat(c.gsoCpu().cores()).isCloseTo(2 * 40e6 / 1e9 / 10, within(1e-12));
     assertThat(c.gsoCpu().explanation()).contains("50%");
@@ -65,7 +65,7 @@ class CostModelTest {
   void aCounterResetCountsFromTheRestart() {
     // the device was forgotten and seen again: its counters restarted below their old values
     var c = CostModel.window(snap(0, gso(90000, 90000, 9e8, 0)), snap(10, gso(2000, 2000, 2e7, 0)))
-        .get(CostModel.Key.of(7, 3));
+        .get(new io.segscope.agent.inventory.DeviceKey(7, 3));
     assertThat(c.swSkbsPerSec()).isEqualTo(200.0);
     assertThat(c.gsoCpu().cores()).isCloseTo(2e7 / 1e9 / 10, within(1e-12));
   }
@@ -75,14 +75,14 @@ class CostModelTest {
     var gone = CostModel.window(snap(0, gso(5, 5, 5, 0)), snap(10));
     assertThat(gone).isEmpty();
     var fresh = CostModel.window(snap(0), snap(10, gso(300, 300, 3e6, 0)));
-    assertThat(fresh.get(CostModel.Key.of(7, 3)).swSkbsPerSec()).isEqualTo(30.0);
+    assertThat(fresh.get(new io.segscope.agent.inventory.DeviceKey(7, 3)).swSkbsPerSec()).isEqualTo(30.0);
   }
 
   @Test
   void untimedXdpCopiesGetAnEstimateWithItsBasis() {
     var x = new XdpDeviceStats(UP, "tracepoint", 36000, 10, 36000L * 65000, 10L * 1500, Optional.empty());
     var after = TelemetrySnapshot.builder().takenAt(T.plusSeconds(1)).addXdp(x).build();
-    var c = CostModel.window(snap(0), after).get(CostModel.Key.of(7, 3));
+    var c = CostModel.window(snap(0), after).get(new io.segscope.agent.inventory.DeviceKey(7, 3));
     assertThat(c.xdpCopiedPerSec()).isEqualTo(36000.0);
     assertThat(c.xdpCpu().basis()).isEqualTo("estimated");
     assertThat(c.xdpCpu().cores()).isCloseTo(36000 * 600e-9, within(1e-12));

@@ -48,7 +48,9 @@ class AdviceEndToEndIT {
       assertThat(agent.scrape().sum("segscope_recommendation_info",
           labels("rule", "gso_size_mismatch", "device", uplink.name()))).isEqualTo(1.0);
 
-      runCommandsThenExpectFixed(agent, lab, s1, rec, uplink);
+      // traffic long enough after the fix for a full advice window once the evidence stopped
+      runCommandsThenExpectFixed(agent, lab, s1, rec, uplink, Duration.ofSeconds(7));
+      expectVerifiedSaving(agent, rec);
     }
   }
 
@@ -158,11 +160,16 @@ class AdviceEndToEndIT {
 
   private static void runCommandsThenExpectFixed(AgentProcess agent, Lab lab, Topology t, JsonNode rec, DeviceAt d)
       throws Exception {
+    runCommandsThenExpectFixed(agent, lab, t, rec, d, Duration.ofSeconds(3));
+  }
+
+  private static void runCommandsThenExpectFixed(AgentProcess agent, Lab lab, Topology t, JsonNode rec, DeviceAt d,
+      Duration trafficAfter) throws Exception {
     Map<String, String> dev = labels("netns", Long.toString(d.ns().inode()), "device", d.name());
     runAll(commands(rec));
     // the first traffic's counts, up to the fix, are in a read that began after it
     PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
-    lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(3));
+    lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), trafficAfter);
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
     double sw = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
     double off = after.sum("segscope_gso_offloaded_skbs_total", dev) - before.sum("segscope_gso_offloaded_skbs_total", dev);
@@ -171,6 +178,38 @@ class AdviceEndToEndIT {
     // new connections size their super-packets for the fixed device: none is segmented in software
     assertThat(sw).as("software segmentation on %s after the fix", d.name()).isZero();
     awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
+  }
+
+  /**
+   * The closed recommendation's before/after in the API and /metrics: the traffic after the fix was
+   * comparable, the software segmentation fell by at least 95 %, and the saving is positive.
+   */
+  private static void expectVerifiedSaving(AgentProcess agent, JsonNode rec) throws Exception {
+    String id = rec.path("id").asText();
+    var r = agent.get("/api/v1/recommendations");
+    JsonNode v = null;
+    for (JsonNode x : JSON.readTree(r.body()).path("verified_savings")) {
+      if (x.path("id").asText().equals(id)) {
+        v = x;
+      }
+    }
+    assertThat(v).as("verified saving of %s in %s", id, r.body()).isNotNull();
+    System.out.println("verified saving of " + id + ": " + v);
+    assertThat(v.path("verdict").asText()).as("%s", v).isEqualTo("verified");
+    double before = v.path("before").path("software_per_sec").asDouble();
+    double after = v.path("after").path("software_per_sec").asDouble();
+    assertThat(before).as("software-segmented/s before").isGreaterThan(100);
+    assertThat(after).as("software-segmented/s after").isLessThanOrEqualTo(before * 0.05);
+    double ratio = v.path("traffic_ratio").asDouble();
+    assertThat(ratio).isBetween(0.25, 4.0);
+    double saving = v.path("saving_cores").asDouble();
+    assertThat(saving).as("verified saving").isGreaterThan(0)
+        .isCloseTo(v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
+            org.assertj.core.api.Assertions.within(1e-9));
+    PromText m = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
+    assertThat(m.sum("segscope_recommendation_verified_saving_cores", labels("id", id)))
+        .isCloseTo(saving, org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(agent.log()).contains("recommendation closed: " + id).contains("verified saving");
   }
 
   private static void awaitClosed(AgentProcess agent, String id, Duration timeout) throws Exception {

@@ -65,4 +65,46 @@ class ReportIT {
         .contains("sampling: 6/6 s")
         .doesNotContain("Exception");
   }
+  /**
+   * A fix applied while a report samples: the report's short-windowed advisor (duration/6 = 2 s,
+   * close-after 4 s)
+   * opens the finding on the first traffic, sees the evidence stop after segscope's own command and
+   * the second traffic, and reports the verified saving.
+   */
+  @Test
+  @LabTest
+  void aFixAppliedDuringTheReportIsVerified(Lab lab) throws Exception {
+    Topology s1 = Scenarios.s1GsoMismatch(lab, false);
+    DeviceAt sender = s1.devices().get("sender");
+    Path out = Files.createTempFile("segscope-report", ".out");
+    Process p = new ProcessBuilder("java", "-jar", AgentProcess.jar().toString(), "report", "--duration", "16s")
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    String output;
+    try {
+      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+      while (!Files.readString(out, java.nio.charset.StandardCharsets.ISO_8859_1)
+          .contains("segscope report: probes attached, sampling for 16 s")) {
+        assertThat(p.isAlive()).as("report exited before sampling").isTrue();
+        assertThat(System.nanoTime()).as("report sampling within 120 s").isLessThan(deadline);
+        Thread.sleep(100);
+      }
+      lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(5));
+      Process fix = new ProcessBuilder("ip", "-n", sender.ns().name(), "link", "set", "dev", sender.name(),
+          "gso_max_size", "16384").redirectErrorStream(true).start();
+      assertThat(fix.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(fix.exitValue()).isZero();
+      lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(6));
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("report exits after its 16 s").isTrue();
+      output = Files.readString(out, java.nio.charset.StandardCharsets.ISO_8859_1);
+      assertThat(p.exitValue()).as(output).isZero();
+    } finally {
+      p.destroyForcibly();
+      Files.deleteIfExists(out);
+    }
+    System.out.println(output);
+    DeviceAt uplink = s1.devices().get("uplink");
+    assertThat(output).contains("Verified savings (recommendations whose evidence stopped during the report):")
+        .containsPattern("gso_size_mismatch \\(gso_size_mismatch-[0-9a-f]{12}\\) on " + uplink.ns().name() + "/"
+            + uplink.name() + ": software-segmented/s \\d+ -> 0; verified saving 0\\.\\d{4} cores");
+  }
 }

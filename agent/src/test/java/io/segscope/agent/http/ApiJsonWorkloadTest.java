@@ -2,7 +2,7 @@ package io.segscope.agent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.advice.DeviceName;
+import io.segscope.exporters.model.DeviceRef;
 import io.segscope.agent.advice.Command;
 import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.Recommendation;
@@ -36,8 +36,8 @@ class ApiJsonWorkloadTest {
 
   @Test
   void theRecommendationsSubjectAndDevicesNameTheirPods() {
-    DeviceName subject = new DeviceName(PodNode.HOST, "", "veth1b2c", 10);
-    DeviceName fix = new DeviceName(PodNode.POD, "cni-1b2c", "eth0", 2);
+    DeviceRef subject = new DeviceRef(PodNode.HOST, "", 10, "veth1b2c");
+    DeviceRef fix = new DeviceRef(PodNode.POD, "cni-1b2c", 2, "eth0");
     Finding f = new Finding("gso_size_mismatch", "warning", subject, List.of(subject, fix), "summary", Map.of(),
         List.of(Command.of("nsenter", "--net=/run/netns/cni-1b2c", "--", "ip", "link", "set", "dev", "eth0", "gso_max_size", "16384")), 0.01, "basis", "high",
         "risk");

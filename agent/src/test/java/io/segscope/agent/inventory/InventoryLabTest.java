@@ -170,19 +170,30 @@ class InventoryLabTest {
   void chainsFollowTheTopology() {
     assertThat(inventory.linkNetns(device(a, "va0"))).hasValue(lab.inode(b));
     assertThat(inventory.linkTarget(device(c, "vc0")).map(Device::name)).hasValue("vb1");
-    assertThat(inventory.chain(device(a, "mv0")).down()).extracting(Hop::name, Hop::relation).containsExactly(
-        tuple("va0", Relation.LOWER), tuple("vb0", Relation.PEER), tuple("br0", Relation.MASTER));
-    assertThat(inventory.chain(device(c, "mv1")).down()).extracting(Hop::name, Hop::relation).containsExactly(
+    // transmit paths: down the stack, across pairs, bridged out of every other port of br0 and up the stacks there
+    assertThat(inventory.chain(device(a, "mv0")).down()).extracting(Hop::name, Hop::relation, Hop::distance)
+        .containsExactly(tuple("va0", Relation.LOWER, 1), tuple("vb0", Relation.PEER, 2),
+            tuple("br0", Relation.MASTER, 3), tuple("vb1", Relation.PORT, 4), tuple("vb3", Relation.PORT, 4),
+            tuple("vc0", Relation.PEER, 5), tuple("vb2", Relation.PEER, 5), tuple("mv1", Relation.UPPER, 6),
+            tuple("vx0", Relation.UPPER, 6));
+    assertThat(inventory.chain(device(c, "mv1")).down()).extracting(Hop::name, Hop::relation).startsWith(
         tuple("vc0", Relation.LOWER), tuple("vb1", Relation.PEER), tuple("br0", Relation.MASTER));
     assertThat(inventory.chain(device(b, "vx0")).down()).extracting(Hop::name, Hop::relation).containsExactly(
-        tuple("vb2", Relation.LOWER), tuple("vb3", Relation.PEER), tuple("br0", Relation.MASTER));
+        tuple("vb2", Relation.LOWER), tuple("vb3", Relation.PEER), tuple("br0", Relation.MASTER),
+        tuple("vb0", Relation.PORT), tuple("vb1", Relation.PORT), tuple("va0", Relation.PEER),
+        tuple("vc0", Relation.PEER), tuple("mv0", Relation.UPPER), tuple("mv1", Relation.UPPER));
     Chain bridge = inventory.chain(device(b, "br0"));
-    assertThat(bridge.down()).isEmpty();
-    assertThat(bridge.exits()).containsExactly(device(b, "br0").key());
-    Map<String, Relation> up = bridge.up().stream().collect(Collectors.toMap(h -> h.name(), Hop::relation));
-    assertThat(up).containsOnlyKeys("vb0", "vb1", "vb3", "va0", "vc0", "vb2", "mv0", "mv1", "vx0");
-    assertThat(up).containsEntry("vb0", Relation.PORT).containsEntry("va0", Relation.PEER)
-        .containsEntry("mv1", Relation.UPPER);
+    assertThat(bridge.up()).as("only br0's own stack transmits on br0").isEmpty();
+    assertThat(bridge.down()).extracting(Hop::name).startsWith("vb0", "vb1", "vb3");
+    assertThat(bridge.exits()).containsExactlyInAnyOrder(device(a, "mv0").key(), device(c, "mv1").key(),
+        device(b, "vx0").key());
+    // what reaches port vb0's transmit path (where a segmentation toward a would happen)
+    Chain port = inventory.chain(device(b, "vb0"));
+    Map<String, Relation> up = port.up().stream().collect(Collectors.toMap(h -> h.name(), Hop::relation));
+    assertThat(up).containsOnlyKeys("br0", "vb1", "vb3", "vc0", "vb2", "mv1", "vx0");
+    assertThat(up).containsEntry("br0", Relation.MASTER).containsEntry("vb1", Relation.PORT)
+        .containsEntry("vc0", Relation.PEER).containsEntry("mv1", Relation.UPPER);
+    assertThat(port.unresolved()).isEmpty();
     assertThat(bridge.unresolved()).isEmpty();
   }
 }

@@ -125,19 +125,30 @@ class RecordedNetlinkTest {
     assertThat(inv.linkTarget(va).map(Device::name)).hasValue("vb");
     assertThat(inv.linkNetns(va)).isEqualTo(OptionalLong.of(b));
 
+    // what va transmits crosses the pair, is bridged out of br0's other port vd, and reaches vc (and the vxlan on it)
     Chain chain = inv.chain(va);
     assertThat(chain.down()).extracting(Hop::name, Hop::relation)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("vb", Relation.PEER),
-            org.assertj.core.groups.Tuple.tuple("br0", Relation.MASTER));
-    assertThat(chain.exits()).containsExactly(br0.key());
+            org.assertj.core.groups.Tuple.tuple("br0", Relation.MASTER),
+            org.assertj.core.groups.Tuple.tuple("vd", Relation.PORT),
+            org.assertj.core.groups.Tuple.tuple("vc", Relation.PEER),
+            org.assertj.core.groups.Tuple.tuple("vx0", Relation.UPPER));
+    assertThat(chain.exits()).containsExactly(br0.key(), inv.device(b, "vx0").orElseThrow().key());
     assertThat(chain.up()).extracting(Hop::name).containsExactlyInAnyOrder("mv0", "mt0");
 
+    // the bridge's own transmit path reaches every port and beyond; nothing but its stack feeds it
     Chain bridge = inv.chain(br0);
-    assertThat(bridge.down()).isEmpty();
-    assertThat(bridge.up()).extracting(Hop::name)
+    assertThat(bridge.up()).isEmpty();
+    assertThat(bridge.down()).extracting(Hop::name)
         .containsExactlyInAnyOrder("vb", "vd", "va", "vc", "mv0", "mt0", "vx0");
+    // what reaches port vb's transmit path: the bridge, its other port and what feeds that
+    assertThat(inv.chain(inv.device(b, "vb").orElseThrow()).up()).extracting(Hop::name, Hop::relation)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("br0", Relation.MASTER),
+            org.assertj.core.groups.Tuple.tuple("vd", Relation.PORT),
+            org.assertj.core.groups.Tuple.tuple("vc", Relation.PEER),
+            org.assertj.core.groups.Tuple.tuple("vx0", Relation.UPPER));
     assertThat(inv.chain(inv.device(b, "vx0").orElseThrow()).down()).extracting(Hop::name)
-        .containsExactly("vc", "vd", "br0");
+        .containsExactly("vc", "vd", "br0", "vb", "va", "mv0", "mt0");
   }
 
   private Link link(String ns, String name) {

@@ -22,6 +22,9 @@ import java.util.Map;
  * @param causes super-packets segmented in software, by cause; missing causes count 0
  * @param sites super-packets segmented in software, by call site; missing sites count 0
  * @param types super-packets segmented in software, by GSO type; missing types count 0
+ * @param queuedBytes bytes of the GSO super-packets queued for transmission on the device (those
+ *     handed on intact and those segmented after the queue): with the bytes segmented before the
+ *     queue, the device's GSO traffic, which the recommendations' verified savings compare
  */
 public record GsoDeviceStats(
     DeviceRef device,
@@ -34,7 +37,8 @@ public record GsoDeviceStats(
     long offloadedSkbs,
     Map<GsoCause, Long> causes,
     Map<GsoSite, Long> sites,
-    Map<GsoType, Long> types) {
+    Map<GsoType, Long> types,
+    long queuedBytes) {
   public GsoDeviceStats {
     Checks.notNull(device, "GsoDeviceStats.device");
     Checks.notBlank(mode, "GsoDeviceStats.mode");
@@ -47,6 +51,14 @@ public record GsoDeviceStats(
     causes = counts(causes, GsoCause.class, "causes");
     sites = counts(sites, GsoSite.class, "sites");
     types = counts(types, GsoType.class, "types");
+    Checks.notNegative(queuedBytes, "GsoDeviceStats.queuedBytes");
+  }
+
+  /** Stats without the queued bytes (0: not counted). */
+  public GsoDeviceStats(DeviceRef device, String mode, long swSkbs, long swSegments, long swBytes,
+      NativeHistogram duration, NativeHistogram segmentsPerSkb, long offloadedSkbs, Map<GsoCause, Long> causes,
+      Map<GsoSite, Long> sites, Map<GsoType, Long> types) {
+    this(device, mode, swSkbs, swSegments, swBytes, duration, segmentsPerSkb, offloadedSkbs, causes, sites, types, 0);
   }
 
   private static <K extends Enum<K>> Map<K, Long> counts(Map<K, Long> in, Class<K> type, String what) {

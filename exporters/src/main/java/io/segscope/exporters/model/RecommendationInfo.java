@@ -8,9 +8,24 @@ package io.segscope.exporters.model;
  * @param severity warning or info
  * @param device the device where the cost was measured
  * @param cpuSavingCores the expected CPU saving in cores
+ * @param state {@code open}, or {@code accepted} when the operator said the finding is intended
+ *     ({@code --advice-accept}): still measured and exported, never alerted as open
  */
-public record RecommendationInfo(String id, String rule, String severity, DeviceRef device, double cpuSavingCores) {
+public record RecommendationInfo(String id, String rule, String severity, DeviceRef device, double cpuSavingCores,
+    String state) {
+  /** The states a recommendation is exported in. */
+  public static final java.util.List<String> STATES = java.util.List.of("open", "accepted");
+
+  /** An open recommendation. */
+  public RecommendationInfo(String id, String rule, String severity, DeviceRef device, double cpuSavingCores) {
+    this(id, rule, severity, device, cpuSavingCores, "open");
+  }
+
   public RecommendationInfo {
+    Checks.notNull(state, "RecommendationInfo.state");
+    if (!STATES.contains(state)) {
+      throw new IllegalArgumentException("RecommendationInfo.state must be one of " + STATES + ", got " + state);
+    }
     Checks.notNull(id, "RecommendationInfo.id");
     Checks.notNull(rule, "RecommendationInfo.rule");
     Checks.notNull(severity, "RecommendationInfo.severity");

@@ -19,6 +19,7 @@ import java.util.List;
  * @param selfCostSampledSeconds how long bpf_stats has been on to measure the agent's own programs
  * @param namespaces every network namespace of the inventory with the workload it belongs to
  * @param deviceWorkloads per device of the inventory, the workload it serves
+ * @param verifiedSavings what closed recommendations were measured to save (the newest, at most 64)
  */
 public record TelemetrySnapshot(
     Instant takenAt,
@@ -31,7 +32,8 @@ public record TelemetrySnapshot(
     List<RecommendationInfo> recommendations,
     List<NetnsInfo> namespaces,
     List<DeviceWorkload> deviceWorkloads,
-    double selfCostSampledSeconds) {
+    double selfCostSampledSeconds,
+    List<VerifiedSaving> verifiedSavings) {
   public TelemetrySnapshot {
     Checks.notNull(takenAt, "TelemetrySnapshot.takenAt");
     gso = Checks.immutableList(gso, "TelemetrySnapshot.gso");
@@ -47,6 +49,16 @@ public record TelemetrySnapshot(
     }
     namespaces = Checks.immutableList(namespaces, "TelemetrySnapshot.namespaces");
     deviceWorkloads = Checks.immutableList(deviceWorkloads, "TelemetrySnapshot.deviceWorkloads");
+    verifiedSavings = Checks.immutableList(verifiedSavings, "TelemetrySnapshot.verifiedSavings");
+  }
+
+  /** A snapshot without verified savings. */
+  public TelemetrySnapshot(Instant takenAt, List<GsoDeviceStats> gso, List<XdpDeviceStats> xdp,
+      List<ProbeStatus> probes, List<ProgramStats> programs, BuildInfo build, List<DeviceInfo> devices,
+      List<RecommendationInfo> recommendations, List<NetnsInfo> namespaces, List<DeviceWorkload> deviceWorkloads,
+      double selfCostSampledSeconds) {
+    this(takenAt, gso, xdp, probes, programs, build, devices, recommendations, namespaces, deviceWorkloads,
+        selfCostSampledSeconds, List.of());
   }
 
   /** A snapshot without workload attribution (no namespaces, no device workloads). */
@@ -65,13 +77,19 @@ public record TelemetrySnapshot(
   public TelemetrySnapshot withDevicesAndRecommendations(List<DeviceInfo> devices,
       List<RecommendationInfo> recommendations) {
     return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-        namespaces, deviceWorkloads, selfCostSampledSeconds);
+        namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings);
+  }
+
+  /** This snapshot with the verified savings replaced. */
+  public TelemetrySnapshot withVerifiedSavings(List<VerifiedSaving> savings) {
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+        namespaces, deviceWorkloads, selfCostSampledSeconds, savings);
   }
 
   /** This snapshot with the namespaces' and devices' workloads replaced. */
   public TelemetrySnapshot withWorkloads(List<NetnsInfo> namespaces, List<DeviceWorkload> deviceWorkloads) {
     return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-        namespaces, deviceWorkloads, selfCostSampledSeconds);
+        namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings);
   }
 
   /** A builder starting from {@link #empty()}'s values. */
@@ -90,6 +108,7 @@ public record TelemetrySnapshot(
     private final List<RecommendationInfo> recommendations = new ArrayList<>();
     private final List<NetnsInfo> namespaces = new ArrayList<>();
     private final List<DeviceWorkload> deviceWorkloads = new ArrayList<>();
+    private final List<VerifiedSaving> verifiedSavings = new ArrayList<>();
     private BuildInfo build = BuildInfo.unknown();
     private double selfCostSampledSeconds;
 
@@ -130,6 +149,11 @@ public record TelemetrySnapshot(
       return this;
     }
 
+    public Builder addVerifiedSaving(VerifiedSaving saving) {
+      verifiedSavings.add(Checks.notNull(saving, "TelemetrySnapshot.Builder.addVerifiedSaving argument"));
+      return this;
+    }
+
     public Builder addProbe(ProbeStatus probe) {
       probes.add(Checks.notNull(probe, "TelemetrySnapshot.Builder.addProbe argument"));
       return this;
@@ -152,7 +176,7 @@ public record TelemetrySnapshot(
 
     public TelemetrySnapshot build() {
       return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-          namespaces, deviceWorkloads, selfCostSampledSeconds);
+          namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings);
     }
   }
 }

@@ -1,0 +1,272 @@
+package io.segscope.agent.advice;
+
+import static io.segscope.agent.advice.LabInventories.RECEIVER;
+import static io.segscope.agent.advice.LabInventories.ROOT;
+import static io.segscope.agent.advice.LabInventories.SENDER;
+import static io.segscope.agent.advice.LabInventories.SWITCH;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.Qdisc;
+import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules on the shapes of issue 13 beyond the seeds, on inventories with the values the 6.18
+ * kernel reports (LabInventories) and windows built by the CostModel (Costs): routed MTU and GSO
+ * size through a router namespace, vxlan underlays, UDP GSO, tbf/cake, the hypervisor tap path, bond
+ * ports, WireGuard and BIG TCP. Each positive case has a near miss beside it.
+ */
+class ShapeRulesTest {
+  private static List<Finding> advise(Inventory inv, Collection<DeviceCost> costs) {
+    return new Recommender().evaluate(costs, AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, true, costs));
+  }
+
+  private static List<String> shells(Finding f) {
+    return f.commands().stream().map(Command::shell).toList();
+  }
+
+  private static Finding only(List<Finding> f, String rule) {
+    assertThat(f).extracting(Finding::rule).containsExactly(rule);
+    return f.get(0);
+  }
+
+  private static GsoDeviceStats gso(long ns, int ifindex, String name, GsoCause cause, GsoType type, GsoSite site) {
+    return Costs.gso(ns, ifindex, name, 32066, 2089457356L, cause, 8000, 0, type, site);
+  }
+
+  private static GsoDeviceStats sending(long ns, int ifindex, String name) {
+    return Costs.gso(ns, ifindex, name, 0, 0, GsoCause.OTHER, 0, 32066);
+  }
+
+  // ---- routed: mtu_mismatch and gso_size_mismatch through a router namespace
+
+  @Test
+  void forwardedSuperPacketsLargerThanTheEgressMtuLowerTheSendersMtu() {
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.MTU, GsoType.TCP4, GsoSite.IP_OUTPUT_MTU),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(LabInventories.routed(1400, 65536), costs), "mtu_mismatch");
+    assertThat(AdviceContext.label(f.subject())).isEqualTo("lab-rt/rt1");
+    assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 mtu 1400");
+    assertThat(f.devices()).extracting(AdviceContext::label).containsExactly("lab-rt/rt1", "lab-snd/snd0");
+    assertThat(f.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, within(1e-9));
+    assertThat(f.evidence()).containsEntry("cause_mtu_share", 1.0).containsEntry("device_mtu", 1400);
+    assertThat(f.explanation()).isEmpty();
+  }
+
+  @Test
+  void sendersOnOtherHostsGetAnExplanationNotACommand() {
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.MTU, GsoType.TCP4, GsoSite.IP_OUTPUT_MTU));
+    Finding f = only(advise(LabInventories.routedFromTheWire(1400), costs), "mtu_mismatch");
+    assertThat(f.commands()).isEmpty();
+    assertThat(f.cpuSavingCores()).isZero();
+    assertThat(f.explanation()).contains("lab-rt/eth0").contains("MSS").contains("1400");
+  }
+
+  @Test
+  void aSenderWhoseMtuAlreadyFitsGetsNoMtuCommand() {
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.MTU, GsoType.TCP4, GsoSite.IP_OUTPUT_MTU),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(LabInventories.routed(1500, 65536), costs), "mtu_mismatch");
+    assertThat(f.commands()).isEmpty(); // snd0 has 1500 already: something else (a route MTU?) is smaller
+  }
+
+  @Test
+  void aGsoSizeMismatchIsFollowedThroughTheRouter() {
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(LabInventories.routed(1500, 16384), costs), "gso_size_mismatch");
+    assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
+    assertThat(f.summary()).contains("through IP forwarding");
+  }
+
+  // ---- tunnels: vxlan underlay without tx-udp_tnl-segmentation
+
+  @Test
+  void aVxlanUnderlayWithoutTunnelSegmentationTurnsItOn() {
+    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    Finding f = only(advise(LabInventories.vxlan(LabInventories.vethFeatures("tx-udp_tnl-segmentation")), costs),
+        "tunnel_offload_missing");
+    assertThat(shells(f)).containsExactly("ip netns exec lab-vx ethtool -K u0 tx-udp_tnl-segmentation on");
+    assertThat(f.severity()).isEqualTo("warning");
+    assertThat(f.cpuSavingCores()).isGreaterThan(0);
+  }
+
+  @Test
+  void aFixedOffTunnelOffloadIsExplainedWithoutACommand() {
+    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    Finding f = only(advise(LabInventories.vxlan(LabInventories.fixedOff("tx-udp_tnl-segmentation",
+        "tx-udp_tnl-csum-segmentation")), costs), "tunnel_offload_missing");
+    assertThat(f.commands()).isEmpty();
+    assertThat(f.severity()).isEqualTo("info");
+    assertThat(f.explanation()).contains("No command");
+    assertThat(f.evidence().get("features_fixed_off")).asList()
+        .containsExactly("tx-udp_tnl-segmentation", "tx-udp_tnl-csum-segmentation");
+  }
+
+  @Test
+  void tunnelFeatureMissingWithTheFeatureOnIsADriverLimit() {
+    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.TUNNEL_FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    Finding f = only(advise(LabInventories.vxlan(LabInventories.vethFeatures()), costs), "tunnel_offload_missing");
+    assertThat(f.commands()).isEmpty();
+    assertThat(f.summary()).contains("hw_enc_features");
+  }
+
+  // ---- UDP GSO without tx-udp-segmentation
+
+  @Test
+  void udpGsoWithoutUdpSegmentationTurnsOnExactlyThatFeature() {
+    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.FEATURE_MISSING, GsoType.UDP_L4, GsoSite.XMIT));
+    // TSO is off too, but the traffic is UDP GSO: only the feature it needs
+    Finding f = only(advise(LabInventories.withFeatures(LabInventories.s3(LabInventories.NO_XDP, "veth"), SENDER, 2,
+        LabInventories.vethFeatures("tx-udp-segmentation", "tx-tcp-segmentation", "tx-tcp6-segmentation")), costs),
+        "offload_disabled");
+    assertThat(shells(f)).containsExactly("ip netns exec lab-snd ethtool -K snd0 tx-udp-segmentation on");
+    assertThat(f.summary()).contains("tx-udp-segmentation is off");
+  }
+
+  @Test
+  void offloadDisabledOnAVxlanDeviceSaysFleetsDoThatOnPurpose() {
+    var costs = Costs.window(gso(SENDER, 3, "vx0", GsoCause.FEATURE_MISSING, GsoType.TCP4, GsoSite.XMIT));
+    Finding f = only(advise(LabInventories.withFeatures(LabInventories.vxlan(LabInventories.vethFeatures()), SENDER, 3,
+        LabInventories.vethFeatures("tx-tcp-segmentation", "tx-tcp6-segmentation")), costs), "offload_disabled");
+    assertThat(f.risk()).contains("vxlan device").contains("Calico").contains("--advice-accept");
+    assertThat(f.evidence()).containsEntry("often_off_on_purpose", true);
+  }
+
+  // ---- qdiscs
+
+  @Test
+  void aTbfWhoseBurstIsSmallerThanASuperPacketGetsALargerBurst() {
+    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.QDISC, GsoType.TCP4, GsoSite.QDISC));
+    Finding f = only(advise(LabInventories.shaped(List.of(LabInventories.tbf(0))), costs), "qdisc_segmentation");
+    // 65536 + ceil(65536 / 1440) x 114 header bytes = 70780; the limit grows by as much as the burst
+    assertThat(shells(f)).containsExactly(
+        "tc -n lab-snd qdisc change dev snd0 root handle 8001: tbf rate 12500000bps burst 70780 limit 90780");
+    assertThat(f.evidence()).containsEntry("largest_super_packet_bytes", 70780L);
+  }
+
+  @Test
+  void aTbfWithAPeakRateAndCakeWithoutSplitGsoAreExplainedOrLeftAlone() {
+    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.QDISC, GsoType.TCP4, GsoSite.QDISC));
+    Finding peak = only(advise(LabInventories.shaped(List.of(LabInventories.tbf(7_500_000))), costs),
+        "qdisc_segmentation");
+    assertThat(peak.commands()).isEmpty();
+    assertThat(peak.explanation()).contains("peak rate");
+    Qdisc cake = new Qdisc(2, 0x80020000, Qdisc.ROOT, "cake", Optional.empty(),
+        Optional.of(new Qdisc.Cake(12_500_000, true)));
+    Finding c = only(advise(LabInventories.shaped(List.of(cake)), costs), "qdisc_segmentation");
+    assertThat(shells(c)).containsExactly("tc -n lab-snd qdisc change dev snd0 root handle 8002: cake no-split-gso");
+    assertThat(c.risk()).contains("1 Gbit/s");
+  }
+
+  @Test
+  void anotherCauseIsNotTheQdiscs() {
+    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.OTHER, GsoType.TCP4, GsoSite.XMIT));
+    assertThat(advise(LabInventories.shaped(List.of(LabInventories.tbf(0))), costs)).isEmpty();
+  }
+
+  // ---- the hypervisor path: a tap into a bridge whose uplink takes less
+
+  @Test
+  void guestsBehindATapGetTheUplinkRaisedBack() {
+    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT));
+    Finding f = only(advise(LabInventories.guest(16384), costs), "guest_gso_size_mismatch");
+    assertThat(shells(f)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 65536");
+    assertThat(f.evidence().get("guest_devices")).asList().containsExactly("lab-sw/tap0");
+    assertThat(f.explanation()).contains("inside each guest").contains("gso_max_size 16384");
+  }
+
+  @Test
+  void guestsBehindAnUplinkAtItsDriversLimitAreToldToChangeTheGuest() {
+    var inv = LabInventories.withLink(LabInventories.guest(16384), SWITCH, 3,
+        l -> LabInventories.withSizes(l, 16384, 16384, 16384));
+    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT));
+    Finding f = only(advise(inv, costs), "guest_gso_size_mismatch");
+    assertThat(f.commands()).isEmpty();
+    assertThat(f.explanation()).contains("no host command can");
+  }
+
+  // ---- bond: the minimum of its ports' tso_max_size, not of their gso_max_size
+
+  @Test
+  void aBondPortWithASmallerLimitSetsTheBondsLimit() {
+    var costs = Costs.window(gso(ROOT, 3, "eth2", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+        sending(ROOT, 4, "bond0"));
+    Finding f = only(advise(LabInventories.bond(16384), costs), "gso_size_mismatch");
+    assertThat(shells(f)).containsExactly("ip link set dev bond0 gso_max_size 16384");
+    assertThat(f.evidence().get("upstream")).asList().singleElement().asString().contains("relation=master");
+  }
+
+  @Test
+  void aBondWhosePortsAgreeGetsNoAdvice() {
+    var costs = Costs.window(gso(ROOT, 3, "eth2", GsoCause.OTHER, GsoType.TCP4, GsoSite.XMIT),
+        sending(ROOT, 4, "bond0"));
+    assertThat(advise(LabInventories.bond(65536), costs)).isEmpty();
+  }
+
+  // ---- WireGuard: explained, never a command
+
+  @Test
+  void wireguardIsExplainedWithoutACommand() {
+    var costs = Costs.window(gso(SENDER, 2, "wg0", GsoCause.OTHER, GsoType.TCP4, GsoSite.OTHER));
+    Finding f = only(advise(LabInventories.wireguard(), costs), "wireguard_segmentation");
+    assertThat(f.commands()).isEmpty();
+    assertThat(f.severity()).isEqualTo("info");
+    assertThat(f.cpuSavingCores()).isZero();
+    assertThat(f.explanation()).contains("no driver or NIC offloads");
+  }
+
+  // ---- BIG TCP caps
+
+  @Test
+  void ipv4BigTcpAgainstAnIpv6OnlyBigTcpUplinkSetsTheIpv4Limit() {
+    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(LabInventories.bigTcp(185000, 65536), costs), "gso_size_mismatch");
+    // iproute2 6.1 has no gso_ipv4_max_size keyword: both limits to 64 KiB, then IPv6 back up (IPv4 stays)
+    assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 65536",
+        "ip -n lab-snd link set dev snd0 gso_max_size 185000");
+    assertThat(f.summary()).contains("gso_ipv4_max_size (65536)");
+    assertThat(f.risk()).doesNotContain("iproute2 6.3");
+  }
+
+  @Test
+  void ipv6BigTcpAgainstA64KiBUplinkSetsGsoMaxSize() {
+    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP6, GsoSite.XMIT),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(LabInventories.bigTcp(65536, 65536), costs), "gso_size_mismatch");
+    assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 65536");
+  }
+
+  @Test
+  void anIpv4LimitAbove64KiBNeedsTheKeyword() {
+    // D at 185000 (IPv6) / 100000 (IPv4), the sender at 300000 both: only gso_ipv4_max_size can say 100000
+    var inv = LabInventories.withLink(LabInventories.bigTcp(185000, 100000), SENDER, 2,
+        l -> LabInventories.withSizes(l, 300000, 300000, 524280));
+    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(inv, costs), "gso_size_mismatch");
+    assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_ipv4_max_size 100000");
+    assertThat(f.risk()).contains("iproute2 6.3");
+  }
+
+  @Test
+  void aNicWithIpv6BigTcpOnlyIsToldHowToEnableIpv4BigTcp() {
+    var inv = LabInventories.withLink(LabInventories.s3(LabInventories.NO_XDP, ""), RECEIVER, 2,
+        l -> LabInventories.withSizes(l, 185000, 65536, 524280));
+    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000));
+    Finding f = only(advise(inv, costs), "big_tcp_headroom");
+    // only the gso_ipv4_max_size keyword (iproute2 6.3+) raises the IPv4 limit: text, not a command
+    assertThat(f.commands()).isEmpty();
+    assertThat(f.explanation()).contains("gso_ipv4_max_size 185000").contains("iproute2 6.3");
+  }
+}
