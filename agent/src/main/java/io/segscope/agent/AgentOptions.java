@@ -18,6 +18,7 @@ import java.time.Duration;
  * @param criEndpoints which container runtimes' CRI sockets name the pods
  * @param criTimeout the deadline of one CRI call
  * @param intent the findings the operator accepted (--advice-accept, --advice-config)
+ * @param cacheDir where compiled probe programs are kept between starts, empty for no cache
  */
 public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
     io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
@@ -26,9 +27,9 @@ public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration in
     java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
     io.segscope.agent.telemetry.DeviceSelection.Config devices,
     io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout,
-    io.segscope.agent.advice.AdviceIntent intent) {
+    io.segscope.agent.advice.AdviceIntent intent, java.util.Optional<java.nio.file.Path> cacheDir) {
 
-  /** Options without accepted findings. */
+  /** Options without accepted findings and without a compile cache. */
   public AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
       io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow, Duration adviceOpenAfter,
       Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
@@ -37,13 +38,14 @@ public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration in
       io.segscope.agent.telemetry.DeviceSelection.Config devices,
       io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout) {
     this(http, interval, selfCost, adviceWindow, adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode,
-        tracepointAttach, devices, criEndpoints, criTimeout, io.segscope.agent.advice.AdviceIntent.NONE);
+        tracepointAttach, devices, criEndpoints, criTimeout, io.segscope.agent.advice.AdviceIntent.NONE,
+        java.util.Optional.empty());
   }
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public io.segscope.agent.probing.ProbeFactory.Request probeRequest() {
     return new io.segscope.agent.probing.ProbeFactory.Request(probeMode, tracepointAttach,
-        Math.max(4096, devices.maxDevices()));
+        Math.max(4096, devices.maxDevices()), cacheDir);
   }
 
   /** The workload resolver's configuration. */

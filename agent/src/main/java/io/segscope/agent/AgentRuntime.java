@@ -11,6 +11,7 @@ import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.PathPlan;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeException;
@@ -22,10 +23,8 @@ import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
-import sun.misc.Signal;
 
 /**
  * The running agent: probes, telemetry, metrics registry and the Vert.x HTTP server, owned together and
@@ -41,7 +40,6 @@ public final class AgentRuntime implements AutoCloseable {
   private final MetricsRegistry metrics;
   private final Vertx vertx;
   private final AgentVerticle verticle;
-  private final CountDownLatch stop = new CountDownLatch(1);
   private boolean closed;
 
   private AgentRuntime(ProbeSession probes, DeviceInventory inventory,
@@ -57,35 +55,97 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   /**
-   * Plans and attaches the probes, then starts serving. Fails (and releases what it took) when the
-   * probes cannot attach, a forced probe mode cannot be used, or the port cannot be bound: an attach
-   * failure is never only logged. {@link AgentOptions#probeMode()} forces one probe mode, or picks the
-   * best per path when empty.
+   * Starts the agent: the probes are planned, compiled, loaded and attached on their own thread
+   * ("segscope-probes") while the device inventory and the HTTP server start, so the compile (the
+   * slowest step) overlaps with the rest; /healthz answers at once, /readyz answers 503 "probes:
+   * compiling" and /metrics and the API 503 until the probes are attached and first read. Returns
+   * once the probes are attached.
+   *
+   * <p>Fails, releasing what it took, when the port cannot be bound (checked before the compile
+   * starts), the probes cannot attach or a forced probe mode cannot be used: an attach failure is never
+   * only logged. {@link AgentOptions#probeMode()} forces one probe mode, or picks the best per path when
+   * empty. A stop asked for meanwhile ({@code stop}: SIGINT, SIGTERM) ends the start at once: the
+   * compiler child is killed, everything taken is released, and {@link StopSignal.Stopped} is thrown.
    */
-  public static AgentRuntime start(AgentOptions options) throws ProbeException, InterruptedException {
+  public static AgentRuntime start(AgentOptions options, StopSignal stop)
+      throws ProbeException, InterruptedException, StopSignal.Stopped {
+    stop.check(); // a signal while the command line was parsed
     String host = options.http().host();
     int port = options.http().port();
-    long t0 = System.nanoTime();
-    ProbeSession probes = ProbeFactory.open(options.probeRequest());
+    LOG.info("starting segscope " + Version.current() + " (pid " + ProcessHandle.current().pid()
+        + ", " + sinceJvmStart() + " ms after the JVM started)");
+    checkPortFree(host, port);
+    sweepStaleKprobeEvents();
+    Startup startup = new Startup(options.probeRequest());
+    try {
+      return start(options, stop, startup);
+    } catch (StopSignal.Stopped e) {
+      startup.stopped();
+      throw e;
+    } catch (InterruptedException | ProbeException | RuntimeException e) {
+      startup.abandon();
+      throw e;
+    }
+  }
+
+  private static AgentRuntime start(AgentOptions options, StopSignal stop, Startup startup)
+      throws ProbeException, InterruptedException, StopSignal.Stopped {
+    String host = options.http().host();
+    int port = options.http().port();
+    BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(),
+        System.getProperty("os.version"));
+    DecodeWarnings warnings = new DecodeWarnings();
+    try {
+      startup.inventory = Startup.step(stop, () -> DeviceInventory.start(options.inventoryConfig(), warnings));
+    } catch (RuntimeException e) {
+      throw new ProbeException("start the device inventory: " + e.getMessage(), e);
+    }
+    DeviceInventory inventory = startup.inventory;
+    stop.check();
+    LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
+        + inventory.current().namespaces().size() + " namespaces");
+    TelemetryService[] holder = new TelemetryService[1];
+    TelemetrySnapshot beforeProbes = TelemetrySnapshot.builder().takenAt(java.time.Instant.now()).buildInfo(build)
+        .build();
+    startup.metrics = new MetricsRegistry(() -> holder[0] == null ? beforeProbes : holder[0].latest());
+    MetricsRegistry metrics = startup.metrics;
+    io.micrometer.core.instrument.FunctionCounter.builder("segscope.netlink.decode.warnings", warnings,
+            w -> w.count())
+        .description("Netlink attributes or messages skipped because their bytes were malformed")
+        .register(metrics.meters());
+    // who each namespace belongs to: its own thread, so a slow or absent container runtime never delays a read
+    var workloads = new io.segscope.agent.workload.WorkloadResolver(options.workloadConfig(),
+        () -> inventory.current().namespaces(), metrics.meters(), Clock.systemUTC());
+    startup.workloads = workloads;
+    inventory.addListener((before, after) -> {
+      if (!namespaceSet(before).equals(namespaceSet(after))) {
+        workloads.namespacesChanged();
+      }
+    });
+    workloads.start();
+    registerInventoryMeters(inventory, metrics);
+    stop.check();
+    startup.vertx = Startup.step(stop, Vertx::vertx); // seconds of class loading on a slow machine
+    RuntimeBackend backend = new RuntimeBackend(inventory, workloads);
+    AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(), backend, metrics);
+    startup.deployment = startup.vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture();
+    try {
+      stop.await(startup.deployment, Duration.ofMinutes(2));
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
+    }
+    stop.check();
+    ProbeSession probes = startup.awaitProbes(stop);
     long mapBytes = probes.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
-    LOG.info("probes attached in " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
+    LOG.info("probes attached in " + startup.elapsedMillis() + " ms: "
         + probes.attachments().stream().filter(ProbeAttachment::attached).count() + " programs, modes "
         + probes.modeLabels() + ", tracepoints as " + probes.plan().tracepointAttach().label()
         + "; kernel map memory " + String.format("%.1f MiB", mapBytes / 1048576.0) + " now (maps grow with the"
         + " devices seen)");
     SelfCost stats = new SelfCost(options.selfCost(), Duration.ofSeconds(1), Duration.ofSeconds(60),
         probes::programStats);
-    BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(),
-        System.getProperty("os.version"));
-    DeviceInventory inventory;
-    DecodeWarnings warnings = new DecodeWarnings();
-    try {
-      inventory = DeviceInventory.start(options.inventoryConfig(), warnings);
-    } catch (RuntimeException e) {
-      stats.close();
-      probes.close();
-      throw new ProbeException("start the device inventory: " + e.getMessage(), e);
-    }
+    startup.selfCost = stats;
     // a generic XDP program appearing (or going) attaches (or detaches) the per-packet program at once
     inventory.addListener((before, after) -> {
       try {
@@ -94,44 +154,190 @@ public final class AgentRuntime implements AutoCloseable {
         LOG.warning(e.getMessage());
       }
     });
-    LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
-        + inventory.current().namespaces().size() + " namespaces");
     Advisor advisor = new Advisor(options.adviceWindow(), options.adviceOpenAfter(), options.adviceCloseAfter(),
         AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), options.intent());
     if (!options.intent().entries().isEmpty()) {
       LOG.info("advice: " + options.intent().entries().size() + " accepted finding pattern(s): "
           + String.join(", ", options.intent().entries().stream().map(e -> e.text()).toList()));
     }
-    TelemetryService[] holder = new TelemetryService[1];
-    MetricsRegistry metrics = new MetricsRegistry(() -> holder[0].latest());
-    io.micrometer.core.instrument.FunctionCounter.builder("segscope.netlink.decode.warnings", warnings,
-            w -> w.count())
-        .description("Netlink attributes or messages skipped because their bytes were malformed")
-        .register(metrics.meters());
-    // who each namespace belongs to: its own thread, so a slow or absent container runtime never delays a read
-    var workloads = new io.segscope.agent.workload.WorkloadResolver(options.workloadConfig(),
-        () -> inventory.current().namespaces(), metrics.meters(), Clock.systemUTC());
-    inventory.addListener((before, after) -> {
-      if (!namespaceSet(before).equals(namespaceSet(after))) {
-        workloads.namespacesChanged();
-      }
-    });
-    workloads.start();
     holder[0] = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor, build,
         metrics.meters(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
-    registerInventoryMeters(inventory, metrics);
-    Vertx vertx = Vertx.vertx();
-    AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(),
-        new RuntimeBackend(holder[0], probes, inventory), metrics);
-    AgentRuntime rt = new AgentRuntime(probes, inventory, workloads, stats, metrics, vertx, verticle);
-    try {
-      vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      rt.close();
-      Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
-      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
+    backend.attached(holder[0], probes);
+    verticle.readNow(); // the first read with the probes attached, not one --interval later
+    return new AgentRuntime(probes, inventory, workloads, stats, metrics, startup.vertx, verticle);
+  }
+
+  /** Milliseconds since this JVM started (from the process' start time), -1 when unknown. */
+  static long sinceJvmStart() {
+    return ProcessHandle.current().info().startInstant()
+        .map(t -> Duration.between(t, java.time.Instant.now()).toMillis()).orElse(-1L);
+  }
+
+  /**
+   * Fails (before anything slow starts) when the HTTP server could not bind {@code host:port}: the port
+   * is bound and released again at once, with SO_REUSEADDR as the server binds it.
+   */
+  static void checkPortFree(String host, int port) throws ProbeException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new java.net.InetSocketAddress(host, port));
+    } catch (java.io.IOException | IllegalArgumentException | SecurityException e) {
+      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    return rt;
+  }
+
+  /** Removes tracefs kprobe events that dead libbcc users (older segscope too) left; see docs/runbook.md. */
+  static void sweepStaleKprobeEvents() {
+    java.util.Optional<java.nio.file.Path> tracefs = java.util.stream.Stream.of("/sys/kernel/tracing",
+            "/sys/kernel/debug/tracing").map(java.nio.file.Path::of)
+        .filter(p -> java.nio.file.Files.exists(p.resolve("kprobe_events"))).findFirst();
+    if (tracefs.isEmpty()) {
+      return; // no kprobes (or no tracefs): nothing can be stale
+    }
+    var result = io.segscope.probes.sys.StaleKprobeEvents.sweep(tracefs.get(),
+        io.segscope.probes.sys.StaleKprobeEvents::processAlive);
+    if (!result.removed().isEmpty()) {
+      LOG.info("removed " + result.removed().size() + " stale kprobe events of processes that are gone: "
+          + result.removed().stream().map(e -> e.group() + "/" + e.name()).toList());
+    }
+    if (!result.kept().isEmpty()) {
+      LOG.warning("left " + result.kept().size() + " stale kprobe events: " + String.join("; ", result.kept())
+          + " (docs/runbook.md#stale-kprobe-events)");
+    }
+  }
+
+  /**
+   * What a start has taken so far, released by {@link #abandon} when the start fails or is stopped:
+   * the thread that opens the probes (interrupted: its compiler child is killed), and whatever of the
+   * rest exists by then.
+   */
+  private static final class Startup {
+    private final long t0 = System.nanoTime();
+    private final java.util.concurrent.CompletableFuture<ProbeSession> opening =
+        new java.util.concurrent.CompletableFuture<>();
+    private final Thread opener;
+    DeviceInventory inventory;
+    io.segscope.agent.workload.WorkloadResolver workloads;
+    MetricsRegistry metrics;
+    Vertx vertx;
+    java.util.concurrent.CompletableFuture<String> deployment;
+    SelfCost selfCost;
+
+    Startup(ProbeFactory.Request request) {
+      opener = new Thread(() -> {
+        try {
+          opening.complete(ProbeFactory.open(request));
+        } catch (Throwable t) {
+          opening.completeExceptionally(t);
+        }
+      }, "segscope-probes");
+      opener.setDaemon(true);
+      opener.start();
+    }
+
+    long elapsedMillis() {
+      return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    /** The opened probes, or why not (the opener's ProbeException as it is). */
+    ProbeSession awaitProbes(StopSignal stop) throws ProbeException, InterruptedException, StopSignal.Stopped {
+      try {
+        return stop.await(opening, Duration.ofMinutes(30));
+      } catch (java.util.concurrent.ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof ProbeException p) {
+          throw p;
+        }
+        if (c instanceof InterruptedException i) {
+          throw i;
+        }
+        throw new ProbeException("open probes: " + c, c);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new ProbeException("open probes: " + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * Runs one slow step of the start (reading every namespace, creating Vert.x) on a thread of its own
+     * and waits for it, unless a stop is asked for first: a stop never waits for the step.
+     */
+    static <T> T step(StopSignal stop, java.util.function.Supplier<T> work) throws StopSignal.Stopped,
+        InterruptedException {
+      java.util.concurrent.CompletableFuture<T> f = new java.util.concurrent.CompletableFuture<>();
+      Thread t = new Thread(() -> {
+        try {
+          f.complete(work.get());
+        } catch (Throwable e) {
+          f.completeExceptionally(e);
+        }
+      }, "segscope-start");
+      t.setDaemon(true);
+      t.start();
+      try {
+        return stop.await(f, Duration.ofMinutes(30));
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        if (e.getCause() instanceof Error err) {
+          throw err;
+        }
+        throw new IllegalStateException(e.getCause());
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("start: a step took more than 30 minutes", e);
+      }
+    }
+
+    /**
+     * A stop during the start: the opener is interrupted (its compiler child is killed at once) and
+     * given half a second to close what it loaded; nothing else is waited for. The process ends right
+     * after, and the kernel releases every descriptor with it (sockets, maps, programs, links).
+     */
+    void stopped() {
+      opener.interrupt();
+      try {
+        opening.get(500, TimeUnit.MILLISECONDS).close();
+      } catch (Exception e) {
+        // failed, interrupted before it had anything, or still reading BTF (which takes nothing)
+      }
+    }
+
+    /**
+     * Stops the opener and releases everything, newest first. An interrupted opener kills its compiler
+     * child at once and closes what it loaded; one still parsing BTF (which takes nothing from the
+     * kernel) is not waited for: the process ends without it.
+     */
+    void abandon() {
+      opener.interrupt();
+      try {
+        opening.get(500, TimeUnit.MILLISECONDS).close();
+      } catch (java.util.concurrent.TimeoutException e) {
+        LOG.fine("open probes: still reading the kernel's BTF; not waited for");
+      } catch (Exception e) {
+        // it failed, or was interrupted before it had anything: nothing of it is open
+      }
+      // a deployment still in progress is not closed under its feet (Vert.x logs an internal error
+      // then): the process ends right after this, and the kernel closes its port with it
+      if (vertx != null && (deployment == null || deployment.isDone())) {
+        try {
+          vertx.close().toCompletionStage().toCompletableFuture().get(1, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          LOG.fine("close HTTP server: " + e);
+        }
+      }
+      if (workloads != null) {
+        workloads.close();
+      }
+      if (inventory != null) {
+        inventory.close();
+      }
+      if (selfCost != null) {
+        selfCost.close();
+      }
+      if (metrics != null) {
+        metrics.close();
+      }
+    }
   }
 
   /** The namespaces of an inventory as (inode, name) pairs: what workload resolution depends on. */
@@ -141,7 +347,10 @@ public final class AgentRuntime implements AutoCloseable {
     return s;
   }
 
-  /** segscope_inventory_last_refresh_timestamp_seconds and segscope_inventory_running. */
+  /**
+   * segscope_inventory_last_refresh_timestamp_seconds, segscope_inventory_running and
+   * segscope_inventory_resyncs_total{reason}.
+   */
   static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
     io.micrometer.core.instrument.Gauge.builder("segscope.inventory.last.refresh.timestamp", inventory,
             i -> i.lastRefresh().toEpochMilli() / 1000.0)
@@ -154,43 +363,82 @@ public final class AgentRuntime implements AutoCloseable {
         .description("1 while the thread that follows devices runs, 0 after it died (device names and "
             + "settings then stop changing; see the agent log and /readyz)")
         .register(metrics.meters());
+    for (String reason : DeviceInventory.RESYNC_REASONS) {
+      io.micrometer.core.instrument.FunctionCounter.builder("segscope.inventory.resyncs", inventory,
+              i -> i.resyncs(reason))
+          .tag("reason", reason)
+          .description("Times a namespace's devices were read again in full: reason=overflow when a burst of "
+              + "link changes overflowed its notification socket (ENOBUFS); nothing is lost, the full read "
+              + "repairs it")
+          .register(metrics.meters());
+    }
   }
 
-  /** What the HTTP server serves, from the telemetry service, the probes and the inventory. */
+  /**
+   * What the HTTP server serves, from the telemetry service, the probes and the inventory. Until the
+   * probes are attached ({@link #attached}) there is no telemetry: /readyz says "probes: compiling",
+   * /metrics and the API answer 503.
+   */
   private static final class RuntimeBackend implements io.segscope.agent.http.Backend {
-    private final TelemetryService telemetry;
-    private final ProbeSession probes;
+    static final String COMPILING = "probes: compiling";
     private final DeviceInventory inventory;
+    private final io.segscope.agent.workload.WorkloadResolver workloads;
+    private volatile TelemetryService telemetry;
+    private volatile ProbeSession probes;
+    private boolean firstReadLogged;
 
-    RuntimeBackend(TelemetryService telemetry, ProbeSession probes, DeviceInventory inventory) {
-      this.telemetry = telemetry;
-      this.probes = probes;
+    RuntimeBackend(DeviceInventory inventory, io.segscope.agent.workload.WorkloadResolver workloads) {
       this.inventory = inventory;
+      this.workloads = workloads;
+    }
+
+    void attached(TelemetryService telemetry, ProbeSession probes) {
+      this.probes = probes;
+      this.telemetry = telemetry;
     }
 
     @Override
     public void refresh() {
-      telemetry.refresh();
+      TelemetryService t = telemetry;
+      if (t == null) {
+        return;
+      }
+      t.refresh();
+      if (!firstReadLogged && t.firstReadDone()) {
+        firstReadLogged = true;
+        LOG.info("first map read done: serving telemetry " + sinceJvmStart() + " ms after the JVM started");
+      }
+    }
+
+    @Override
+    public java.util.Optional<String> unavailable() {
+      TelemetryService t = telemetry;
+      return t == null ? java.util.Optional.of(COMPILING)
+          : t.firstReadDone() ? java.util.Optional.empty() : java.util.Optional.of("first map read pending");
     }
 
     @Override
     public io.segscope.agent.inventory.Inventory inventory() {
-      return telemetry.inventory();
+      TelemetryService t = telemetry;
+      return t == null ? io.segscope.agent.inventory.Inventory.empty() : t.inventory();
     }
 
     @Override
     public io.segscope.agent.workload.Workloads workloads() {
-      return telemetry.workloads();
+      TelemetryService t = telemetry;
+      return t == null ? workloads.current() : t.workloads();
     }
 
     @Override
     public java.util.Collection<io.segscope.agent.cost.DeviceCost> costs() {
-      return telemetry.advisor().lastCosts();
+      TelemetryService t = telemetry;
+      return t == null ? java.util.List.of() : t.advisor().lastCosts();
     }
 
     @Override
     public java.util.List<io.segscope.agent.advice.Recommendation> recommendations() {
-      return telemetry.advisor().open();
+      TelemetryService t = telemetry;
+      return t == null ? java.util.List.of() : t.advisor().open();
     }
 
     @Override
@@ -200,7 +448,15 @@ public final class AgentRuntime implements AutoCloseable {
 
     @Override
     public java.util.List<String> notReadyReasons() {
-      return Health.notReady(probes.plan().paths(), probes.attachments(), telemetry.firstReadDone(),
+      TelemetryService t = telemetry;
+      ProbeSession p = probes;
+      if (t == null || p == null) {
+        java.util.List<String> reasons = new java.util.ArrayList<>(java.util.List.of(COMPILING));
+        reasons.addAll(Health.notReady(java.util.List.of(), java.util.List.of(), true, Health.status(inventory),
+            java.time.Instant.now(), Health.INVENTORY_STALE_AFTER));
+        return reasons;
+      }
+      return Health.notReady(p.plan().paths(), p.attachments(), t.firstReadDone(),
           Health.status(inventory), java.time.Instant.now(),
           Health.INVENTORY_STALE_AFTER);
     }
@@ -210,17 +466,10 @@ public final class AgentRuntime implements AutoCloseable {
     return verticle.actualPort();
   }
 
-  /** Blocks until SIGINT or SIGTERM. */
-  public void awaitStopSignal() throws InterruptedException {
-    Signal.handle(new Signal("INT"), s -> stop.countDown());
-    Signal.handle(new Signal("TERM"), s -> stop.countDown());
-    stop.await();
-    LOG.info("stopping: detaching probes");
-  }
-
-  /** Asks {@link #awaitStopSignal()} to return. */
-  public void requestStop() {
-    stop.countDown();
+  /** Blocks until {@code stop} is asked for (SIGINT, SIGTERM). */
+  public void awaitStop(StopSignal stop) throws InterruptedException {
+    String why = stop.await();
+    LOG.info("stopping (" + why + "): detaching probes");
   }
 
   @Override

@@ -89,6 +89,11 @@ final class ConfinedAgent implements AutoCloseable {
     return port;
   }
 
+  /** The agent's PID (the shell and setpriv exec into the JVM). */
+  long pid() {
+    return process.pid();
+  }
+
   void awaitReady(Duration timeout) throws Exception {
     io.segscope.testing.Readiness.await("the confined agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
   }

@@ -159,8 +159,8 @@ class KubernetesManifestsTest {
     for (Map.Entry<String, Boolean> e : HOST_PATHS.entrySet()) {
       assertThat(hostMounts.get(e.getKey())).as("%s mounted read-only", e.getKey()).isEqualTo(!e.getValue());
     }
-    assertThat(emptyDirs).as("writable scratch space on the read-only root").containsExactlyInAnyOrder("/tmp",
-        "/var/tmp");
+    assertThat(emptyDirs).as("writable scratch space on the read-only root, and the compile cache's parent")
+        .containsExactlyInAnyOrder("/tmp", "/var/tmp", "/var/cache");
     Map<String, Object> netns = Tree.maps(container(), "volumeMounts").stream()
         .filter(m -> "/run/netns".equals(m.get("mountPath"))).findFirst().orElseThrow();
     assertThat(netns.get("mountPropagation")).as("/run/netns sees namespaces created later").isEqualTo("HostToContainer");

@@ -42,6 +42,8 @@ public final class KernelLayout {
     d.put("OFF_SKB_DATA_LEN", offset(btf, "sk_buff.data_len", 4));
     d.put("OFF_SKB_DATA", offset(btf, "sk_buff.data", 8));
     d.put("OFF_SKB_MAC_HEADER", offset(btf, "sk_buff.mac_header", 2));
+    // read only for skbs without gso_segs (virtio-net headers), to count their segments from the headers
+    d.put("OFF_SKB_TRANSPORT_HEADER", offset(btf, "sk_buff.transport_header", 2));
     d.put("OFF_SKB_PROTOCOL", offset(btf, "sk_buff.protocol", 2));
     bitfield(btf, d, "sk_buff.ip_summed", "SKB_IP_SUMMED", "OFF_SKB_IP_SUMMED_BYTE");
     bitfield(btf, d, "sk_buff.encapsulation", "SKB_ENCAP", "OFF_SKB_ENCAP_BYTE");
@@ -96,7 +98,7 @@ public final class KernelLayout {
 
   /** The SKB_GSO_* bits the programs classify (absent ones are 0: never set). */
   static final List<String> GSO_TYPE_BITS = List.of("TCPV4", "TCPV6", "UDP_L4", "UDP_TUNNEL",
-      "UDP_TUNNEL_CSUM", "GRE", "GRE_CSUM", "IPXIP4", "IPXIP6", "FRAGLIST");
+      "UDP_TUNNEL_CSUM", "GRE", "GRE_CSUM", "IPXIP4", "IPXIP6", "FRAGLIST", "TUNNEL_REMCSUM");
 
   /** Largest sk_buff / net_device byte range the programs copy in one read (BPF stack is 512 bytes). */
   static final long MAX_SKB_SPAN = 256;

@@ -22,6 +22,11 @@ import java.util.Optional;
  *
  * <p>The trial programs are two instructions ({@code r0 = 0; exit}) loaded through bpf(2) — no compiler,
  * no libbcc — attached and detached again at once; answers are cached per attach point. Not thread-safe.
+ *
+ * <p>The BTF and kallsyms read here are parsed once per start: {@link ProbeSession#open(ProbePlan,
+ * ProbeSession.Options, LiveKernelProbes)} takes the kernel layout and the call sites from the same
+ * instance the plan was decided with (parsing the kernel's BTF costs about a second here, half a
+ * minute under emulation).
  */
 public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   static final Path KPROBE_PMU = Path.of("/sys/bus/event_source/devices/kprobe");
@@ -58,6 +63,16 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
       ksProblem = firstLine(e.getMessage());
     }
     return new LiveKernelProbes(btf, btfProblem, ks, ksProblem);
+  }
+
+  /** The kernel's parsed BTF, empty when it could not be read ({@link #btfMissing()} says why). */
+  Optional<Btf> btf() {
+    return Optional.ofNullable(btf);
+  }
+
+  /** The parsed /proc/kallsyms, empty when it could not be read ({@link #kallsymsUnreadable()} says why). */
+  Optional<Kallsyms> kallsyms() {
+    return Optional.ofNullable(kallsyms);
   }
 
   @Override

@@ -119,83 +119,103 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
    *     (BTF, kallsyms, compile, map creation), or when every fallback of some forced mode failed
    */
   public static ProbeSession open(ProbePlan plan, Options options) throws ProbeException, InterruptedException {
+    try (LiveKernelProbes kernel = LiveKernelProbes.open()) {
+      return open(plan, options, kernel);
+    }
+  }
+
+  /**
+   * As {@link #open(ProbePlan, Options)}, with the kernel's BTF and kallsyms as {@code kernel} already
+   * parsed them (the instance {@code plan} was decided with): they are read once per start. The
+   * fallbacks ask {@code kernel} again.
+   */
+  public static ProbeSession open(ProbePlan plan, Options options, LiveKernelProbes kernel)
+      throws ProbeException, InterruptedException {
     Btf btf;
     KernelLayout layout;
     try {
-      btf = Btf.loadKernel();
+      btf = kernel.btf().isPresent() ? kernel.btf().get() : Btf.loadKernel();
       layout = KernelLayout.fromBtf(btf);
     } catch (BtfException e) {
       throw new ProbeException("read kernel layout from BTF: " + e.getMessage(), e);
     }
     CallSites sites;
     try {
-      sites = CallSites.resolve(Kallsyms.load());
+      sites = CallSites.resolve(kernel.kallsyms().isPresent() ? kernel.kallsyms().get() : Kallsyms.load());
     } catch (KallsymsException e) {
       throw new ProbeException("resolve segmentation call sites: " + e.getMessage(), e);
     }
+    List<String> absent = sites.resolutions().stream().filter(r -> !r.resolved())
+        .map(r -> r.callSite().name()).distinct().toList();
+    LOG.log(System.Logger.Level.INFO, "segmentation call sites: "
+        + sites.resolutions().stream().filter(CallSites.Resolution::resolved).count()
+        + " of " + sites.resolutions().size() + " found" + (absent.isEmpty() ? ""
+            : "; absent (not seen in tracepoint mode, site other in kprobe mode; segscope doctor lists them): "
+                + String.join(", ", absent)));
     KernelAbi abi = KernelAbi.of(btf);
     Path tracefs = LiveKernelProbes.tracefs().orElse(LiveKernelProbes.TRACEFS.get(0));
     String text = ProgramText.of(sites);
-    try (LiveKernelProbes kernel = LiveKernelProbes.open()) {
-      for (int attempt = 0; ; attempt++) {
-        Optional<String> failure = plan.failure();
-        if (failure.isPresent()) {
-          throw new ProbeException(failure.get());
-        }
-        List<String> cflags = new ArrayList<>(layout.cflags());
-        cflags.addAll(plan.cflags());
-        cflags.add("-DMAX_DEVICES=" + options.maxDevices());
-        cflags.add("-DMAP_FLAGS=1"); // BPF_F_NO_PREALLOC: memory grows with the devices seen, not the maximum
-        if (plan.tracepointAttach() == TracepointAttach.CLASSIC) {
-          List<String[]> events = new ArrayList<>();
-          for (PathPlan p : plan.paths()) {
-            p.mode().ifPresent(m -> events.addAll(ProgramSpec.tracepoints(p.path(), m)));
-          }
-          cflags.addAll(TracepointFormat.cflags(tracefs, events));
-        }
-        long t0 = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, "compiling the probe programs (" + plan.modeLabels() + ", tracepoints as " + plan.tracepointAttach().label() + ")");
-        CompiledObject compiled = options.compiler().compile("segscope", text, cflags);
-        long t1 = System.nanoTime();
-        LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
-            "compiled %d programs in %.1f s", compiled.programs().size(), (t1 - t0) / 1e9));
-        LoadedObject object;
-        try {
-          object = LoadedObject.create(compiled, abi);
-        } catch (SysException e) {
-          throw new ProbeException("create maps: " + e.getMessage(), e);
-        }
-        Map<String, ProgramSpec> specs = new LinkedHashMap<>();
-        Map<String, String> pathOf = new LinkedHashMap<>();
-        Map<String, Attachment> attached = new LinkedHashMap<>();
-        PathFailure failed = null;
-        for (PathPlan p : plan.paths()) {
-          if (!p.measured()) {
-            continue;
-          }
-          try {
-            attachPath(p, plan.programs(p.path()), object, tracefs, specs, pathOf, attached);
-          } catch (SysException | ProbeException e) {
-            failed = new PathFailure(p.path(), p.mode().get(), e.getMessage());
-            break;
-          }
-        }
-        if (failed == null) {
-          LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
-              "loaded %d programs and attached %d in %.1f s", specs.size(), attached.size(),
-              (System.nanoTime() - t1) / 1e9));
-          return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs);
-        }
-        attached.values().forEach(Attachment::detach);
-        object.close();
-        if (attempt >= ProbeMode.values().length * MeasuredPath.values().length) {
-          throw new ProbeException("attach " + failed.path().label() + " in mode " + failed.mode().label() + ": "
-              + failed.reason());
-        }
-        LOG.log(System.Logger.Level.WARNING, "probe path " + failed.path().label() + ": mode "
-            + failed.mode().label() + " failed to load (" + failed.reason() + "), trying the next mode");
-        plan = plan.without(failed.path(), failed.mode(), "its program failed to load: " + failed.reason(), kernel);
+    for (int attempt = 0; ; attempt++) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException("open probes: interrupted");
       }
+      Optional<String> failure = plan.failure();
+      if (failure.isPresent()) {
+        throw new ProbeException(failure.get());
+      }
+      List<String> cflags = new ArrayList<>(layout.cflags());
+      cflags.addAll(plan.cflags());
+      cflags.add("-DMAX_DEVICES=" + options.maxDevices());
+      cflags.add("-DMAP_FLAGS=1"); // BPF_F_NO_PREALLOC: memory grows with the devices seen, not the maximum
+      if (plan.tracepointAttach() == TracepointAttach.CLASSIC) {
+        List<String[]> events = new ArrayList<>();
+        for (PathPlan p : plan.paths()) {
+          p.mode().ifPresent(m -> events.addAll(ProgramSpec.tracepoints(p.path(), m)));
+        }
+        cflags.addAll(TracepointFormat.cflags(tracefs, events));
+      }
+      long t0 = System.nanoTime();
+      LOG.log(System.Logger.Level.INFO, "compiling the probe programs (" + plan.modeLabels() + ", tracepoints as " + plan.tracepointAttach().label() + ")");
+      CompiledObject compiled = options.compiler().compile("segscope", text, cflags);
+      long t1 = System.nanoTime();
+      LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
+          "compiled %d programs in %.1f s", compiled.programs().size(), (t1 - t0) / 1e9));
+      LoadedObject object;
+      try {
+        object = LoadedObject.create(compiled, abi);
+      } catch (SysException e) {
+        throw new ProbeException("create maps: " + e.getMessage(), e);
+      }
+      Map<String, ProgramSpec> specs = new LinkedHashMap<>();
+      Map<String, String> pathOf = new LinkedHashMap<>();
+      Map<String, Attachment> attached = new LinkedHashMap<>();
+      PathFailure failed = null;
+      for (PathPlan p : plan.paths()) {
+        if (!p.measured()) {
+          continue;
+        }
+        try {
+          attachPath(p, plan.programs(p.path()), object, tracefs, specs, pathOf, attached);
+        } catch (SysException | ProbeException e) {
+          failed = new PathFailure(p.path(), p.mode().get(), e.getMessage());
+          break;
+        }
+      }
+      if (failed == null) {
+        LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
+            "loaded %d programs and attached %d in %.1f s", specs.size(), attached.size(),
+            (System.nanoTime() - t1) / 1e9));
+        return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs);
+      }
+      attached.values().forEach(Attachment::detach);
+      object.close();
+      if (attempt >= ProbeMode.values().length * MeasuredPath.values().length) {
+        throw new ProbeException("attach " + failed.path().label() + " in mode " + failed.mode().label() + ": "
+            + failed.reason());
+      }
+      LOG.log(System.Logger.Level.WARNING, "probe path " + failed.path().label() + ": mode "
+          + failed.mode().label() + " failed to load (" + failed.reason() + "), trying the next mode");
+      plan = plan.without(failed.path(), failed.mode(), "its program failed to load: " + failed.reason(), kernel);
     }
   }
 

@@ -87,7 +87,8 @@ final class Iperf {
                 throw new LabException("run `" + Command.line(argv) + "`: exited " + srv.exitValue()
                         + " before listening: " + read(log));
             }
-            if (Command.run(probe).contains(addr + ":" + port)) {
+            String listening = LabAddress.isIpv6(addr) ? "[" + addr + "]:" + port : addr + ":" + port;
+            if (Command.run(probe).contains(listening)) {
                 return;
             }
             sleep(50);

@@ -175,13 +175,118 @@ public final class Lab implements AutoCloseable {
         up(ns, name);
     }
 
-    /** Adds {@code cidr} to lab device {@code dev}; refuses anything outside 198.18.0.0/15. */
+    /**
+     * Creates device {@code name} of {@code type} in {@code ns} ({@code ip link add name <name> type <type>
+     * <typeArgs>}: vxlan, geneve, ifb, bond, wireguard, ...) and brings it up. {@code typeArgs} may name
+     * lab devices of {@code ns} ({@code dev u0}) but never another namespace.
+     */
+    public synchronized void link(Netns ns, String name, String type, String... typeArgs) {
+        checkOpen();
+        own(ns);
+        newDevice(ns, name);
+        List<String> argv = new ArrayList<>(List.of("-n", ns.name(), "link", "add", "name", name, "type", type));
+        argv.addAll(typeArgs(ns, name, typeArgs));
+        ip(argv.toArray(String[]::new));
+        recordDevice(ns, name);
+        up(ns, name);
+    }
+
+    /**
+     * Creates device {@code name} of {@code type} on lab device {@code lower} inside {@code lowerNs}
+     * ({@code ip link add link <lower> name <name> type <type> <typeArgs>}: vlan, ipvlan, macvtap, ...),
+     * moves it into {@code ns} and brings it up.
+     */
+    public synchronized void linkOn(Netns ns, String name, Netns lowerNs, String lower, String type,
+            String... typeArgs) {
+        checkOpen();
+        own(ns);
+        own(lowerNs);
+        ownDevice(lowerNs, lower);
+        newDevice(lowerNs, name);
+        newDevice(ns, name);
+        List<String> argv = new ArrayList<>(List.of("-n", lowerNs.name(), "link", "add", "link", lower, "name", name,
+                "type", type));
+        argv.addAll(typeArgs(lowerNs, name, typeArgs));
+        ip(argv.toArray(String[]::new));
+        recordDevice(lowerNs, name);
+        if (!ns.equals(lowerNs)) {
+            ip("-n", lowerNs.name(), "link", "set", "dev", name, "netns", ns.name());
+            devices.get(lowerNs.name()).remove(name);
+            recordDevice(ns, name);
+        }
+        up(ns, name);
+    }
+
+    private static List<String> typeArgs(Netns ns, String name, String... typeArgs) {
+        for (String a : typeArgs) {
+            if (a.equals("netns") || a.equals("link-netns") || a.equals("link-netnsid")) {
+                throw new IllegalArgumentException("create " + name + " in " + ns.name() + ": `" + a
+                        + "` not allowed here (lab devices stay in their namespaces)");
+            }
+        }
+        return Arrays.asList(typeArgs);
+    }
+
+    /**
+     * Creates a persistent tap device {@code name} with virtio-net headers in {@code ns}
+     * ({@code ip tuntap add dev <name> mode tap vnet_hdr}; a process attaches with
+     * IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, see {@link TapInjector}) and brings it up.
+     */
+    public synchronized void tap(Netns ns, String name) {
+        checkOpen();
+        own(ns);
+        newDevice(ns, name);
+        ip("-n", ns.name(), "tuntap", "add", "dev", name, "mode", "tap", "vnet_hdr");
+        recordDevice(ns, name);
+        up(ns, name);
+    }
+
+    /** Adds {@code cidr} to lab device {@code dev}; refuses anything outside 198.18.0.0/15 (IPv6: 2001:2::/48, no DAD). */
     public synchronized void address(Netns ns, String dev, String cidr) {
         checkOpen();
         own(ns);
         ownDevice(ns, dev);
         LabAddress.requireLab(cidr);
-        ip("-n", ns.name(), "addr", "add", cidr, "dev", dev);
+        if (LabAddress.isIpv6(cidr)) {
+            ip("-n", ns.name(), "addr", "add", cidr, "dev", dev, "nodad");
+        } else {
+            ip("-n", ns.name(), "addr", "add", cidr, "dev", dev);
+        }
+    }
+
+    /**
+     * {@code ip route add <cidr> via <via>} in {@code ns}: both lab addresses, so a route only ever
+     * leads from one lab namespace to another (a routed lab topology), never out of the machine.
+     */
+    public synchronized void route(Netns ns, String cidr, String via) {
+        checkOpen();
+        own(ns);
+        LabAddress.requireLab(cidr);
+        LabAddress.requireLab(via + (LabAddress.isIpv6(via) ? "/128" : "/32"));
+        ip("-n", ns.name(), "route", "add", cidr, "via", via);
+    }
+
+    /** {@code sysctl -w <key>=<value>} inside {@code ns}; only the namespace's own {@code net.} keys. */
+    public synchronized void sysctl(Netns ns, String key, String value) {
+        checkOpen();
+        own(ns);
+        if (!key.matches("net\\.(ipv4|ipv6|core)\\.[a-z0-9_.]+") || key.contains("..")) {
+            throw new IllegalArgumentException("set sysctl " + key + " in " + ns.name()
+                    + ": only net.ipv4.*, net.ipv6.* and net.core.* keys of the namespace");
+        }
+        execIn(ns, List.of(Tools.require("sysctl"), "-qw", key + "=" + value));
+    }
+
+    /**
+     * {@code tc <args>} inside {@code ns} (qdiscs and filters on the lab's devices there; they go with the
+     * device or the namespace on close).
+     */
+    public synchronized void tc(Netns ns, String... args) {
+        checkOpen();
+        own(ns);
+        List<String> argv = new ArrayList<>(List.of(Tools.require("tc")));
+        argv.addAll(Arrays.asList(args));
+        execIn(ns, argv);
     }
 
     /**
@@ -264,7 +369,8 @@ public final class Lab implements AutoCloseable {
             logDir = workDir();
         }
         return new Iperf(ip, Tools.require("iperf3"), Tools.require("ss"))
-                .run(client, server, LabAddress.host(LabAddress.requireLab(LabAddress.host(serverAddr) + "/32")),
+                .run(client, server, LabAddress.host(LabAddress.requireLab(LabAddress.host(serverAddr)
+                        + (LabAddress.isIpv6(serverAddr) ? "/128" : "/32"))),
                         port, d, logDir);
     }
 

@@ -137,8 +137,16 @@ public final class UdpGsoSender {
      * {@code dir}; returns once it is bound.
      */
     public Sink sink(Netns in, String addr, int port, Path dir) {
+        return sink(in, addr, port, dir, false);
+    }
+
+    /**
+     * The same; {@code gro}: the sink asks for GRO'd datagrams (UDP_GRO), so super-packets that arrive
+     * whole are handed over whole instead of being cut again on receive.
+     */
+    public Sink sink(Netns in, String addr, int port, Path dir, boolean gro) {
         List<String> argv = new ArrayList<>(List.of(ip, "netns", "exec", in.name(), binary.toString(), "sink",
-                "--bind", addr, "--port", Integer.toString(port)));
+                "--bind", addr, "--port", Integer.toString(port), "--gro", gro ? "1" : "0"));
         Path output = dir.resolve("udp-sink-" + port + ".json");
         Process p;
         try {

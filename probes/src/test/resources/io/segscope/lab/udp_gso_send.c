@@ -6,9 +6,11 @@
  *       ceil(SIZE / GSO) datagrams, in software when the device cannot), for S seconds or N sends,
  *       then prints one JSON line: sends, segments, bytes, errors, cpu_ns (this process, user + system,
  *       CLOCK_PROCESS_CPUTIME_ID), wall_ns.
- *   udp_gso_send sink --bind ADDR --port P [--seconds S]
+ *   udp_gso_send sink --bind ADDR --port P [--seconds S] [--gro 1]
  *       receives until SIGTERM/SIGINT or S seconds, then prints one JSON line: datagrams, bytes.
- *       Prints "listening" on stderr once bound.
+ *       Prints "listening" on stderr once bound. --gro 1 asks for GRO'd datagrams (UDP_GRO): the kernel
+ *       then hands super-packets over whole, with their segment size in a control message, instead of
+ *       cutting them on receive; datagrams still counts the segments.
  *
  * Exit status: 0 done, 1 a system call failed (message on stderr), 2 bad arguments.
  */
@@ -29,6 +31,9 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 static volatile sig_atomic_t stop;
 
@@ -40,7 +45,7 @@ static void on_signal(int sig) {
 static int usage(const char *why) {
     fprintf(stderr, "udp_gso_send: %s\n"
                     "usage: udp_gso_send send --dst ADDR --port P [--gso BYTES] [--size BYTES] [--seconds S] [--count N]\n"
-                    "       udp_gso_send sink --bind ADDR --port P [--seconds S]\n", why);
+                    "       udp_gso_send sink --bind ADDR --port P [--seconds S] [--gro 1]\n", why);
     return 2;
 }
 
@@ -81,7 +86,7 @@ int main(int argc, char **argv) {
         return usage("missing mode (send or sink)");
     }
     const char *mode = argv[1], *addr = NULL, *port = NULL;
-    long gso = 1400, size = 63000, seconds = 0, count = 0;
+    long gso = 1400, size = 63000, seconds = 0, count = 0, gro = 0;
     for (int i = 2; i < argc; i += 2) {
         if (i + 1 >= argc) {
             return usage("option without a value");
@@ -99,6 +104,8 @@ int main(int argc, char **argv) {
             if (parse_long(v, 1, 65507, &size)) return usage("--size must be 1..65507");
         } else if (!strcmp(k, "--seconds")) {
             if (parse_long(v, 1, 86400, &seconds)) return usage("--seconds must be 1..86400");
+        } else if (!strcmp(k, "--gro")) {
+            if (parse_long(v, 0, 1, &gro)) return usage("--gro must be 0 or 1");
         } else if (!strcmp(k, "--count")) {
             if (parse_long(v, 1, 1L << 40, &count)) return usage("--count must be positive");
         } else {
@@ -132,18 +139,36 @@ int main(int argc, char **argv) {
             perror("udp_gso_send: bind");
             return 1;
         }
+        if (gro) {
+            int on = 1;
+            if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on))) {
+                perror("udp_gso_send: setsockopt UDP_GRO");
+                return 1;
+            }
+        }
         fprintf(stderr, "listening\n");
         if (seconds) alarm((unsigned)seconds);
         static char buf[65536];
         unsigned long long datagrams = 0, bytes = 0;
         while (!stop) {
-            ssize_t n = recv(fd, buf, sizeof(buf), 0);
+            char control[64];
+            struct iovec iov = {buf, sizeof(buf)};
+            struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                                 .msg_controllen = sizeof(control)};
+            ssize_t n = recvmsg(fd, &msg, 0);
             if (n < 0) {
                 if (errno == EINTR) continue;
                 perror("udp_gso_send: recv");
                 return 1;
             }
-            datagrams++;
+            /* a GRO'd datagram says its segment size: it stands for ceil(n / size) datagrams */
+            int segment = 0;
+            for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+                if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                    memcpy(&segment, CMSG_DATA(c), sizeof(segment));
+                }
+            }
+            datagrams += segment > 0 ? ((unsigned long long)n + (unsigned)segment - 1) / (unsigned)segment : 1;
             bytes += (unsigned long long)n;
         }
         printf("{\"datagrams\":%llu,\"bytes\":%llu}\n", datagrams, bytes);

@@ -157,6 +157,12 @@ public final class RunCommand implements Callable<Integer> {
           + "segscope_devices_dropped_total (default: ${DEFAULT-VALUE}).")
   int maxDevices;
 
+  @Option(names = "--cache-dir", paramLabel = "DIR", converter = CacheDir.Converter.class,
+      description = "Where compiled probe programs are kept, so that a restart on the same kernel with the same "
+          + "agent skips the compile; owned by the agent's user, writable by nobody else (else not used); 'none': "
+          + "no cache. Default: systemd's $CACHE_DIRECTORY when set, else " + CacheDir.DEFAULT + ".")
+  CacheDir cacheDir;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   /** The bounds that involve two flags or a repeat count (a usage error, exit 2). */
@@ -173,6 +179,8 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    io.segscope.agent.StopSignal stop = io.segscope.agent.StopSignal.get();
+    stop.listen(); // SIGINT/SIGTERM from here on: release everything and exit 0, whatever the start is doing
     checkBounds();
     if (maxRequests < 0 || maxRequests > 10_000) {
       System.err.println("segscope run: --web.max-requests " + maxRequests + " is outside 0..10000");
@@ -240,9 +248,13 @@ public final class RunCommand implements Callable<Integer> {
         noBpfStats ? io.segscope.agent.telemetry.SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
         new io.segscope.agent.telemetry.DeviceSelection.Config(java.util.Optional.ofNullable(deviceInclude),
-            java.util.Optional.ofNullable(deviceExclude), maxDevices), cri, criTimeout, intent);
-    try (AgentRuntime agent = AgentRuntime.start(options)) {
-      agent.awaitStopSignal();
+            java.util.Optional.ofNullable(deviceExclude), maxDevices), cri, criTimeout, intent,
+        (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir());
+    try (AgentRuntime agent = AgentRuntime.start(options, stop)) {
+      agent.awaitStop(stop);
+    } catch (io.segscope.agent.StopSignal.Stopped e) {
+      java.util.logging.Logger.getLogger(RunCommand.class.getName()).info("stopped during the start: "
+          + "nothing left attached");
     }
     return 0;
   }

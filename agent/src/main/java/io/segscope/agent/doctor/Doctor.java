@@ -37,6 +37,7 @@ public final class Doctor {
     checks.add(caps);
     checks.add(HostChecks.libbcc());
     checks.add(HostChecks.kallsyms());
+    checks.add(HostChecks.callSites());
     String mode = forced.map(ProbeMode::label).orElse("auto");
     if (caps.failed()) {
       Check notRun = Check.fail("probe test", "not run: missing privileges");

@@ -5,6 +5,7 @@ import io.segscope.probes.bcc.BccException;
 import io.segscope.probes.btf.Btf;
 import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.ksym.Kallsyms;
+import io.segscope.probes.program.CallSites;
 import io.segscope.probes.ksym.KallsymsException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -149,5 +150,32 @@ final class HostChecks {
     } catch (KallsymsException e) {
       return Check.fail("kallsyms", e.getMessage());
     }
+  }
+
+  /** Where each software-segmentation call site is in the running kernel (tracepoint mode maps them). */
+  static Check callSites() {
+    try {
+      return callSites(CallSites.resolve(Kallsyms.load()));
+    } catch (KallsymsException e) {
+      return Check.fail("call sites", "resolve segmentation call sites: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Pure: one line per call site (resolved, inlined into which function, or absent). WARN when
+   * validate_xmit_skb is absent: tracepoint mode then sees no segmentation at the transmit site.
+   */
+  static Check callSites(CallSites sites) {
+    long resolved = sites.resolutions().stream().filter(CallSites.Resolution::resolved).count();
+    StringBuilder d = new StringBuilder();
+    d.append(resolved).append(" of ").append(sites.resolutions().size())
+        .append(" segmentation call sites found; tracepoint mode does not see segmentation at an absent one"
+            + " (kprobe mode reports it as site other)");
+    for (CallSites.Resolution r : sites.resolutions()) {
+      d.append('\n').append(r.describe());
+    }
+    return sites.hasXmit() ? Check.ok("call sites", d.toString())
+        : Check.warn("call sites", "validate_xmit_skb not found: tracepoint mode cannot see segmentation on"
+            + " transmit; " + d);
   }
 }

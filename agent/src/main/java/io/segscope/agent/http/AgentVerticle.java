@@ -74,6 +74,7 @@ public final class AgentVerticle extends VerticleBase {
   public Future<?> start() {
     Router router = Router.router(vertx);
     router.route().handler(this::door);
+    router.route().handler(this::available);
     router.get("/metrics").handler(this::metrics);
     router.get("/healthz").handler(this::healthz);
     router.get("/readyz").handler(this::readyz);
@@ -131,6 +132,27 @@ public final class AgentVerticle extends VerticleBase {
   /** The port actually bound (useful with port 0). */
   public int actualPort() {
     return server == null ? -1 : server.actualPort();
+  }
+
+  /** Starts a map read now (e.g. as soon as the probes are attached) instead of at the next tick. */
+  public void readNow() {
+    if (context != null) {
+      context.runOnContext(v -> readOnce());
+    }
+  }
+
+  /** /metrics and the API: 503 while the backend has no telemetry yet (health endpoints always answer). */
+  private void available(RoutingContext ctx) {
+    String path = ctx.request().path();
+    if (PATHS.contains(path) && !"/healthz".equals(path) && !"/readyz".equals(path)) {
+      java.util.Optional<String> why = backend.unavailable();
+      if (why.isPresent()) {
+        ctx.response().putHeader("Retry-After", "1");
+        error(ctx, 503, "not ready: " + why.get());
+        return;
+      }
+    }
+    ctx.next();
   }
 
   private void readOnce() {

@@ -30,4 +30,12 @@ public interface Backend {
 
   /** Why the agent is not ready (each reason one short line); empty when ready. Fast, non-blocking. */
   List<String> notReadyReasons();
+
+  /**
+   * Why there is no telemetry to serve yet (e.g. "probes: compiling" during a start): /metrics and the
+   * API then answer 503 with it, /healthz and /readyz answer as usual. Empty once there is. Fast.
+   */
+  default java.util.Optional<String> unavailable() {
+    return java.util.Optional.empty();
+  }
 }

@@ -34,7 +34,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * are rediscovered every {@link InventoryConfig#rescanInterval()} and at once when a
  * named-namespace directory changes.
  * Devices and namespaces that vanish disappear from the next snapshot. If notifications overflow
- * (ENOBUFS) the namespace is read again in full.
+ * (ENOBUFS) the namespace is read again in full, counted by {@link #resyncs} (not as a decode warning:
+ * no byte was malformed).
  *
  * <p>Sockets are opened inside namespaces by a second dedicated thread ({@link NetnsThread}); no
  * other thread changes namespace. While a namespace is followed the agent's sockets keep it alive:
@@ -51,6 +52,8 @@ public final class DeviceInventory implements AutoCloseable {
   private final NetnsDiscovery discovery;
   private final NetnsThread netnsThread;
   private final Map<Long, NamespaceState> states = new LinkedHashMap<>();
+  /** Full re-reads of a namespace because its notifications overflowed (ENOBUFS). */
+  private final java.util.concurrent.atomic.AtomicLong overflowResyncs = new java.util.concurrent.atomic.AtomicLong();
   private final List<InventoryListener> listeners = new CopyOnWriteArrayList<>();
   private final Thread follower;
   private final Map<Path, WatchKey> watched = new HashMap<>();
@@ -123,6 +126,20 @@ public final class DeviceInventory implements AutoCloseable {
    */
   public void failFollowerForTest(Error failure) {
     injected = java.util.Objects.requireNonNull(failure, "failure");
+  }
+
+  /** The reasons {@link #resyncs} counts: {@code overflow} (link notifications overflowed, ENOBUFS). */
+  public static final java.util.List<String> RESYNC_REASONS = java.util.List.of("overflow");
+
+  /**
+   * How often a namespace was read again in full for {@code reason} (one of {@link #RESYNC_REASONS}):
+   * {@code overflow} when a burst of link changes overflowed its notification socket.
+   */
+  public long resyncs(String reason) {
+    if (!RESYNC_REASONS.contains(reason)) {
+      throw new IllegalArgumentException("count resyncs: unknown reason " + reason + " (" + RESYNC_REASONS + ")");
+    }
+    return overflowResyncs.get();
   }
 
   public DecodeWarnings warnings() {
@@ -261,8 +278,12 @@ public final class DeviceInventory implements AutoCloseable {
       events = state.session().drainEvents();
     } catch (NetlinkException e) {
       if (e.errno() == Errno.ENOBUFS) {
-        warnings.warn("follow namespace " + state.netns().inode()
-            + ": link notifications overflowed (ENOBUFS); reading it again in full");
+        // not malformed bytes: the kernel dropped notifications of a burst; the full read repairs it
+        long n = overflowResyncs.incrementAndGet();
+        if (n == 1 || Long.bitCount(n) == 1) {
+          LOG.log(System.Logger.Level.INFO, "follow namespace " + state.netns().inode()
+              + ": link notifications overflowed (ENOBUFS); reading it again in full (" + n + " so far)");
+        }
         return reload(state);
       }
       throw e;

@@ -16,9 +16,21 @@ import java.util.List;
  *     deletion, MTU, state, master and feature changes arrive as notifications at once
  * @param requestTimeout how long to wait for a kernel reply
  * @param features how offload features are read
+ * @param eventBufferBytes the receive buffer of each namespace's link-notification socket (4 MiB; the
+ *     kernel rounds small values up to its minimum). When a burst of changes overflows it (ENOBUFS),
+ *     the namespace is read again in full and counted in segscope_inventory_resyncs_total.
  */
 public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration rescanInterval,
-    Duration linkRefreshInterval, Duration requestTimeout, FeatureMode features) {
+    Duration linkRefreshInterval, Duration requestTimeout, FeatureMode features, int eventBufferBytes) {
+
+  /** The default notification buffer: 4 MiB per namespace. */
+  public static final int EVENT_BUFFER_BYTES = 4 * 1024 * 1024;
+
+  /** With the default notification buffer. */
+  public InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration rescanInterval,
+      Duration linkRefreshInterval, Duration requestTimeout, FeatureMode features) {
+    this(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, features, EVENT_BUFFER_BYTES);
+  }
 
   /** How features are read. */
   public enum FeatureMode {
@@ -43,6 +55,9 @@ public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration res
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("netlink request timeout must be positive, got " + requestTimeout);
     }
+    if (eventBufferBytes <= 0) {
+      throw new IllegalArgumentException("notification buffer must be positive, got " + eventBufferBytes);
+    }
   }
 
   /** /proc, /run/netns, rescan every 3 s, links refreshed every 1 s, 5 s request timeout, features AUTO. */
@@ -52,18 +67,28 @@ public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration res
   }
 
   public InventoryConfig withRescanInterval(Duration interval) {
-    return new InventoryConfig(proc, namedNetnsDirs, interval, linkRefreshInterval, requestTimeout, features);
+    return new InventoryConfig(proc, namedNetnsDirs, interval, linkRefreshInterval, requestTimeout, features,
+        eventBufferBytes);
   }
 
   public InventoryConfig withLinkRefreshInterval(Duration interval) {
-    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, interval, requestTimeout, features);
+    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, interval, requestTimeout, features,
+        eventBufferBytes);
   }
 
   public InventoryConfig withFeatures(FeatureMode mode) {
-    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, mode);
+    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, mode,
+        eventBufferBytes);
   }
 
   public InventoryConfig withNamedNetnsDirs(List<Path> dirs) {
-    return new InventoryConfig(proc, dirs, rescanInterval, linkRefreshInterval, requestTimeout, features);
+    return new InventoryConfig(proc, dirs, rescanInterval, linkRefreshInterval, requestTimeout, features,
+        eventBufferBytes);
+  }
+
+  /** With another notification buffer size (tests provoke overflows with a small one). */
+  public InventoryConfig withEventBufferBytes(int bytes) {
+    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, features,
+        bytes);
   }
 }

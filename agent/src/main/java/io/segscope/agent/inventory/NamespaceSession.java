@@ -24,7 +24,6 @@ import java.util.OptionalInt;
  * <p>Open sockets keep their namespace alive; {@link #close()} releases it.
  */
 final class NamespaceSession implements AutoCloseable {
-  private static final int EVENT_BUFFER_BYTES = 4 * 1024 * 1024;
 
   private final Netns netns;
   private final NetlinkSocket rtnl;
@@ -58,7 +57,7 @@ final class NamespaceSession implements AutoCloseable {
       try {
         if (follow) {
           events = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
-          events.subscribe(Rtnl.RTNLGRP_LINK, EVENT_BUFFER_BYTES);
+          events.subscribe(Rtnl.RTNLGRP_LINK, config.eventBufferBytes());
           routing = NetlinkSocket.open(Netlink.NETLINK_ROUTE, config.requestTimeout(), warnings);
           for (int group : new int[] {Rtnl.RTNLGRP_IPV4_ROUTE, Rtnl.RTNLGRP_IPV6_ROUTE, Rtnl.RTNLGRP_IPV4_NETCONF,
               Rtnl.RTNLGRP_IPV6_NETCONF, Rtnl.RTNLGRP_TC}) {

@@ -1,5 +1,7 @@
 package io.segscope.agent.probing;
 
+import io.segscope.probes.Compiler;
+import io.segscope.probes.LiveKernelProbes;
 import io.segscope.probes.PathPlan;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeMode;
@@ -23,8 +25,15 @@ public final class ProbeFactory {
    * @param mode the only probe mode to use, empty for the best per path
    * @param attach the only tracepoint attach type to use, empty for the cheapest that works
    * @param maxDevices how many devices the maps hold
+   * @param cacheDir where compiled programs are kept between starts ({@link CompileCache}), empty for no cache
    */
-  public record Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices) {
+  public record Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices,
+      Optional<java.nio.file.Path> cacheDir) {
+    /** No compile cache. */
+    public Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices) {
+      this(mode, attach, maxDevices, Optional.empty());
+    }
+
     public static Request defaults() {
       return new Request(Optional.empty(), Optional.empty(), 4096);
     }
@@ -37,22 +46,48 @@ public final class ProbeFactory {
     return ProbePlan.decide(r.mode(), r.attach());
   }
 
-  /** Decides, logs and opens; fails naming what is missing. */
+  /**
+   * Decides, logs and opens; fails naming what is missing. The kernel's BTF and kallsyms are read
+   * once, for the plan and the programs alike. Interrupting the calling thread stops a compile at
+   * once (the compiler child is killed) and ends this with {@link InterruptedException}.
+   */
   public static ProbeSession open(Request r) throws ProbeException, InterruptedException {
-    ProbePlan plan = plan(r);
-    if (plan.failure().isEmpty()) {
-      for (PathPlan p : plan.paths()) {
-        if (p.measured()) {
-          LOG.info("probe plan: " + p.describe());
-        } else {
-          LOG.warning("probe plan: " + p.describe() + "; segscope_probe_attached{path=\"" + p.path().label()
-              + "\"} stays 0");
-        }
+    long t0 = System.nanoTime();
+    try (LiveKernelProbes kernel = LiveKernelProbes.open()) {
+      LOG.fine(String.format(java.util.Locale.ROOT, "read kernel BTF and kallsyms in %.2f s", (System.nanoTime() - t0) / 1e9));
+      ProbePlan plan = ProbePlan.decide(r.mode(), r.attach(), kernel);
+      if (Thread.interrupted()) {
+        throw new InterruptedException("open probes: interrupted");
       }
-      LOG.info("probe plan: tracepoints attach as " + plan.tracepointAttach().label()
-          + (plan.tracepointAttachVerdicts().isEmpty() ? "" : " (" + String.join("; ", plan.tracepointAttachVerdicts())
-              + ")"));
+      log(plan);
+      return ProbeSession.open(plan, new ProbeSession.Options(r.maxDevices(), compiler(r)), kernel);
     }
-    return ProbeSession.open(plan, new ProbeSession.Options(r.maxDevices(), io.segscope.probes.Compiler.childProcess()));
+  }
+
+  /** The compiler child, behind the compile cache when the request names one. */
+  static Compiler compiler(Request r) {
+    Compiler child = Compiler.childProcess();
+    if (r.cacheDir().isEmpty()) {
+      return child;
+    }
+    return new CompileCache(r.cacheDir().get(), CompileCache.salt(io.segscope.probes.bcc.Bcc.libraryVersion(),
+        io.segscope.agent.Version.current()), child);
+  }
+
+  private static void log(ProbePlan plan) {
+    if (plan.failure().isPresent()) {
+      return;
+    }
+    for (PathPlan p : plan.paths()) {
+      if (p.measured()) {
+        LOG.info("probe plan: " + p.describe());
+      } else {
+        LOG.warning("probe plan: " + p.describe() + "; segscope_probe_attached{path=\"" + p.path().label()
+            + "\"} stays 0");
+      }
+    }
+    LOG.info("probe plan: tracepoints attach as " + plan.tracepointAttach().label()
+        + (plan.tracepointAttachVerdicts().isEmpty() ? "" : " (" + String.join("; ", plan.tracepointAttachVerdicts())
+            + ")"));
   }
 }

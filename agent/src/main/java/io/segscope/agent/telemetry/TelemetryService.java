@@ -54,7 +54,8 @@ public final class TelemetryService {
   private final Advisor advisor;
   private final SnapshotAssembler assembler;
   private final Clock clock;
-  private final VanishedDevices vanished = new VanishedDevices(Duration.ofSeconds(15), Duration.ofMinutes(10));
+  private final VanishedDevices vanished = new VanishedDevices(
+      new io.segscope.agent.inventory.ProcNamespaceHolders(java.nio.file.Path.of("/proc"))::held);
   private final Map<DeviceKey, Long> lastSwSkbs = new java.util.HashMap<>();
   /**
    * How long the on-demand timing program stays attached after the last read that saw software
@@ -142,6 +143,11 @@ public final class TelemetryService {
         probes.setSegmentationSeen(segmentationRecent(reading));
       } catch (ProbeException | RuntimeException e) {
         LOG.log(Level.WARNING, "attach on-demand probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
+      }
+      if (reading.devices().stream().anyMatch(r -> vanished.superseded(r.key()))) {
+        // a destroyed namespace's counters never appear under the labels of the one that reused its inode
+        reading = new ProbeReading(reading.takenAtNanos(), reading.devices().stream()
+            .filter(r -> !vanished.superseded(r.key())).toList(), reading.diagnostics());
       }
       DeviceSelection.Selected sel = selection.select(all, reading.devices());
       Inventory inv = sel.inventory();

@@ -10,43 +10,85 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * Decides which devices the probes counted are gone, so their map entries (and series) can be dropped.
- * Pure: no kernel access.
+ * Decides which devices the probes counted are gone, so their map entries (and series) can be dropped,
+ * and which must stay. Pure but for {@link NamespaceHolders}, which the caller supplies.
+ *
+ * <p>The probes key every device by (netns cookie, netns inode, ifindex). The cookie is unique for the
+ * life of the host; the inode is reused once a namespace is destroyed, and the exported series carry
+ * the inode. So:
  *
  * <ul>
- *   <li>The namespace is known to the inventory under another cookie: its inode was reused by a new
- *       namespace, the entry belongs to the old one: forgotten at once (a new namespace never
- *       inherits an old one's counters).
- *   <li>The namespace is known but the device is not: forgotten after a grace period (it was
- *       deleted; the grace covers a device created moments ago that the inventory has not read yet).
- *   <li>The namespace is unknown to the inventory (held only by a file descriptor, or not enterable):
- *       kept and exported with what the probes know (inode, kernel name), and forgotten only once its
- *       counters have not moved for {@code idle}.
+ *   <li><b>Inode reused.</b> A key whose inode a namespace with a later (greater) cookie now has, as
+ *       another key or the inventory shows: its namespace is destroyed (an inode is reused only after
+ *       that): forgotten at once, before its counters can be exported under the new namespace's labels
+ *       (a new namespace never inherits an old one's counters; it starts at zero).
+ *   <li><b>Known namespace, device gone.</b> Forgotten after {@code grace} (the grace covers a device
+ *       created moments ago that the inventory has not read yet).
+ *   <li><b>Namespace the inventory does not follow</b> (held only by a file descriptor or a bind mount
+ *       outside the named directories, or not enterable): kept and exported with what the probes know
+ *       (inode, the kernel's name) while its counters move. Once they have not moved for
+ *       {@code grace}, the namespace is looked for among what processes hold ({@link NamespaceHolders}:
+ *       /proc/PID/ns/net, open file descriptors, bind mounts): not held by anything, it is destroyed and
+ *       its devices are forgotten; held, its devices are kept (the holder is looked at again every
+ *       {@code recheck}), until they have not moved for {@code idle} (the bound on devices deleted
+ *       inside a namespace segscope cannot follow).
  * </ul>
  */
 public final class VanishedDevices {
+
+  /** Which network namespaces (by nsfs inode) something on the host still holds. */
+  @FunctionalInterface
+  public interface NamespaceHolders {
+    /** The subset of {@code inodes} some process holds (its namespace, an open fd, a bind mount). */
+    Set<Long> held(Set<Long> inodes);
+
+    /** Nothing is known to hold anything: an idle namespace the inventory lacks is gone. */
+    NamespaceHolders NONE = inodes -> Set.of();
+  }
+
   private final Duration grace;
   private final Duration idle;
+  private final Duration recheck;
+  private final NamespaceHolders holders;
   private final Map<DeviceKey, Instant> missingSince = new HashMap<>();
   private final Map<DeviceKey, Long> lastTotal = new HashMap<>();
   private final Map<DeviceKey, Instant> lastMoved = new HashMap<>();
+  /** Namespaces (inode) last found held, and when: looked for again after {@link #recheck}. */
+  private final Map<Long, Instant> heldAt = new HashMap<>();
+  /** The keys of the last update whose inode a newer namespace has. */
+  private Set<DeviceKey> superseded = Set.of();
 
-  public VanishedDevices(Duration grace, Duration idle) {
-    this.grace = grace;
-    this.idle = idle;
+  /**
+   * As the agent runs it: 15 s grace, 10 min idle, a held namespace's holder looked at again every 5 s
+   * (where it was found: cheap while it stays).
+   */
+  public VanishedDevices(NamespaceHolders holders) {
+    this(Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofSeconds(5), holders);
   }
 
-  /** The devices to forget now. */
+  public VanishedDevices(Duration grace, Duration idle, Duration recheck, NamespaceHolders holders) {
+    this.grace = Objects.requireNonNull(grace, "grace");
+    this.idle = Objects.requireNonNull(idle, "idle");
+    this.recheck = Objects.requireNonNull(recheck, "recheck");
+    this.holders = Objects.requireNonNull(holders, "holders");
+  }
+
+  /** The devices to forget now (the caller drops them from the maps and from this reading). */
   public List<DeviceKey> update(Instant now, List<DeviceReading> counted, Inventory inventory) {
-    List<DeviceKey> forget = new ArrayList<>();
+    Set<DeviceKey> forget = new LinkedHashSet<>();
     Set<DeviceKey> present = new HashSet<>();
+    Map<Long, Long> newestCookie = newestCookies(counted, inventory);
     boolean inventoryRead = !inventory.namespaces().isEmpty();
+    Map<Long, List<DeviceKey>> idleUnknown = new HashMap<>();
+    Set<DeviceKey> older = new HashSet<>();
     for (DeviceReading r : counted) {
       DeviceKey k = r.key();
       present.add(k);
@@ -54,16 +96,17 @@ public final class VanishedDevices {
       if (!Long.valueOf(total).equals(lastTotal.put(k, total))) {
         lastMoved.put(k, now);
       }
+      long newest = newestCookie.getOrDefault(k.netns(), 0L);
+      if (k.netnsCookie() != 0 && Long.compareUnsigned(newest, k.netnsCookie()) > 0) {
+        forget.add(k); // a later namespace has this inode: this one is destroyed
+        older.add(k);
+        continue;
+      }
       if (!inventoryRead) {
         continue;
       }
       Optional<Netns> ns = inventory.namespace(k.netns());
-      if (ns.isPresent()) {
-        long cookie = ns.get().cookie();
-        if (cookie != 0 && k.netnsCookie() != 0 && cookie != k.netnsCookie()) {
-          forget.add(k); // the inode now belongs to another namespace
-          continue;
-        }
+      if (ns.isPresent() && !newerThanInventory(k, ns.get())) {
         if (inventory.device(k.netns(), k.ifindex()).isPresent()) {
           missingSince.remove(k);
           continue;
@@ -72,13 +115,17 @@ public final class VanishedDevices {
         if (!Duration.between(since, now).minus(grace).isNegative()) {
           forget.add(k);
         }
-      } else {
-        missingSince.remove(k);
-        if (!Duration.between(lastMoved.getOrDefault(k, now), now).minus(idle).isNegative()) {
-          forget.add(k); // not seen by the inventory and idle: its namespace is most likely gone
-        }
+        continue;
+      }
+      missingSince.remove(k);
+      Duration still = Duration.between(lastMoved.getOrDefault(k, now), now);
+      if (!still.minus(idle).isNegative()) {
+        forget.add(k); // not followed by the inventory and idle for long: bounded, even if held
+      } else if (!still.minus(grace).isNegative()) {
+        idleUnknown.computeIfAbsent(k.netns(), x -> new ArrayList<>()).add(k);
       }
     }
+    forget.addAll(destroyed(now, idleUnknown));
     for (DeviceKey k : forget) {
       missingSince.remove(k);
       lastTotal.remove(k);
@@ -87,7 +134,74 @@ public final class VanishedDevices {
     missingSince.keySet().retainAll(present);
     lastTotal.keySet().retainAll(present);
     lastMoved.keySet().retainAll(present);
-    return forget;
+    Set<Long> inodes = new HashSet<>();
+    present.forEach(k -> inodes.add(k.netns()));
+    heldAt.keySet().retainAll(inodes);
+    superseded = Set.copyOf(older);
+    return List.copyOf(forget);
+  }
+
+  /**
+   * Whether the last {@link #update} found {@code key}'s inode taken by a newer namespace: its counters
+   * must not be exported at all (they would appear under the new namespace's labels).
+   */
+  public boolean superseded(DeviceKey key) {
+    return superseded.contains(key);
+  }
+
+  /**
+   * The idle devices of namespaces the inventory lacks whose namespace nothing holds any more. Holders
+   * are looked for only for namespaces not found held within {@link #recheck}.
+   */
+  private List<DeviceKey> destroyed(Instant now, Map<Long, List<DeviceKey>> idleUnknown) {
+    if (idleUnknown.isEmpty()) {
+      return List.of();
+    }
+    Set<Long> ask = new HashSet<>();
+    for (Long inode : idleUnknown.keySet()) {
+      Instant at = heldAt.get(inode);
+      if (at == null || !Duration.between(at, now).minus(recheck).isNegative()) {
+        ask.add(inode);
+      }
+    }
+    if (ask.isEmpty()) {
+      return List.of();
+    }
+    Set<Long> held = holders.held(Set.copyOf(ask));
+    List<DeviceKey> gone = new ArrayList<>();
+    for (Long inode : ask) {
+      if (held.contains(inode)) {
+        heldAt.put(inode, now);
+      } else {
+        heldAt.remove(inode);
+        gone.addAll(idleUnknown.get(inode));
+      }
+    }
+    return gone;
+  }
+
+  /**
+   * The greatest cookie seen per namespace inode, among the counted keys and the inventory's
+   * namespaces. Cookies come from one counter that only grows, so the greatest is the newest.
+   */
+  static Map<Long, Long> newestCookies(List<DeviceReading> counted, Inventory inventory) {
+    Map<Long, Long> newest = new HashMap<>();
+    for (DeviceReading r : counted) {
+      newest.merge(r.key().netns(), r.key().netnsCookie(), VanishedDevices::maxUnsigned);
+    }
+    for (Netns n : inventory.namespaces()) {
+      newest.merge(n.inode(), n.cookie(), VanishedDevices::maxUnsigned);
+    }
+    return newest;
+  }
+
+  /** Whether the key's namespace is newer than the one the inventory has under that inode (not read yet). */
+  private static boolean newerThanInventory(DeviceKey k, Netns ns) {
+    return ns.cookie() != 0 && k.netnsCookie() != 0 && Long.compareUnsigned(k.netnsCookie(), ns.cookie()) > 0;
+  }
+
+  private static long maxUnsigned(long a, long b) {
+    return Long.compareUnsigned(a, b) >= 0 ? a : b;
   }
 
   private static long total(Counts c) {

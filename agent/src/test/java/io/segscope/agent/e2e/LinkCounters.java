@@ -52,6 +52,26 @@ record LinkCounters(Map<DeviceAt, Stats> stats) {
     return new LinkCounters(out);
   }
 
+  /**
+   * The counters once traffic through {@code devices} has settled: read until two readings in a row
+   * are equal (what a sender's kernel still sends after iperf3 exited, and skbs still waiting in a
+   * receive backlog, have then crossed every device), at most {@code timeout}; then the last reading.
+   * A device's rx counter moves when its peer hands it a packet, before the packet is received, so a
+   * reading taken while the tail of a flow is in flight counts packets no receive hook has seen yet.
+   */
+  static LinkCounters readWhenSettled(Lab lab, Iterable<DeviceAt> devices, java.time.Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    LinkCounters last = read(lab, devices);
+    while (System.nanoTime() < deadline) {
+      LinkCounters next = read(lab, devices);
+      if (next.equals(last)) {
+        return next;
+      }
+      last = next;
+    }
+    return last;
+  }
+
   Stats of(DeviceAt d) {
     Stats s = stats.get(d);
     if (s == null) {

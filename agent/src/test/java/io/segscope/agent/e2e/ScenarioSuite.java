@@ -33,9 +33,11 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("lab")
 abstract class ScenarioSuite {
-  private static final Duration TRAFFIC = Duration.ofSeconds(3);
+  /** At most this long for the traffic's tail to cross the devices before counters (3). */
+  private static final Duration SETTLE = Duration.ofSeconds(10);
+  static final Duration TRAFFIC = Duration.ofSeconds(3);
 
-  private AgentProcess agent;
+  AgentProcess agent;
 
   /** The mode every path must run in; passed to the agent as {@code --probe-mode}. */
   abstract String mode();
@@ -237,6 +239,14 @@ abstract class ScenarioSuite {
     Prerequisites.requireClang();
     Topology s3 = Scenarios.s3GenericXdp(lab, false);
     Traffic t = drive(lab, s3, true);
+    assertGenericXdpCopies(lab, t, s3, true);
+  }
+
+  /**
+   * Generic-XDP copies on S3's receiver, held against its rx counters and the oracle's classification;
+   * {@code advice}: and the recommendation opens.
+   */
+  void assertGenericXdpCopies(Lab lab, Traffic t, Topology s3, boolean advice) throws Exception {
     DeviceAt receiver = s3.device("receiver");
     Map<String, String> rcv = dev(receiver);
     double copied = t.delta("segscope_xdp_generic_skbs_total", with(rcv, "outcome", "copied"));
@@ -248,7 +258,7 @@ abstract class ScenarioSuite {
     long arrivedAtLeast = t.inner().rxPacketsSince(t.inner0(), receiver);
     long arrivedAtMost = t.outer().rxPacketsSince(t.outer0(), receiver);
     long oracleOnly = t.oracleOnlyRxPackets(receiver);
-    System.out.printf("[%s] S3 receiver: %.0f copied + %.0f passed (device rx %d..%d), %.0f bytes copied;"
+    System.out.printf("[%s] " + s3.name() + " receiver: %.0f copied + %.0f passed (device rx %d..%d), %.0f bytes copied;"
         + " oracle %s (+%d outside segscope's window); %.0f timed, mean %.0f ns%n", mode(), copied, passed,
         arrivedAtLeast, arrivedAtMost, bytes, shape, oracleOnly, timed, timed > 0 ? seconds / timed * 1e9 : 0);
     assertThat(copied).as("skbs copied for generic XDP on the receiver %s; all xdp series: %s", rcv,
@@ -279,6 +289,9 @@ abstract class ScenarioSuite {
     assertThat(t.delta("segscope_xdp_generic_skbs_total", dev(s3.device("sender"))))
         .as("generic XDP on the sender (it has none)").isZero();
     DeviceAt r = s3.device("receiver");
+    if (!advice) {
+      return;
+    }
     assertRecommended(lab, "generic_xdp_copy", r,
         "nsenter --net=/run/netns/" + r.ns().name() + " -- bpftool -- net detach xdpgeneric dev " + r.name());
   }
@@ -303,7 +316,7 @@ abstract class ScenarioSuite {
    * The rule's recommendation about {@code subject} opens (within 15 s of the traffic: the advice
    * window keeps the evidence for 3 s after it) and carries {@code command} among its commands.
    */
-  private void assertRecommended(Lab lab, String rule, DeviceAt subject, String command) throws Exception {
+  void assertRecommended(Lab lab, String rule, DeviceAt subject, String command) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
     JsonNode last = null;
     while (System.nanoTime() < deadline) {
@@ -326,7 +339,7 @@ abstract class ScenarioSuite {
   }
 
   /** No open recommendation concerns a device of this lab. */
-  private void assertNoAdvice(Lab lab) throws Exception {
+  void assertNoAdvice(Lab lab) throws Exception {
     // by name as well as inode: a deleted namespace's inode is reused for the next one
     java.util.Set<String> ours = new java.util.HashSet<>();
     lab.namespaces().forEach(n -> ours.add(n.inode() + "/" + n.name()));
@@ -343,7 +356,7 @@ abstract class ScenarioSuite {
    * segmentation (6.3+), segscope saw exactly the super-packets it saw, give or take those it counted
    * just outside segscope's window.
    */
-  private void assertSegmentationAccountsForTheDevice(Traffic t, DeviceAt d, double skbs, double segs,
+  void assertSegmentationAccountsForTheDevice(Traffic t, DeviceAt d, double skbs, double segs,
       double bytes) {
     double offloaded = t.delta("segscope_gso_offloaded_skbs_total", dev(d));
     // each segment and each intact super-packet is either sent or dropped by the device (a veth drops
@@ -373,7 +386,7 @@ abstract class ScenarioSuite {
     }
   }
 
-  private void assertSegmentsFitTheBytes(Traffic t, double skbs, double segs, double bytes) throws Exception {
+  void assertSegmentsFitTheBytes(Traffic t, double skbs, double segs, double bytes) throws Exception {
     assertSegmentsFitTheBytes(skbs, segs, bytes, mss(t.sent()));
   }
 
@@ -425,7 +438,7 @@ abstract class ScenarioSuite {
    * those whose start was not seen on the segmenting CPU (counted, not timed:
    * segscope_probe_diagnostic_total{kind="segmented_untimed"}, which counts them on every device).
    */
-  private void assertTimed(Traffic t, Map<String, String> device, double skbs) {
+  void assertTimed(Traffic t, Map<String, String> device, double skbs) {
     double timed = t.delta("segscope_gso_sw_duration_seconds_count", device);
     assertSegmentsHistogram(t.before(), t.after(), device, skbs, t.delta("segscope_gso_sw_segments_total", device));
     assertThat(timed).as("timed segmentations").isPositive().isLessThanOrEqualTo(skbs);
@@ -438,7 +451,7 @@ abstract class ScenarioSuite {
   }
 
   /** In a scenario with one cause, every software-segmented super-packet has that cause and no other. */
-  private void assertAllForOneCause(Traffic t, Map<String, String> device, double skbs, String cause) {
+  void assertAllForOneCause(Traffic t, Map<String, String> device, double skbs, String cause) {
     assertThat(t.delta("segscope_gso_sw_cause_skbs_total", device)).as("super-packets over all causes")
         .isEqualTo(skbs);
     assertThat(t.delta("segscope_gso_sw_cause_skbs_total", with(device, "cause", cause)))
@@ -449,24 +462,47 @@ abstract class ScenarioSuite {
    * Runs iperf3 from the scenario's sender to its receiver between two map reads of the agent, with
    * the kernel oracle counting and the devices' counters read around each map read: counters (0),
    * oracle attached, counters (1), a map read that began after (1), counters (2), traffic, counters
-   * (3), a map read that began after (3), counters (4), oracle stopped, counters (5). So segscope's
+   * (3) once the traffic has settled ({@link LinkCounters#readWhenSettled}), a map read that began
+   * after (3), counters (4), oracle stopped, counters (5). So segscope's
    * window lies within [1, 4] and contains [2, 3], and the oracle's within [0, 5] contains [1, 4].
    * {@code withOracle} false: no oracle (its counts are {@link KernelOracle#none}), c0 = c1, c5 = c4.
    */
   private Traffic drive(Lab lab, Topology s, boolean withOracle) throws Exception {
-    List<DeviceAt> devices = List.copyOf(s.devices().values());
-    if (!withOracle) {
-      // nothing to hold against the oracle (a healthy control, or GSO on a kernel it cannot count):
-      // bpftrace is not started (under emulation its start alone takes tens of seconds)
-      LinkCounters c1 = LinkCounters.read(lab, devices);
-      PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
-      LinkCounters c2 = LinkCounters.read(lab, devices);
-      IperfResult sent = lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), TRAFFIC);
-      LinkCounters c3 = LinkCounters.read(lab, devices);
-      PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
-      LinkCounters c4 = LinkCounters.read(lab, devices);
-      return new Traffic(before, after, sent, c1, c1, c2, c3, c4, c4, KernelOracle.none());
+    if (withOracle) {
+      return driveAll(lab, List.of(s), List.of(iperf(lab, s)), false);
     }
+    // nothing to hold against the oracle (a healthy control, or GSO on a kernel it cannot count):
+    // bpftrace is not started (under emulation its start alone takes tens of seconds)
+    List<DeviceAt> devices = List.copyOf(s.devices().values());
+    LinkCounters c1 = LinkCounters.read(lab, devices);
+    PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
+    LinkCounters c2 = LinkCounters.read(lab, devices);
+    IperfResult sent = lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), TRAFFIC);
+    LinkCounters c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
+    PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
+    LinkCounters c4 = LinkCounters.read(lab, devices);
+    return new Traffic(before, after, List.of(sent), c1, c1, c2, c3, c4, c4, KernelOracle.none());
+  }
+
+  /** One flow of traffic through a scenario: sends for {@link #TRAFFIC} and returns what it sent. */
+  @FunctionalInterface
+  interface Flow {
+    Object send() throws Exception;
+  }
+
+  /** iperf3 TCP from the scenario's sender to its receiver. */
+  static Flow iperf(Lab lab, Topology s) {
+    return () -> lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), TRAFFIC);
+  }
+
+  /**
+   * {@link #drive} for several scenarios at once (a scenario beside its healthy control): every flow runs
+   * at the same time, between the same two map reads; the counters cover every device of every
+   * topology. {@code countXmit}: the oracle also counts what each driver is handed.
+   */
+  Traffic driveAll(Lab lab, List<Topology> topologies, List<Flow> flows, boolean countXmit) throws Exception {
+    List<DeviceAt> devices = new java.util.ArrayList<>();
+    topologies.forEach(t -> t.devices().values().stream().filter(d -> !devices.contains(d)).forEach(devices::add));
     LinkCounters c0 = LinkCounters.read(lab, devices);
     KernelOracle.Counts oracle;
     LinkCounters c1;
@@ -475,13 +511,28 @@ abstract class ScenarioSuite {
     LinkCounters c4;
     PromText before;
     PromText after;
-    IperfResult sent;
-    try (KernelOracle o = KernelOracle.start(readyTimeout())) {
+    List<Object> sent = new java.util.ArrayList<>();
+    try (KernelOracle o = KernelOracle.start(readyTimeout(), countXmit)) {
       c1 = LinkCounters.read(lab, devices);
       before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
       c2 = LinkCounters.read(lab, devices);
-      sent = lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), TRAFFIC);
-      c3 = LinkCounters.read(lab, devices);
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(flows.size());
+      try {
+        List<java.util.concurrent.Future<Object>> running = new java.util.ArrayList<>();
+        for (Flow f : flows) {
+          running.add(pool.submit(f::send));
+        }
+        for (java.util.concurrent.Future<Object> r : running) {
+          try {
+            sent.add(r.get(TRAFFIC.toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS));
+          } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception x ? x : e;
+          }
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
       after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
       c4 = LinkCounters.read(lab, devices);
       oracle = o.stop();
@@ -491,7 +542,7 @@ abstract class ScenarioSuite {
   }
 
   /** Every sample of {@code name} on the device carries the expected mode label. */
-  private void assertModeLabel(Traffic t, String name, Map<String, String> device) {
+  void assertModeLabel(Traffic t, String name, Map<String, String> device) {
     double all = t.after().sum(name, device);
     assertThat(t.after().sum(name, with(device, "mode", mode())))
         .as("%s on %s labelled mode=%s", name, device, mode()).isEqualTo(all).isPositive();
@@ -501,8 +552,13 @@ abstract class ScenarioSuite {
    * Two scrapes around the traffic, the devices' counters c0..c5 (see {@link #drive}) and what the
    * kernel oracle counted.
    */
-  record Traffic(PromText before, PromText after, IperfResult sent, LinkCounters c0, LinkCounters c1,
+  record Traffic(PromText before, PromText after, List<Object> results, LinkCounters c0, LinkCounters c1,
       LinkCounters c2, LinkCounters c3, LinkCounters c4, LinkCounters c5, KernelOracle.Counts oracle) {
+    /** What the first flow sent, when it was iperf3. */
+    IperfResult sent() {
+      return (IperfResult) results.get(0);
+    }
+
     double delta(String name, Map<String, String> match) {
       return after.sum(name, match) - before.sum(name, match);
     }
@@ -538,6 +594,152 @@ abstract class ScenarioSuite {
     /** Packets {@code d} sent while the oracle may have counted and segscope not (see above). */
     long oracleOnlyTxPackets(DeviceAt d) {
       return c2.txPacketsSince(c0, d) + c5.txPacketsSince(c3, d);
+    }
+  }
+
+  // ---- the call-site scenarios: each beside its healthy control, in one drive ----
+
+  /** Traffic per flow in the call-site scenarios (shorter than the seed's: many scenarios, one suite). */
+  static final Duration SHORT = Duration.ofSeconds(2);
+
+  /** iperf3 TCP for {@code d}. */
+  static Flow iperf(Lab lab, Topology s, Duration d) {
+    return () -> lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), d);
+  }
+
+  /**
+   * The lab's UDP GSO sender from the scenario's sender to a sink on its receiver (port {@code port}),
+   * super-packets of {@code size} payload bytes cut at 1,400; {@code groSink}: the sink takes GRO'd datagrams.
+   */
+  static Flow udp(Lab lab, Topology s, io.segscope.lab.UdpGsoSender udp, int port, int size, boolean groSink) {
+    return () -> {
+      try (io.segscope.lab.UdpGsoSender.Sink sink = udp.sink(s.receiver(), s.receiverAddr(), port, lab.workDir(),
+          groSink)) {
+        io.segscope.lab.UdpGsoSender.Sent sent = udp.send(s.sender(), s.receiverAddr(), port, 1400, size, SHORT);
+        sink.stop();
+        return sent;
+      }
+    };
+  }
+
+  /**
+   * What a scenario must show where the kernel segments: on {@code device}, every software-segmented
+   * super-packet at {@code site} (the oracle's functions {@code oracleSite}) for {@code cause}, of GSO
+   * type {@code gsoType}; {@code received}: the device receives them (udp_rx), so the packets counted
+   * outside segscope's window are its rx packets; {@code timed}: tracepoint mode times them (the
+   * super-packet was queued on this device first).
+   */
+  record Segmenting(DeviceAt device, String site, java.util.function.Predicate<String> oracleSite, String cause,
+      String gsoType, boolean received, boolean timed) {}
+
+  /**
+   * The agent's counts on the segmenting device against the kernel oracle: super-packets, segments and
+   * bytes within 1 % of the oracle's (never above: the oracle's window contains segscope's) and no
+   * further below than the packets the device counted outside segscope's window; every one with the
+   * site, cause and GSO type labels; the segments histogram holds them all; the mode label. Returns the
+   * super-packets counted.
+   */
+  double assertSegmentedAt(Traffic t, Topology scenario, Segmenting e) {
+    DeviceAt d = e.device();
+    Map<String, String> m = dev(d);
+    double skbs = t.delta("segscope_gso_sw_skbs_total", m);
+    double segs = t.delta("segscope_gso_sw_segments_total", m);
+    double bytes = t.delta("segscope_gso_sw_bytes_total", m);
+    KernelOracle.Gso o = t.oracle().gso(d, e.oracleSite());
+    long extra = e.received() ? t.oracleOnlyRxPackets(d) : t.oracleOnlyTxPackets(d);
+    System.out.printf("[%s] %s %s: %.0f super-packets, %.0f segments, %.0f bytes (%.0f B each); oracle %s"
+        + " (+%d packets outside the window, %d oracle events skipped by the kernel); oracle by function %s%n", mode(),
+        scenario.name(), d.name(), skbs, segs, bytes, skbs > 0 ? bytes / skbs : 0, o, extra,
+        t.oracle().recursionMisses(), t.oracle().functions(d));
+    assertThat(skbs).as("%s: super-packets segmented in software on %s", scenario.name(), d.name()).isGreaterThan(50);
+    assertModeLabel(t, "segscope_gso_sw_skbs_total", m);
+    if (t.oracle().gsoCounted()) {
+      assertWithinOracle("super-packets", scenario, d, skbs, o.skbs(), extra);
+      assertWithinOracle("segments", scenario, d, segs, o.segments(), extra);
+      assertWithinOracle("bytes", scenario, d, bytes, o.bytes(), extra);
+    } else {
+      System.out.printf("[%s] kernel %s: no GSO oracle%n", mode(), System.getProperty("os.version"));
+    }
+    assertThat(t.delta("segscope_gso_sw_site_skbs_total", with(m, "site", e.site())))
+        .as("%s: super-packets on %s at site %s (all sites: %s)", scenario.name(), d.name(), e.site(),
+            t.after().samples("segscope_gso_sw_site_skbs_total").stream()
+                .filter(x -> x.labels().entrySet().containsAll(m.entrySet())).toList())
+        .isEqualTo(skbs);
+    assertThat(t.delta("segscope_gso_sw_cause_skbs_total", with(m, "cause", e.cause())))
+        .as("%s: super-packets on %s for cause %s (all causes: %s)", scenario.name(), d.name(), e.cause(),
+            t.after().samples("segscope_gso_sw_cause_skbs_total").stream()
+                .filter(x -> x.labels().entrySet().containsAll(m.entrySet()) && x.value() > 0).toList())
+        .isEqualTo(skbs);
+    if (e.gsoType() != null) {
+      assertThat(t.delta("segscope_gso_sw_type_skbs_total", with(m, "gso_type", e.gsoType())))
+          .as("%s: super-packets on %s of GSO type %s", scenario.name(), d.name(), e.gsoType()).isEqualTo(skbs);
+    }
+    assertSegmentsHistogram(t.before(), t.after(), m, skbs, segs);
+    double timed = t.delta("segscope_gso_sw_duration_seconds_count", m);
+    assertThat(timed).as("%s: timed segmentations on %s", scenario.name(), d.name()).isLessThanOrEqualTo(skbs);
+    if (e.timed() || !mode().equals("tracepoint")) {
+      assertThat(timed).as("%s: timed segmentations on %s", scenario.name(), d.name()).isPositive();
+    }
+    if (!mode().equals("tracepoint")) {
+      assertThat(timed).as("every segmentation timed in %s mode", mode()).isEqualTo(skbs);
+    }
+    return skbs;
+  }
+
+  /**
+   * segscope's {@code value} within 1 % of the oracle's. Not exactly: the oracle's window contains
+   * segscope's ({@code outside} packets crossed the device outside segscope's), and a classic-tracepoint
+   * BPF program (bpftrace's) is skipped when its event fires while another BPF program runs on the CPU
+   * (an interrupt's softirq inside a program), which a busy shared machine shows as a few events in
+   * ten thousand.
+   */
+  static void assertWithinOracle(String what, Topology scenario, DeviceAt d, double value, long oracle, long outside) {
+    assertThat(value).as("%s: %s on %s vs the oracle's %d (+%d packets outside segscope's window)", scenario.name(),
+        what, d.name(), oracle, outside).isBetween(oracle * 0.99, oracle * 1.01);
+  }
+
+  /** No device of {@code s} but {@code except} segmented in software (segscope and the oracle agree). */
+  void assertOnlyOn(Traffic t, Topology s, DeviceAt except, java.util.function.Predicate<String> oracleSite) {
+    for (Map.Entry<String, DeviceAt> d : s.devices().entrySet()) {
+      if (d.getValue().equals(except)) {
+        continue;
+      }
+      assertThat(t.delta("segscope_gso_sw_skbs_total", dev(d.getValue())))
+          .as("%s: software segmentation on %s (%s)", s.name(), d.getKey(), d.getValue().name()).isZero();
+    }
+  }
+
+  /**
+   * The healthy control segments nothing in software on any of its devices (segscope, and the oracle at
+   * the scenario's site), while {@code offloading} hands super-packets to its driver whole; no
+   * recommendation concerns it.
+   */
+  void assertHealthyControl(Traffic t, Topology healthy, DeviceAt offloading,
+      java.util.function.Predicate<String> oracleSite) throws Exception {
+    for (Map.Entry<String, DeviceAt> d : healthy.devices().entrySet()) {
+      assertThat(t.delta("segscope_gso_sw_skbs_total", dev(d.getValue())))
+          .as("%s: software segmentation on %s (%s)", healthy.name(), d.getKey(), d.getValue().name()).isZero();
+      if (t.oracle().gsoCounted()) {
+        assertThat(t.oracle().gso(d.getValue(), oracleSite).skbs())
+            .as("%s: the oracle's software segmentation on %s", healthy.name(), d.getKey()).isZero();
+      }
+    }
+    double offloaded = t.delta("segscope_gso_offloaded_skbs_total", dev(offloading));
+    System.out.printf("[%s] %s %s: %.0f super-packets offloaded, none segmented%n", mode(), healthy.name(),
+        offloading.name(), offloaded);
+    assertThat(offloaded).as("%s: super-packets handed whole to %s's driver", healthy.name(), offloading.name())
+        .isGreaterThan(50);
+    assertNoAdviceFor(healthy);
+  }
+
+  /** No open recommendation concerns a namespace of {@code s}. */
+  void assertNoAdviceFor(Topology s) throws Exception {
+    java.util.Set<String> ours = new java.util.HashSet<>();
+    s.devices().values().forEach(d -> ours.add(d.ns().inode() + "/" + d.ns().name()));
+    JsonNode recs = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
+    for (JsonNode r : recs) {
+      assertThat(ours).as("[%s] advice for the healthy control %s: %s", mode(), s.name(), r).doesNotContain(
+          r.path("subject").path("netns").asLong() + "/" + r.path("subject").path("netns_name").asText());
     }
   }
 

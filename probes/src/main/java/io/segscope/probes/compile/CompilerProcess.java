@@ -19,9 +19,11 @@ import java.util.concurrent.TimeUnit;
  * Compiles in a short-lived child JVM ({@link CompilerMain}, the same jar) so libbcc and LLVM — about
  * 200 MiB of RSS after one compile, most of which glibc never returns — are never loaded into the
  * long-running agent. The child gets the request on stdin and answers with a {@link CompiledObject}
- * on stdout; its stderr (clang's diagnostics) is kept for the error message. It is killed when it
- * overruns {@code timeout}, when the calling thread is interrupted, and by the kernel if this process
- * dies (PR_SET_PDEATHSIG).
+ * on stdout; its stderr (clang's diagnostics) is kept for the error message. It is killed (SIGKILL)
+ * when it overruns {@code timeout}, at once when the calling thread is interrupted (a SIGTERM to the
+ * agent during a start does that), and by the kernel if this process dies (PR_SET_PDEATHSIG, which
+ * the kernel sends when the THREAD that started the child ends: {@link #compile} waits for the child on
+ * that thread, so the thread never ends first).
  */
 public final class CompilerProcess {
   private final List<String> command;
@@ -35,12 +37,25 @@ public final class CompilerProcess {
     this.timeout = Objects.requireNonNull(timeout, "timeout");
   }
 
-  /** This JVM's java binary and class path, with a small heap: the child only drives libbcc. */
+  /**
+   * This JVM's java binary and class path, with a small heap: the child only drives libbcc. It leaves
+   * nothing behind when killed: no hsperfdata file (-XX:-UsePerfData), its temporary files where this
+   * JVM keeps its own ({@code java.io.tmpdir}, {@code jna.tmpdir} passed on), and it ends at once on an
+   * OutOfMemoryError instead of hanging half-alive.
+   */
   public static List<String> sameJvm() {
     String java = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    return List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-        "-cp", System.getProperty("java.class.path"), CompilerMain.class.getName());
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-Xshare:auto", "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError"));
+    for (String p : List.of("java.io.tmpdir", "jna.tmpdir")) {
+      String v = System.getProperty(p);
+      if (v != null && !v.isEmpty()) {
+        cmd.add("-D" + p + "=" + v);
+      }
+    }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), CompilerMain.class.getName()));
+    return List.copyOf(cmd);
   }
 
   /** Compiles in a child of this JVM with a 5-minute limit (a compile under software emulation takes ~10 s). */
@@ -98,6 +113,21 @@ public final class CompilerProcess {
     } finally {
       if (child.isAlive()) {
         child.destroyForcibly();
+        reap(child);
+      }
+    }
+  }
+
+  /** Waits (up to 2 s) until a killed child is gone, keeping this thread's interrupt status. */
+  private static void reap(Process child) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      child.waitFor(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      interrupted = true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
   }

@@ -115,6 +115,22 @@ public final class Kallsyms {
     return text(n -> n.equals(function) || n.startsWith(function + "."));
   }
 
+  /**
+   * The same, in the core kernel or in a loaded module ({@code tbf_enqueue [sch_tbf]}): where code runs,
+   * as opposed to what a kprobe or fentry program can attach to by name.
+   */
+  public List<Symbol> codeOf(String function) {
+    List<Symbol> out = new ArrayList<>();
+    for (Symbol s : byAddress) {
+      char t = Character.toLowerCase(s.type());
+      String n = s.name();
+      if (t == 't' && s.end() != s.start() && (n.equals(function) || n.startsWith(function + "."))) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
   public boolean hasFunction(String name) {
     return !text(name::equals).isEmpty();
   }

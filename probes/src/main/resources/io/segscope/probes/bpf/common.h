@@ -431,9 +431,18 @@ static __always_inline u32 gso_type_class(u32 t)
     return GTYPE_OTHER;
 }
 
+/* The SKB_GSO_* bits that name a tunnel (the outer header), not the protocol segmented inside it. */
+#define SEG_GSO_TUNNEL_BITS (SEG_GSO_UDP_TUNNEL | SEG_GSO_UDP_TUNNEL_CSUM | SEG_GSO_GRE | SEG_GSO_GRE_CSUM | \
+                             SEG_GSO_IPXIP4 | SEG_GSO_IPXIP6 | SEG_GSO_TUNNEL_REMCSUM)
+
 /*
  * Why the kernel could not hand this GSO skb to device d intact (segmented at validate_xmit_skb), in
- * the kernel's own order: gso_features_check, then skb_gso_ok, then the checksum condition.
+ * the kernel's own order: gso_features_check, then skb_gso_ok, then the checksum condition. For an
+ * encapsulated skb (skb->encapsulation at validate_xmit_skb; a tunnel bit in gso_type once segmented,
+ * when freed) the device's usable features are features & hw_enc_features (netif_skb_features):
+ * when what is missing is the tunnel's own GSO bit, or a protocol the device segments only outside a
+ * tunnel, the cause is tunnel_feature_missing; when the device cannot segment the inner protocol at
+ * all, feature_missing.
  */
 static __always_inline u32 xmit_cause(struct dev_view *d, struct skb_view *s, struct gso_info *g)
 {
@@ -447,11 +456,14 @@ static __always_inline u32 xmit_cause(struct dev_view *d, struct skb_view *s, st
         return CAUSE_GSO_MAX_SEGS;
     if (max_size && s->len >= max_size)
         return CAUSE_GSO_MAX_SIZE;
-    if (s->encapsulation) {
-        if ((((u64)g->gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK & ~(features & d->hw_enc_features))
-            return (((u64)g->gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK & ~features
+    u64 wanted = (((u64)g->gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK;
+    /* the tunnel GSO callbacks clear skb->encapsulation of the original: its gso_type still says so */
+    if (s->encapsulation || (g->gso_type & SEG_GSO_TUNNEL_BITS)) {
+        u64 missing = wanted & ~(features & d->hw_enc_features);
+        if (missing)
+            return missing & ~features & ~(((u64)SEG_GSO_TUNNEL_BITS) << NETIF_F_GSO_SHIFT)
                 ? CAUSE_FEATURE_MISSING : CAUSE_TUNNEL_FEATURE_MISSING;
-    } else if ((((u64)g->gso_type) << NETIF_F_GSO_SHIFT) & NETIF_GSO_MASK & ~features) {
+    } else if (wanted & ~features) {
         return CAUSE_FEATURE_MISSING;
     }
     if (s->ip_summed != SEG_CHECKSUM_PARTIAL && s->ip_summed != SEG_CHECKSUM_UNNECESSARY)
@@ -459,12 +471,19 @@ static __always_inline u32 xmit_cause(struct dev_view *d, struct skb_view *s, st
     return CAUSE_OTHER;
 }
 
+/*
+ * The cause of a segmentation at site: the site itself where it says why (a forwarded packet larger than
+ * the egress MTU, a qdisc that segments); a socket that did not ask for UDP GRO (udp_rx) is "other";
+ * elsewhere the device's features and limits, as validate_xmit_skb judges them.
+ */
 static __always_inline u32 cause_of(u32 site, struct dev_view *d, struct skb_view *s, struct gso_info *g)
 {
     if (site == SITE_IP_OUTPUT_MTU)
         return CAUSE_MTU;
     if (site == SITE_QDISC)
         return CAUSE_QDISC;
+    if (site == SITE_UDP_RX)
+        return CAUSE_OTHER;
     return xmit_cause(d, s, g);
 }
 
@@ -502,13 +521,33 @@ static __always_inline void count_segmentation(void *dev, struct dev_view *d, st
     }
 }
 
-/* Segments the skb will be cut into: gso_segs, or (DODGY skbs carry 0) from the length. */
-static __always_inline u32 segments_of(struct skb_view *s, struct gso_info *g)
+/*
+ * Segments the skb will be cut into: gso_segs; for skbs that carry 0 (SKB_GSO_DODGY: virtio-net
+ * headers from a tap or a VM) the payload after the headers divided by gso_size, with the headers
+ * measured as qdisc_pkt_len_init does (transport offset + TCP header length, or + 8 for UDP); two
+ * probe reads, only for such skbs. Called where skb->data is at the MAC header (after segmentation).
+ */
+static __always_inline u32 segments_of(void *skb, struct skb_view *s, struct gso_info *g)
 {
     if (g->gso_segs)
         return g->gso_segs;
     if (!g->gso_size)
         return 0;
+    u32 hdr = 0;
+    u16 th = 0;
+    if (!s->encapsulation && !(g->gso_type & SEG_GSO_TUNNEL_BITS)
+        && !bpf_probe_read_kernel(&th, sizeof th, (char *)skb + OFF_SKB_TRANSPORT_HEADER)
+        && th != (u16)~0U && th > s->mac_header) {
+        if (g->gso_type & (SEG_GSO_TCPV4 | SEG_GSO_TCPV6)) {
+            u8 doff = 0;
+            if (!bpf_probe_read_kernel(&doff, 1, (char *)s->head + th + 12))
+                hdr = (th - s->mac_header) + (doff >> 4) * 4;
+        } else if (g->gso_type & SEG_GSO_UDP_L4) {
+            hdr = (th - s->mac_header) + 8;
+        }
+    }
+    if (hdr && s->len > hdr)
+        return (s->len - hdr + g->gso_size - 1) / g->gso_size;
     return (s->len + g->gso_size - 1) / g->gso_size;
 }
 

@@ -5,7 +5,9 @@
  *   net:net_dev_queue(skb)             a GSO super-packet queued on skb->dev: gso_queued (+ the start of
  *                                      its segmentation time in tracepoint mode)
  *   skb:kfree_skb(skb, location)       a GSO super-packet dropped on the transmit path before the
- *                                      driver (location in the TX functions): gso_tx_dropped
+ *                                      driver (location in the TX functions): gso_tx_dropped; or, at
+ *                                      tbf's enqueue, the original of a super-packet tbf segmented and
+ *                                      whose every segment it dropped: a segmentation (tracepoint mode)
  * Tracepoint mode (no kprobes/fentry):
  *   skb:consume_skb(skb, location)     location inside a function that segments (validate_xmit_skb,
  *                                      ip_finish_output_gso, tbf/cake/netem/taprio, xfrm, udp rx, ...)
@@ -45,12 +47,56 @@ static __always_inline void queued_body(void *skb, void *dev, struct skb_view *s
     }
 }
 
-static __always_inline void tx_drop_body(void *dev, struct skb_view *s, struct dev_view *d)
+#ifdef GSO_MODE_TRACEPOINT
+static __always_inline void consumed_body(void *skb, u32 site, struct skb_view *s, struct dev_view *d)
 {
     struct gso_info g = {};
     if (gso_info_read(s, &g) || !g.gso_size)
+        return; /* not a super-packet: freed there for another reason */
+    u64 duration = ~0ULL;
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    if (st && st->skb == skb) {
+        u64 now = bpf_ktime_get_ns();
+        if (now >= st->ts)
+            duration = now - st->ts;
+        st->skb = 0;
+    }
+    count_segmentation(s->dev, d, s, &g, segments_of(skb, s, &g), site, duration);
+}
+
+static __always_inline void dequeued_body(void *skb)
+{
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    if (st) {
+        st->skb = skb;
+        st->ts = bpf_ktime_get_ns();
+    }
+}
+
+#endif
+
+/*
+ * A GSO super-packet freed with kfree_skb at location loc, kind = tx_drop_site(loc): dropped on the
+ * transmit path before the driver (TX_DROP), or (TX_DROP_AFTER_SEGMENTING) the original of a
+ * super-packet a qdisc segmented and whose every segment it then dropped (tbf_segment): a segmentation
+ * like the consume_skb of the same call site. kprobe/fentry counted that one at __skb_gso_segment's exit.
+ */
+static __always_inline void tx_drop_body(void *skb, u32 kind, u64 loc, struct skb_view *s, struct dev_view *d)
+{
+    if (kind == TX_DROP_AFTER_SEGMENTING) {
+#ifdef GSO_MODE_TRACEPOINT
+        u32 site = site_of(loc);
+        if (site != SITES)
+            consumed_body(skb, site, s, d);
+#endif
         return;
-    count_tx_drop(dev, d);
+    }
+    struct gso_info g = {};
+    if (gso_info_read(s, &g) || !g.gso_size)
+        return;
+    count_tx_drop(s->dev, d);
 }
 
 #ifdef TP_ATTACH_BTF
@@ -73,7 +119,8 @@ int tp_btf__net_dev_queue(u64 *ctx)
 
 int tp_btf__kfree_skb(u64 *ctx)
 {
-    if (!tx_drop_site(ctx[1]))
+    u32 kind = tx_drop_site(ctx[1]);
+    if (!kind)
         return 0;
     void *skb = (void *)ctx[0];
     struct skb_view s = {};
@@ -81,7 +128,7 @@ int tp_btf__kfree_skb(u64 *ctx)
     skb_view_btf(skb, &s);
     if (dev_view_btf(s.dev, &d))
         return 0;
-    tx_drop_body(s.dev, &s, &d);
+    tx_drop_body(skb, kind, ctx[1], &s, &d);
     return 0;
 }
 #else
@@ -99,13 +146,14 @@ static __always_inline int net_dev_queue_probe(void *skb)
 
 static __always_inline int kfree_skb_probe(void *skb, u64 location)
 {
-    if (!tx_drop_site(location))
+    u32 kind = tx_drop_site(location);
+    if (!kind)
         return 0;
     struct skb_view s = {};
     struct dev_view d = {};
     if (skb_view_probe(skb, &s) || dev_view_probe(s.dev, &d))
         return 0;
-    tx_drop_body(s.dev, &s, &d);
+    tx_drop_body(skb, kind, location, &s, &d);
     return 0;
 }
 #ifdef TP_ATTACH_RAW
@@ -133,33 +181,6 @@ int tp__kfree_skb(void *ctx)
 
 /* ---- tracepoint mode: segmentation seen where the original super-packet is freed ---- */
 #ifdef GSO_MODE_TRACEPOINT
-
-static __always_inline void consumed_body(void *skb, u32 site, struct skb_view *s, struct dev_view *d)
-{
-    struct gso_info g = {};
-    if (gso_info_read(s, &g) || !g.gso_size)
-        return; /* not a super-packet: freed there for another reason */
-    u64 duration = ~0ULL;
-    int zero = 0;
-    struct xmit_start *st = xmit_start_slot.lookup(&zero);
-    if (st && st->skb == skb) {
-        u64 now = bpf_ktime_get_ns();
-        if (now >= st->ts)
-            duration = now - st->ts;
-        st->skb = 0;
-    }
-    count_segmentation(s->dev, d, s, &g, segments_of(s, &g), site, duration);
-}
-
-static __always_inline void dequeued_body(void *skb)
-{
-    int zero = 0;
-    struct xmit_start *st = xmit_start_slot.lookup(&zero);
-    if (st) {
-        st->skb = skb;
-        st->ts = bpf_ktime_get_ns();
-    }
-}
 
 #ifdef TP_ATTACH_BTF
 int tp_btf__consume_skb(u64 *ctx)
