@@ -1,8 +1,11 @@
 package io.segscope.bench;
 
+import io.segscope.bench.agent.Launcher;
 import io.segscope.bench.part.BenchConfig;
-import io.segscope.bench.part.CostAccuracyPart;
+import io.segscope.bench.part.GuestMemory;
+import io.segscope.bench.part.GuestPart;
 import io.segscope.bench.part.JmhPart;
+import io.segscope.bench.part.KernelPart;
 import io.segscope.bench.part.OverheadPart;
 import io.segscope.bench.part.ScalePart;
 import io.segscope.bench.report.BenchmarksMarkdown;
@@ -22,13 +25,17 @@ import java.util.logging.Logger;
  * The benchmark suite's entry point (run by {@code scripts/bench}).
  *
  * <pre>
- * java -jar segscope-bench.jar run --agent-jar JAR --out DIR --markdown FILE [--quick] [--parts p1,p2,...]
+ * java -jar segscope-bench.jar run --agent-jar JAR --launcher FILE --out DIR --markdown FILE [--quick] [--parts p,...]
  * java -jar segscope-bench.jar report --out DIR --markdown FILE
+ * java -jar segscope-bench.jar guest-memory --agent-jar JAR --launcher FILE --out DIR --devices N --smp S
  * </pre>
  *
- * Parts: {@code cost} (in-kernel cost and accuracy, one run), {@code overhead}, {@code scale}, {@code jmh}.
- * Each part writes its raw results under DIR; a part that fails is recorded and the others still run.
- * The report is rendered from DIR into FILE. Exit codes: 0 all parts ran, 1 a part failed, 2 bad arguments.
+ * Parts: {@code kernel} (in-kernel cost, runs per super-packet, counts against the oracle),
+ * {@code overhead} (UDP sender CPU per segment, iperf3, agent starts), {@code scale} (10/100/1,000
+ * devices), {@code guest} (kernel map memory with 128 possible CPUs), {@code jmh}. Each part writes its
+ * raw results under DIR; a part that fails is recorded and the others still run. The report is rendered
+ * from DIR into FILE. {@code guest-memory} is what the guest part runs inside the guest. Exit codes: 0
+ * all parts ran, 1 a part failed, 2 bad arguments.
  */
 public final class BenchMain {
   static {
@@ -36,7 +43,9 @@ public final class BenchMain {
   }
 
   private static final Logger LOG = Logger.getLogger(BenchMain.class.getName());
-  static final List<String> PARTS = List.of("cost", "overhead", "scale", "jmh");
+  static final List<String> PARTS = List.of("kernel", "overhead", "scale", "guest", "jmh");
+  /** What --quick runs unless --parts says otherwise: the guest boots and compiles for minutes. */
+  static final List<String> QUICK_PARTS = List.of("kernel", "overhead", "scale", "jmh");
 
   private BenchMain() {}
 
@@ -47,31 +56,42 @@ public final class BenchMain {
       System.err.println("segscope-bench: " + e.getMessage());
       System.err.println(Args.USAGE);
       System.exit(2);
+    } catch (Exception e) {
+      System.err.println("segscope-bench: " + e.getMessage());
+      System.exit(1);
     }
   }
 
-  static int run(Args a) {
+  static int run(Args a) throws Exception {
     Results results = new Results(a.out());
     if (a.command().equals("report")) {
       BenchmarksMarkdown.write(results, a.markdown());
       return 0;
     }
-    preflight();
+    preflight(a.command().equals("guest-memory") ? List.of("ip", "ss") : List.of("ip", "iperf3", "ss", "bpftool",
+        "bpftrace", "ethtool", "clang"));
     Lab.sweepStale();
     Path benchJar = ownJar();
-    BenchConfig config = a.quick() ? BenchConfig.quick(a.agentJar(), benchJar) : BenchConfig.full(a.agentJar(), benchJar);
+    if (a.command().equals("guest-memory")) {
+      GuestMemory.run(Launcher.read(a.launcher()), a.agentJar(), benchJar, a.out(), a.devices(), a.smp());
+      return 0;
+    }
+    BenchConfig config = a.quick() ? BenchConfig.quick(a.agentJar(), benchJar, a.launcher())
+        : BenchConfig.full(a.agentJar(), benchJar, a.launcher());
     Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     double[] loadBefore = Machine.loadAverage();
     Map<String, String> failures = new LinkedHashMap<>();
     long t0 = System.nanoTime();
-    for (String part : a.parts()) {
+    List<String> parts = a.parts() != null ? a.parts() : a.quick() ? QUICK_PARTS : PARTS;
+    for (String part : parts) {
       LOG.info("part " + part + " ...");
       long p0 = System.nanoTime();
       try {
         switch (part) {
-          case "cost" -> new CostAccuracyPart(config, results).run();
+          case "kernel" -> new KernelPart(config, results).run();
           case "overhead" -> new OverheadPart(config, results).run();
           case "scale" -> new ScalePart(config, results).run();
+          case "guest" -> new GuestPart(config, results).run();
           case "jmh" -> new JmhPart(config, results).run();
           default -> throw new IllegalStateException("unknown part " + part);
         }
@@ -84,7 +104,8 @@ public final class BenchMain {
       }
     }
     RunInfo info = new RunInfo(start.toString(), (System.nanoTime() - t0) / 1e9, Machine.probe(), loadBefore,
-        Machine.loadAverage(), a.quick(), a.parts(), failures, "tracepoint", relative(a.out()));
+        Machine.loadAverage(), a.quick(), parts, failures, config.launcher().javaOptionsLine(),
+        config.launcher().environment(), relative(a.out()));
     results.write("run", info);
     BenchmarksMarkdown.write(results, a.markdown());
     LOG.info("wrote " + a.markdown() + " and raw results under " + a.out());
@@ -97,14 +118,14 @@ public final class BenchMain {
     return abs.startsWith(cwd) ? cwd.relativize(abs).toString() : abs.toString();
   }
 
-  /** Root and the tools every part needs; fails naming what is missing. */
-  private static void preflight() {
+  /** Root and the tools the parts need; fails naming what is missing. */
+  private static void preflight(List<String> tools) {
     if (!"root".equals(System.getProperty("user.name"))) {
       throw new IllegalStateException("run the benchmarks: needs root (namespaces, BPF, bpf_stats)");
     }
     List<String> missing = new ArrayList<>();
-    for (String tool : List.of("ip", "iperf3", "ss", "bpftool", "bpftrace", "ethtool")) {
-      if (Tools.find(tool).isEmpty()) {
+    for (String tool : tools) {
+      if (tool.equals("clang") ? Tools.clang().isEmpty() : Tools.find(tool).isEmpty()) {
         missing.add(tool);
       }
     }
@@ -126,27 +147,47 @@ public final class BenchMain {
     }
   }
 
-  /** Parsed command line. */
-  record Args(String command, Path agentJar, Path out, Path markdown, boolean quick, List<String> parts) {
-    static final String USAGE = "usage: segscope-bench run --agent-jar JAR --out DIR --markdown FILE [--quick]"
-        + " [--parts " + String.join(",", PARTS) + "]\n       segscope-bench report --out DIR --markdown FILE";
+  /** Parsed command line; {@code parts} null = the default for the run's length. */
+  record Args(String command, Path agentJar, Path launcher, Path out, Path markdown, boolean quick,
+      List<String> parts, int devices, String smp) {
+    static final String USAGE = "usage: segscope-bench run --agent-jar JAR --launcher FILE --out DIR --markdown FILE"
+        + " [--quick] [--parts " + String.join(",", PARTS) + "]\n"
+        + "       segscope-bench report --out DIR --markdown FILE\n"
+        + "       segscope-bench guest-memory --agent-jar JAR --launcher FILE --out DIR --devices N --smp SMP";
 
     static Args parse(String[] args) {
-      if (args.length == 0 || !(args[0].equals("run") || args[0].equals("report"))) {
-        throw new IllegalArgumentException("first argument must be run or report");
+      if (args.length == 0 || !List.of("run", "report", "guest-memory").contains(args[0])) {
+        throw new IllegalArgumentException("first argument must be run, report or guest-memory");
       }
+      String command = args[0];
       Path agentJar = null;
+      Path launcher = null;
       Path out = null;
       Path markdown = null;
       boolean quick = false;
-      List<String> parts = PARTS;
+      List<String> parts = null;
+      int devices = 1000;
+      String smp = "";
       for (int i = 1; i < args.length; i++) {
         String a = args[i];
         switch (a) {
           case "--quick" -> quick = true;
           case "--agent-jar" -> agentJar = Path.of(value(args, ++i, a));
+          case "--launcher" -> launcher = Path.of(value(args, ++i, a));
           case "--out" -> out = Path.of(value(args, ++i, a));
           case "--markdown" -> markdown = Path.of(value(args, ++i, a));
+          case "--smp" -> smp = value(args, ++i, a);
+          case "--devices" -> {
+            String v = value(args, ++i, a);
+            try {
+              devices = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+              devices = -1;
+            }
+            if (devices < 2 || devices % 2 != 0 || devices > 2 * 16384) {
+              throw new IllegalArgumentException("--devices must be an even number from 2 to 32768, got " + v);
+            }
+          }
           case "--parts" -> {
             parts = List.of(value(args, ++i, a).split(","));
             for (String p : parts) {
@@ -158,13 +199,22 @@ public final class BenchMain {
           default -> throw new IllegalArgumentException("unknown argument " + a);
         }
       }
-      if (out == null || markdown == null) {
-        throw new IllegalArgumentException("--out and --markdown are required");
+      if (out == null) {
+        throw new IllegalArgumentException("--out is required");
       }
-      if (args[0].equals("run") && (agentJar == null || !Files.isRegularFile(agentJar))) {
-        throw new IllegalArgumentException("--agent-jar must name the agent's jar (got " + agentJar + ")");
+      if (!command.equals("guest-memory") && markdown == null) {
+        throw new IllegalArgumentException("--markdown is required");
       }
-      return new Args(args[0], agentJar, out, markdown, quick, parts);
+      if (!command.equals("report")) {
+        if (agentJar == null || !Files.isRegularFile(agentJar)) {
+          throw new IllegalArgumentException("--agent-jar must name the agent's jar (got " + agentJar + ")");
+        }
+        if (launcher == null || !Files.isRegularFile(launcher)) {
+          throw new IllegalArgumentException("--launcher must name the repository's segscope script (got "
+              + launcher + ")");
+        }
+      }
+      return new Args(command, agentJar, launcher, out, markdown, quick, parts, devices, smp);
     }
 
     private static String value(String[] args, int i, String flag) {

@@ -12,8 +12,10 @@ import java.util.Map;
  * @param quick whether the short development settings were used
  * @param parts the parts asked for
  * @param failures part → the error that stopped it
- * @param probeMode the agent's probe mode (from its metrics)
+ * @param javaOptions the launcher's JVM flags the agent ran with
+ * @param environment the environment the launcher sets for it
  * @param resultsDir where the raw results are, relative to the repository
  */
 public record RunInfo(String startedAt, double seconds, Machine machine, double[] loadBefore, double[] loadAfter,
-    boolean quick, List<String> parts, Map<String, String> failures, String probeMode, String resultsDir) {}
+    boolean quick, List<String> parts, Map<String, String> failures, String javaOptions,
+    Map<String, String> environment, String resultsDir) {}

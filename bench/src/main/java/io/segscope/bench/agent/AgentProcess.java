@@ -7,57 +7,71 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The real agent jar as a child process, started the way {@code ./segscope run} starts it (same JVM flags,
- * {@code SEGSCOPE_JAVA_OPTS} honoured), listening on a free loopback port. Measures its own start: the time
- * from spawning the JVM to the first {@code GET /metrics} that answers 200, and to {@code /readyz} = 200.
+ * The real agent jar as a child process, started the way {@code ./segscope run} starts it (the
+ * launcher's JVM flags and environment, {@link Launcher}), listening on a free loopback port. It
+ * measures its own start: from spawning the JVM to the first {@code GET /metrics} that answers 200
+ * with its programs attached, and to {@code /readyz} = 200.
  */
 public final class AgentProcess implements AutoCloseable {
-  /** The launcher's default JVM flags ({@code ./segscope}). */
-  public static final String DEFAULT_JAVA_OPTS = "-Xms32m -Xmx192m -XX:+UseSerialGC";
+  /** The Accept header Prometheus 3 sends by default (scrape_protocols), and it asks for gzip. */
+  public static final String PROMETHEUS_ACCEPT = "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;"
+      + "q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=1.0.0;escaping=allow-utf-8;"
+      + "q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
+  /** The text format this suite parses. */
+  static final String TEXT_ACCEPT = "text/plain;version=0.0.4";
 
   private final Process process;
   private final Path log;
   private final int port;
   private final long startedAt;
+  private final List<String> command;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(2)).build();
   private double firstScrapeSeconds = -1;
   private double readySeconds = -1;
 
-  private AgentProcess(Process process, Path log, int port, long startedAt) {
+  private AgentProcess(Process process, Path log, int port, long startedAt, List<String> command) {
     this.process = process;
     this.log = log;
     this.port = port;
     this.startedAt = startedAt;
+    this.command = List.copyOf(command);
   }
 
-  /** Starts {@code java OPTS -jar jar run --listen 127.0.0.1:PORT ARGS...}, output to {@code log}. */
-  public static AgentProcess start(Path jar, Path log, String... runArgs) {
+  /**
+   * Starts {@code java FLAGS [extraJvm] -jar jar run --listen 127.0.0.1:PORT ARGS...} with the
+   * launcher's environment, output to {@code log}.
+   */
+  public static AgentProcess start(Launcher launcher, Path jar, Path log, List<String> extraJvm, String... runArgs) {
     int port = freePort();
-    String opts = System.getenv().getOrDefault("SEGSCOPE_JAVA_OPTS", DEFAULT_JAVA_OPTS);
-    List<String> cmd = new ArrayList<>(List.of("java"));
-    for (String o : opts.trim().split("\\s+")) {
-      if (!o.isEmpty()) {
-        cmd.add(o);
-      }
-    }
+    List<String> cmd = new ArrayList<>(List.of(java()));
+    cmd.addAll(launcher.javaOptions());
+    cmd.addAll(extraJvm);
     cmd.addAll(List.of("-jar", jar.toString(), "run", "--listen", "127.0.0.1:" + port));
     cmd.addAll(List.of(runArgs));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().putAll(launcher.environment());
     long t0 = System.nanoTime();
     try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-      return new AgentProcess(p, log, port, t0);
+      return new AgentProcess(pb.start(), log, port, t0, cmd);
     } catch (IOException e) {
       throw new IllegalStateException("start the agent `" + String.join(" ", cmd) + "`: " + e.getMessage(), e);
     }
+  }
+
+  /** The java binary running this suite (the same JDK the agent's launcher finds first on PATH here). */
+  static String java() {
+    return ProcessHandle.current().info().command().orElse("java");
   }
 
   private static int freePort() {
@@ -72,13 +86,14 @@ public final class AgentProcess implements AutoCloseable {
     return process.pid();
   }
 
-  public int port() {
-    return port;
+  public List<String> command() {
+    return command;
   }
 
   /**
-   * Polls every 20 ms until {@code /metrics} answers 200 (recording the first-scrape time) and then
-   * {@code /readyz} answers 200 (recording the ready time). Throws with the agent's log otherwise.
+   * Polls every 20 ms until {@code /metrics} answers 200 with a {@code segscope_probe_attached} series at 1
+   * (recording the first-scrape time) and then {@code /readyz} answers 200 (the ready time). Throws
+   * with the agent's log otherwise.
    */
   public void awaitReady(Duration timeout) {
     long deadline = startedAt + timeout.toNanos();
@@ -87,10 +102,14 @@ public final class AgentProcess implements AutoCloseable {
         throw new IllegalStateException("start the agent: it exited with " + process.exitValue() + ": " + tail());
       }
       try {
-        if (firstScrapeSeconds < 0 && get("/metrics").statusCode() == 200) {
-          firstScrapeSeconds = (System.nanoTime() - startedAt) / 1e9;
+        if (firstScrapeSeconds < 0) {
+          HttpResponse<byte[]> r = get("/metrics", TEXT_ACCEPT, false);
+          long now = System.nanoTime();
+          if (r.statusCode() == 200 && probesAttached(PromText.parse(new String(r.body(), StandardCharsets.UTF_8)))) {
+            firstScrapeSeconds = (now - startedAt) / 1e9;
+          }
         }
-        if (firstScrapeSeconds >= 0 && get("/readyz").statusCode() == 200) {
+        if (firstScrapeSeconds >= 0 && get("/readyz", null, false).statusCode() == 200) {
           readySeconds = (System.nanoTime() - startedAt) / 1e9;
           return;
         }
@@ -102,7 +121,11 @@ public final class AgentProcess implements AutoCloseable {
     throw new IllegalStateException("start the agent: not ready within " + timeout.toSeconds() + " s: " + tail());
   }
 
-  /** Seconds from spawning the JVM to the first 200 from /metrics; -1 before {@link #awaitReady}. */
+  static boolean probesAttached(PromText m) {
+    return m.samples("segscope_probe_attached").stream().anyMatch(s -> s.value() == 1);
+  }
+
+  /** Seconds from spawning the JVM to the first 200 from /metrics with programs attached; -1 before. */
   public double firstScrapeSeconds() {
     return firstScrapeSeconds;
   }
@@ -112,27 +135,58 @@ public final class AgentProcess implements AutoCloseable {
     return readySeconds;
   }
 
-  public HttpResponse<byte[]> get(String path) throws IOException {
-    HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(30)).build();
+  /**
+   * GET {@code path} with {@code accept} (none when null) and {@code Accept-Encoding: gzip} when asked;
+   * the body as sent (not decompressed).
+   */
+  public HttpResponse<byte[]> get(String path, String accept, boolean gzip) throws IOException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(30));
+    if (accept != null) {
+      b.header("Accept", accept);
+    }
+    if (gzip) {
+      b.header("Accept-Encoding", "gzip");
+    }
     try {
-      return http.send(r, HttpResponse.BodyHandlers.ofByteArray());
+      return http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("GET " + path + ": interrupted", e);
     }
   }
 
-  /** GET /metrics, parsed; throws unless 200. */
+  /** GET /metrics as Prometheus text 0.0.4, parsed; throws unless 200. */
   public PromText scrape() {
     try {
-      HttpResponse<byte[]> r = get("/metrics");
+      HttpResponse<byte[]> r = get("/metrics", TEXT_ACCEPT, false);
       if (r.statusCode() != 200) {
         throw new IllegalStateException("scrape the agent: /metrics answered " + r.statusCode());
       }
-      return PromText.parse(new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+      return PromText.parse(new String(r.body(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new IllegalStateException("scrape the agent: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Scrapes until the snapshot is from a map read that began at or after {@code instant}
+   * ({@code segscope_snapshot_timestamp_seconds}); returns that scrape.
+   */
+  public PromText scrapeAfter(Instant instant, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    double wanted = instant.toEpochMilli() / 1000.0;
+    while (true) {
+      PromText m = scrape();
+      if (m.sum("segscope_snapshot_timestamp_seconds", java.util.Map.of()) >= wanted) {
+        return m;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("wait for a map read after " + instant + ": none within "
+            + timeout.toSeconds() + " s (last snapshot at "
+            + m.sum("segscope_snapshot_timestamp_seconds", java.util.Map.of()) + ")");
+      }
+      sleep(200);
     }
   }
 
@@ -140,14 +194,34 @@ public final class AgentProcess implements AutoCloseable {
     return ProcessUsage.of(process.pid());
   }
 
+  /**
+   * Waits until the agent's CPU use over {@code window} stays below {@code cores} (its start-up work
+   * done: JIT, first reads), at most {@code timeout}; returns the last rate seen.
+   */
+  public double awaitQuiet(double cores, Duration window, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    double rate;
+    do {
+      ProcessUsage a = usage();
+      sleep(window.toMillis());
+      rate = usage().coresSince(a);
+    } while (rate >= cores && System.nanoTime() < deadline);
+    return rate;
+  }
+
+  /** The agent's log so far. */
+  public String log() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
   /** The last lines of the agent's log. */
   public String tail() {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-    } catch (IOException e) {
-      return "(log " + log + " unreadable: " + e.getMessage() + ")";
-    }
+    List<String> lines = log().lines().toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
   }
 
   /** SIGTERM, then waits up to 30 s (SIGKILL after); returns the exit code. */
@@ -172,7 +246,7 @@ public final class AgentProcess implements AutoCloseable {
     }
   }
 
-  private static void sleep(long ms) {
+  static void sleep(long ms) {
     try {
       Thread.sleep(ms);
     } catch (InterruptedException e) {

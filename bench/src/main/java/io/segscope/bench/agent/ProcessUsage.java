@@ -24,6 +24,21 @@ public record ProcessUsage(double cpuSeconds, long rssBytes, long atNanos) {
     }
   }
 
+  /** VmHWM of {@code pid}: the most it was ever resident with, bytes. */
+  public static long peakRss(long pid) {
+    Path status = Path.of("/proc", Long.toString(pid), "status");
+    try {
+      for (String l : Files.readString(status).split("\n")) {
+        if (l.startsWith("VmHWM:")) {
+          return Long.parseLong(l.replaceAll("\\D", "")) * 1024;
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("read " + status + ": " + e.getMessage(), e);
+    }
+    throw new IllegalStateException("read " + status + ": no VmHWM line");
+  }
+
   /** Parses /proc/PID/stat (utime, stime: fields 14 and 15) and /proc/PID/status (VmRSS). */
   static ProcessUsage parse(String stat, String status, long atNanos) {
     int close = stat.lastIndexOf(')');

@@ -1,5 +1,8 @@
 package io.segscope.bench.jmh;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.segscope.agent.advice.AdviceContext;
+import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Features;
 import io.segscope.agent.inventory.Inventory;
@@ -7,61 +10,70 @@ import io.segscope.agent.inventory.Link;
 import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.XdpAttachment;
 import io.segscope.agent.inventory.XdpMode;
-import io.segscope.agent.telemetry.InventoryView;
-import io.segscope.agent.telemetry.SnapshotAssembler;
+import io.segscope.agent.telemetry.DeviceSelection;
+import io.segscope.agent.telemetry.SelfCost;
+import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.model.BuildInfo;
-import io.segscope.exporters.model.DeviceInfo;
-import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.bcc.ProgramStats;
-import io.segscope.probes.gso.DeviceCounters;
-import io.segscope.probes.gso.DeviceStatsDecoder;
+import io.segscope.probes.ProbeSource;
+import io.segscope.probes.ProgramRunStats;
+import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.Cause;
+import io.segscope.probes.wire.Counts;
+import io.segscope.probes.wire.DeviceKey;
+import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.GsoDetail;
+import io.segscope.probes.wire.GsoType;
+import io.segscope.probes.wire.Site;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * A synthetic host of {@code n} veth devices (n/2 pairs between two namespaces), with the raw per-CPU
- * {@code dev_stats} map entries the programs would hold for them and the inventory the agent would read:
- * the input of the hot paths the JMH benchmarks time. Every device carries GSO traffic (offloaded); every
- * tenth b-side device also segments in software because its gso_max_size (16384) is below that of a
- * macvlan stacked on it (the S2 shape; cause gso_max_size), so the recommender has findings to make. The
- * inventory holds those n/20 macvlans besides the n veths.
+ * A synthetic host of {@code n} veth devices (n/2 pairs between two namespaces) as the agent's reader sees
+ * it: the readings its probes would return (every device queued GSO super-packets, handed intact to the
+ * driver; every tenth b-side device also segments in software because its gso_max_size, 16384, is below
+ * that of a macvlan stacked on it, so it has the full histogram series and the recommender a finding),
+ * the inventory, and the per-CPU map bytes of the counters (for the decode benchmark). The input of the
+ * Java hot paths the JMH benchmarks time, checked by FleetTest.
  */
 final class Fleet {
   static final long ROOT = 4026531840L;
   static final long NS_A = 4026532500L;
   static final long NS_B = 4026532501L;
-  static final Instant T0 = Instant.parse("2026-11-30T20:00:00Z");
+  static final Instant T0 = Instant.parse("2026-12-01T20:00:00Z");
   static final List<String> FEATURES = List.of("tx-scatter-gather", "tx-checksum-ip-generic",
-      "tx-generic-segmentation", "tx-tcp-segmentation", "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation",
-      "tx-tcp-mangleid-segmentation", "tx-udp-segmentation", "tx-gso-list", "tx-scatter-gather-fraglist",
-      "rx-gro", "rx-gro-list");
+      "tx-generic-segmentation", "tx-tcp-segmentation", "tx-tcp6-segmentation", "tx-udp-segmentation",
+      "tx-gso-list", "rx-gro", "rx-gro-list");
+  static final BuildInfo BUILD = new BuildInfo("0.1.0-SNAPSHOT", "0.26.0", "6.18.44");
 
   final int devices;
   final int cpus;
-  final byte[][] keys;
-  final byte[][] values;
   final Inventory inventory;
   final List<ProbeAttachment> attachments = List.of(
-      new ProbeAttachment("gso_tx", "tracepoint__net__net_dev_queue", "tracepoint", "tracepoint:net:net_dev_queue", true, ""),
-      new ProbeAttachment("gso_tx", "tracepoint__qdisc__qdisc_dequeue", "tracepoint", "tracepoint:qdisc:qdisc_dequeue", true, ""),
-      new ProbeAttachment("gso_tx", "tracepoint__skb__consume_skb", "tracepoint", "tracepoint:skb:consume_skb", true, ""),
-      new ProbeAttachment("gso_tx", "tracepoint__net__net_dev_start_xmit", "tracepoint", "tracepoint:net:net_dev_start_xmit", true, ""),
-      new ProbeAttachment("xdp_generic", "tracepoint__net__netif_receive_skb", "tracepoint", "tracepoint:net:netif_receive_skb", true, ""));
-  final List<ProgramStats> programs = List.of(new ProgramStats("tracepoint__net__net_dev_queue", 10, 123456789, 4567890),
-      new ProgramStats("tracepoint__skb__consume_skb", 12, 223456789, 9567890));
-  final BuildInfo build = new BuildInfo("0.1.0-SNAPSHOT", "0.26.0", "6.18.44");
+      new ProbeAttachment("gso_tx", "tp_btf__net_dev_queue", "tracepoint", "tp_btf:net_dev_queue", "tp_btf", true,
+          false, ""),
+      new ProbeAttachment("gso_tx", "tp_btf__kfree_skb", "tracepoint", "tp_btf:kfree_skb", "tp_btf", true, false, ""),
+      new ProbeAttachment("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf:consume_skb", "tp_btf", true, false,
+          ""),
+      new ProbeAttachment("gso_tx", "tp_btf__qdisc_dequeue", "tracepoint", "tp_btf:qdisc_dequeue", "tp_btf", true,
+          true, ""),
+      new ProbeAttachment("xdp_generic", "tp_btf__netif_receive_skb", "tracepoint", "tp_btf:netif_receive_skb",
+          "tp_btf", false, true, "no generic XDP program"));
 
   Fleet(int devices, int cpus) {
     if (devices < 2 || devices % 2 != 0) {
@@ -69,17 +81,12 @@ final class Fleet {
     }
     this.devices = devices;
     this.cpus = cpus;
-    this.keys = new byte[devices][];
-    this.values = new byte[devices][];
     List<Device> inv = new ArrayList<>();
     for (int i = 0; i < devices; i++) {
-      long ns = i % 2 == 0 ? NS_A : NS_B;
-      int ifindex = 2 + i / 2;
-      keys[i] = key(ns, ifindex);
-      values[i] = value(i, name(i), 1);
-      int peer = 2 + i / 2;
+      long ns = netns(i);
+      int ifindex = ifindex(i);
       long gsoMax = software(i) ? 16384 : 65536;
-      inv.add(new Device(ns, ns == NS_A ? "fleeta" : "fleetb", link(ifindex, name(i), "veth", peer, 0, gsoMax),
+      inv.add(new Device(ns, ns == NS_A ? "fleeta" : "fleetb", link(ifindex, name(i), "veth", ifindex, 0, gsoMax),
           features()));
       if (software(i)) {
         inv.add(new Device(ns, "fleetb", link(10000 + i, "mv" + i / 2, "macvlan", ifindex, -1, 65536), features()));
@@ -98,74 +105,131 @@ final class Fleet {
     return (i % 2 == 0 ? "fa" : "fb") + i / 2;
   }
 
-  /** The map entries again, with every counter multiplied by {@code scale} (a later read). */
-  byte[][] valuesAt(int scale) {
+  static long netns(int i) {
+    return i % 2 == 0 ? NS_A : NS_B;
+  }
+
+  static int ifindex(int i) {
+    return 2 + i / 2;
+  }
+
+  /** The probes' reading after {@code reads} reads' worth of traffic (counters grow with it). */
+  ProbeReading reading(int reads) {
+    List<DeviceReading> out = new ArrayList<>(devices);
+    for (int i = 0; i < devices; i++) {
+      out.add(reading(i, reads));
+    }
+    return new ProbeReading(reads, out, Map.of());
+  }
+
+  static DeviceReading reading(int i, int reads) {
+    long sw = software(i) ? 1000L * reads : 0;
+    long offloaded = 2000L * reads + i;
+    Counts c = new Counts(offloaded + sw, (offloaded + sw) * 60000, 0, sw, sw * 45, sw * 63000, sw, 0, 0, 0, 0);
+    Optional<GsoDetail> gso = Optional.empty();
+    if (sw > 0) {
+      long[] causes = new long[Cause.values().length];
+      causes[Cause.GSO_MAX_SIZE.ordinal()] = sw;
+      long[] sites = new long[Site.values().length];
+      sites[Site.XMIT.ordinal()] = sw;
+      long[] types = new long[GsoType.values().length];
+      long[] segs = new long[GsoDetail.SEG_SLOTS];
+      segs[7] = sw; // 45 segments: native schema-0 index 6, slot 7
+      long[] dur = new long[DurationBuckets.SLOTS];
+      dur[DurationBuckets.slotOf(9000)] = sw;
+      gso = Optional.of(new GsoDetail(name(i), sw, sw * 9000, causes, sites, types, segs, dur));
+    }
+    return new DeviceReading(new DeviceKey(0, netns(i), ifindex(i)), name(i), c, offloaded, gso, Optional.empty());
+  }
+
+  /** The per-CPU map value of every device's counters, as the kernel returns it (CPU after CPU). */
+  byte[][] counterValues(int reads) {
     byte[][] out = new byte[devices][];
     for (int i = 0; i < devices; i++) {
-      out[i] = value(i, name(i), scale);
-    }
-    return out;
-  }
-
-  List<DeviceCounters> decode(byte[][] vals) {
-    DeviceStatsDecoder d = decoder();
-    List<DeviceCounters> out = new ArrayList<>(devices);
-    for (int i = 0; i < devices; i++) {
-      out.add(d.decode(keys[i], vals[i]));
-    }
-    return out;
-  }
-
-  DeviceStatsDecoder decoder() {
-    return new DeviceStatsDecoder(cpus, DeviceStatsDecoder.KEY_SIZE, DeviceStatsDecoder.LEAF_SIZE);
-  }
-
-  /** The agent's snapshot of one read: GSO records named from the inventory, plus every device's info. */
-  TelemetrySnapshot snapshot(List<DeviceCounters> counters, Instant at) {
-    ProbeReading reading = new ProbeReading(0, counters, Map.of());
-    Map<Long, String> names = new HashMap<>();
-    TelemetrySnapshot base = new SnapshotAssembler(build).assemble(at, reading, attachments, programs,
-        "tracepoint", "tracepoint", (netns, ifindex, kernelName) ->
-            InventoryView.name(inventory, names, netns, ifindex, kernelName));
-    List<DeviceInfo> infos = new ArrayList<>(devices);
-    for (Device dev : inventory.devices()) {
-      infos.add(InventoryView.info(inventory, dev));
-    }
-    return base.withDevicesAndRecommendations(infos, List.of());
-  }
-
-  private static byte[] key(long netns, int ifindex) {
-    return ByteBuffer.allocate(DeviceStatsDecoder.KEY_SIZE).order(ByteOrder.nativeOrder())
-        .putInt((int) netns).putInt(ifindex).array();
-  }
-
-  /** Per-CPU values as the kernel returns them: each CPU's struct dev_stats, 8-byte aligned. */
-  private byte[] value(int i, String name, int scale) {
-    int stride = (DeviceStatsDecoder.LEAF_SIZE + 7) & ~7;
-    ByteBuffer b = ByteBuffer.allocate(stride * cpus).order(ByteOrder.nativeOrder());
-    for (int c = 0; c < cpus; c++) {
-      int base = c * stride;
-      byte[] n = name.getBytes(StandardCharsets.UTF_8);
-      b.position(base);
-      b.put(n);
-      long sw = software(i) ? 1000L * scale : 0;
-      long[] counters = new long[(DeviceStatsDecoder.LEAF_SIZE - 16) / 8];
-      counters[0] = sw; // sw_skbs
-      counters[1] = sw * 45; // sw_segs
-      counters[2] = sw * 65000; // sw_bytes
-      counters[3] = sw; // sw_timed
-      counters[4] = sw * 9000; // sw_ns
-      counters[5] = 2000L * scale + i; // off_skbs
-      counters[6] = counters[5] * 60000; // off_bytes
-      counters[7 + 1] = sw; // cause gso_max_size
-      int dur = 7 + DeviceStatsDecoder.CAUSES;
-      counters[dur + 14] = sw; // [8192, 16383] ns
-      counters[dur + DeviceStatsDecoder.DUR_SLOTS + 6] = sw; // [32, 63] segments
-      for (int k = 0; k < counters.length; k++) {
-        b.putLong(base + 16 + 8 * k, counters[k]);
+      Counts c = reading(i, reads).counts();
+      long[] v = {c.gsoQueued(), c.gsoQueuedBytes(), c.gsoTxDropped(), c.swSkbs(), c.swSegments(), c.swBytes(),
+          c.swAfterQueue(), c.xdpCopied(), c.xdpCopiedBytes(), c.xdpPassed(), c.xdpPassedBytes()};
+      ByteBuffer b = ByteBuffer.allocate(Counts.SIZE * cpus).order(ByteOrder.nativeOrder());
+      for (int cpu = 0; cpu < cpus; cpu++) {
+        for (int k = 0; k < v.length; k++) {
+          // split the total over the CPUs; the last takes the remainder
+          long share = cpu == cpus - 1 ? v[k] - (v[k] / cpus) * (cpus - 1) : v[k] / cpus;
+          b.putLong(cpu * Counts.SIZE + 8 * k, share);
+        }
       }
+      out[i] = b.array();
     }
-    return b.array();
+    return out;
+  }
+
+  /** The probe side of the agent, answering with {@code reading} (a read of the kernel maps is not timed). */
+  static final class Probes implements ProbeSource {
+    volatile ProbeReading reading;
+    private final List<ProbeAttachment> attachments;
+
+    Probes(ProbeReading reading, List<ProbeAttachment> attachments) {
+      this.reading = reading;
+      this.attachments = attachments;
+    }
+
+    @Override
+    public ProbeReading read() {
+      return reading;
+    }
+
+    @Override
+    public List<ProbeAttachment> attachments() {
+      return attachments;
+    }
+
+    @Override
+    public String mode(String path) {
+      return "tracepoint";
+    }
+
+    @Override
+    public void setGenericXdpPresent(boolean present) {}
+
+    @Override
+    public void setSegmentationSeen(boolean seen) {}
+
+    @Override
+    public void forget(DeviceKey key) {}
+
+    @Override
+    public List<ProgramRunStats> programStats() {
+      return List.of();
+    }
+  }
+
+  /** A clock the benchmark moves one read interval per read. */
+  static final class StepClock extends Clock {
+    volatile Instant now = T0;
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  /** The agent's reader over {@code probes}, with the default advice settings and no workloads. */
+  TelemetryService service(Probes probes, Clock clock, MeterRegistry meters, RecordErrors errors) {
+    Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
+        AdviceContext.Thresholds.DEFAULT, false);
+    Inventory inv = inventory;
+    return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
+        List::of), () -> inv, io.segscope.agent.workload.Workloads::none, advisor, BUILD, meters, errors,
+        DeviceSelection.Config.DEFAULT, clock);
   }
 
   private static Netns ns(long inode, String name) {

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class BpftraceRun implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration STOP_WAIT = Duration.ofSeconds(120);
 
   private final Process process;
   private final Path out;
@@ -76,9 +77,12 @@ public final class BpftraceRun implements AutoCloseable {
   public Map<String, Map<String, Long>> stop() {
     process.destroy();
     try {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      // Usually 2 s here; one smoke run at load 11 on 2 cores took longer than 30 s (bpftrace detaches its
+      // probes before it prints the maps), so the wait is generous: the maps are the oracle's whole result.
+      if (!process.waitFor(STOP_WAIT.toSeconds(), TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        throw new IllegalStateException("stop bpftrace " + name + ": no exit within 30 s of SIGTERM");
+        throw new IllegalStateException("stop bpftrace " + name + ": no exit within " + STOP_WAIT.toSeconds()
+            + " s of SIGTERM");
       }
     } catch (InterruptedException e) {
       process.destroyForcibly();

@@ -30,13 +30,15 @@ public final class JmhPart {
         .resultFormat(ResultFormatType.JSON)
         .result(results.dir().resolve("jmh-raw.json").toString())
         .output(results.dir().resolve("jmh.log").toString())
-        .addProfiler(GCProfiler.class);
-    String settings = "1 fork (-Xmx192m -XX:+UseSerialGC, as the agent), 3 x 1 s warm-up, 5 x 1 s measurement,"
-        + " GC profiler";
+        .addProfiler(GCProfiler.class)
+        .jvmArgsAppend(config.launcher().javaOptions().toArray(String[]::new));
+    String settings = "1 fork per benchmark with the launcher's flags (" + config.launcher().javaOptionsLine()
+        + "), 3 x 1 s warm-up, 5 x 1 s measurement, GC profiler";
     if (config.jmhQuick()) {
       b.warmupIterations(1).warmupTime(TimeValue.milliseconds(300)).measurementIterations(2)
           .measurementTime(TimeValue.milliseconds(300));
-      settings = "quick: 1 fork, 1 x 0.3 s warm-up, 2 x 0.3 s measurement";
+      settings = "quick: 1 fork per benchmark (" + config.launcher().javaOptionsLine()
+          + "), 1 x 0.3 s warm-up, 2 x 0.3 s measurement";
     }
     Collection<RunResult> runs = new Runner(b.build()).run();
     List<JmhResult.Score> scores = new ArrayList<>();

@@ -2,29 +2,41 @@ package io.segscope.bench.part;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.bench.PromText;
 import io.segscope.bench.Results;
-import io.segscope.bench.Stats;
 import io.segscope.bench.agent.AgentProcess;
 import io.segscope.lab.IperfResult;
 import io.segscope.lab.Lab;
+import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.lab.UdpGsoSender;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.ToDoubleFunction;
+import java.util.Map;
 import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Part 2. S0 (the healthy S1 topology) and S1 side by side in one lab; pairs of (agent attached, agent not
- * running) with the order inside a pair alternating (with/without, then without/with, ...), so drift on the
- * shared machine does not favour one side. Each half of a pair runs S0 then S1.
+ * Part 2. In one lab: S0 (the healthy S1 topology), S1, and a veth pair whose sender side cannot
+ * segment UDP ({@code tx-udp-segmentation off}), so every UDP_SEGMENT super-packet is cut in software
+ * in the sender's context. Pairs of (agent running, agent stopped), the order alternating from pair to
+ * pair so drift on the machine favours neither; each half runs the UDP round, then iperf3 S0 and S1.
+ * The agent is started fresh for each pair with the launcher's flags and nothing else (default
+ * configuration); its start timings are recorded.
  */
 public final class OverheadPart {
   private static final Logger LOG = Logger.getLogger(OverheadPart.class.getName());
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration SETTLE = Duration.ofSeconds(2);
+  static final String UDP_NET = "198.18.210.";
+  static final int UDP_PORT = 5400;
+  static final int UDP_GSO = 1400;
+  static final int UDP_SIZE = 63000;
 
   private final BenchConfig config;
   private final Results results;
@@ -36,88 +48,84 @@ public final class OverheadPart {
 
   public OverheadResult run() throws Exception {
     List<OverheadResult.Run> runs = new ArrayList<>();
-    List<Double> starts = new ArrayList<>();
+    List<OverheadResult.UdpRun> udpRuns = new ArrayList<>();
+    List<OverheadResult.Start> starts = new ArrayList<>();
     try (Lab lab = Lab.create("bench-overhead")) {
-      List<Topology> scenarios = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s1GsoMismatch(lab, false));
-      // one untimed warm-up of each path
-      for (Topology t : scenarios) {
-        lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(1));
-      }
-      for (int pair = 0; pair < config.overheadPairs(); pair++) {
-        boolean withFirst = pair % 2 == 0;
-        for (boolean with : new boolean[] {withFirst, !withFirst}) {
-          AgentProcess agent = null;
-          if (with) {
-            agent = AgentProcess.start(config.agentJar(), results.dir().resolve("agent-overhead-" + pair + ".log"));
-            agent.awaitReady(Duration.ofSeconds(120));
-            starts.add(agent.readySeconds());
-            Thread.sleep(SETTLE.toMillis()); // let the just-started JVM finish its start-up work
-          }
-          try {
-            for (Topology t : scenarios) {
-              IperfResult r = lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), config.overheadRun());
-              double[] cpu = cpu(r);
-              runs.add(new OverheadResult.Run(pair, label(t), with, r.gbitsPerSecond(), cpu[0], cpu[1]));
-              LOG.info(String.format("pair %d %s %s: %.2f Gbit/s, sender %.0f%%, receiver %.0f%%", pair, label(t),
-                  with ? "with agent" : "without", r.gbitsPerSecond(), cpu[0], cpu[1]));
-            }
-          } finally {
-            if (agent != null) {
-              agent.stop();
+      List<Topology> tcp = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s1GsoMismatch(lab, false));
+      Netns ua = lab.namespace("udpa");
+      Netns ub = lab.namespace("udpb");
+      lab.veth(ua, "ua0", ub, "ub0");
+      lab.address(ua, "ua0", UDP_NET + "1/24");
+      lab.address(ub, "ub0", UDP_NET + "2/24");
+      lab.ethtoolK(ua, "ua0", "tx-udp-segmentation", "off");
+      UdpGsoSender udp = UdpGsoSender.build(lab.workDir());
+      Map<String, String> udpDevice = Map.of("netns", Long.toString(ua.inode()), "device", "ua0");
+      try (UdpGsoSender.Sink sink = udp.sink(ub, UDP_NET + "2", UDP_PORT, lab.workDir())) {
+        // one untimed warm-up of every path
+        udp.send(ua, UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, Duration.ofSeconds(1));
+        for (Topology t : tcp) {
+          lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(1));
+        }
+        for (int pair = 0; pair < config.overheadPairs(); pair++) {
+          boolean withFirst = pair % 2 == 0;
+          for (boolean with : new boolean[] {withFirst, !withFirst}) {
+            AgentProcess agent = null;
+            try {
+              if (with) {
+                Path log = results.dir().resolve("agent-overhead-" + pair + ".log");
+                agent = AgentProcess.start(config.launcher(), config.agentJar(), log, List.of());
+                agent.awaitReady(Duration.ofSeconds(120));
+                starts.add(new OverheadResult.Start(agent.firstScrapeSeconds(), agent.readySeconds(),
+                    attachSeconds(agent.log())));
+                // its start-up work done (JIT, first reads) before measuring
+                agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
+              }
+              UdpGsoSender.Sent sent = udp.send(ua, UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
+              Instant udpEnd = Instant.now();
+              for (Topology t : tcp) {
+                IperfResult r = lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), config.overheadRun());
+                double[] cpu = cpu(r);
+                runs.add(new OverheadResult.Run(pair, label(t), with, r.gbitsPerSecond(), cpu[0], cpu[1]));
+              }
+              long skbs = 0;
+              long timed = 0;
+              double nanos = 0;
+              if (agent != null) {
+                // the agent started after every earlier round: its totals for the device are this round's
+                PromText after = agent.scrapeAfter(udpEnd, Duration.ofSeconds(30));
+                skbs = Math.round(after.sum("segscope_gso_sw_skbs_total", udpDevice));
+                timed = Math.round(after.sum("segscope_gso_sw_duration_seconds_count", udpDevice));
+                nanos = after.sum("segscope_gso_sw_duration_seconds_sum", udpDevice) * 1e9;
+              }
+              udpRuns.add(new OverheadResult.UdpRun(pair, with, sent.sends(), sent.segments(), sent.cpuNanos(),
+                  sent.wallNanos(), skbs, timed, nanos));
+              LOG.info(String.format("pair %d %s: UDP %.1f ns/segment, S0 %.2f, S1 %.2f Gbit/s", pair,
+                  with ? "with agent" : "without", sent.cpuNanosPerSegment(), runs.get(runs.size() - 2).gbps(),
+                  runs.get(runs.size() - 1).gbps()));
+            } finally {
+              if (agent != null) {
+                agent.close();
+              }
             }
           }
         }
+        sink.stop();
       }
-      OverheadResult result = new OverheadResult(runs, List.of(summary(runs, "S0"), summary(runs, "S1")),
-          config.overheadRun().toMillis() / 1000.0, starts);
-      results.write("overhead", result);
-      List<List<Object>> csv = new ArrayList<>();
-      csv.add(List.of("pair", "scenario", "agent", "gbps", "sender_cpu_pct", "receiver_cpu_pct"));
-      runs.forEach(r -> csv.add(List.of(r.pair(), r.scenario(), r.agent(), r.gbps(), r.senderCpu(), r.receiverCpu())));
-      results.csv("overhead-runs", csv);
-      return result;
     }
+    OverheadResult result = new OverheadResult(config.overheadRun().toMillis() / 1000.0,
+        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts);
+    results.write("overhead", result);
+    return result;
   }
 
   private static String label(Topology t) {
     return t.name().endsWith("-healthy") ? "S0" : "S1";
   }
 
-  /** Per-pair ratios (with / without) of one scenario, summarised. */
-  static OverheadResult.Summary summary(List<OverheadResult.Run> runs, String scenario) {
-    List<Double> tput = ratios(runs, scenario, OverheadResult.Run::gbps);
-    List<Double> snd = ratios(runs, scenario, OverheadResult.Run::senderCpu);
-    List<Double> rcv = ratios(runs, scenario, OverheadResult.Run::receiverCpu);
-    List<Double> with = runs.stream().filter(r -> r.scenario().equals(scenario) && r.agent())
-        .map(OverheadResult.Run::gbps).toList();
-    List<Double> without = runs.stream().filter(r -> r.scenario().equals(scenario) && !r.agent())
-        .map(OverheadResult.Run::gbps).toList();
-    return new OverheadResult.Summary(scenario, tput.size(), spread(tput), spread(snd), spread(rcv),
-        Stats.median(with), Stats.median(without));
-  }
-
-  private static List<Double> ratios(List<OverheadResult.Run> runs, String scenario,
-      ToDoubleFunction<OverheadResult.Run> f) {
-    List<Double> out = new ArrayList<>();
-    for (OverheadResult.Run w : runs) {
-      if (!w.scenario().equals(scenario) || !w.agent()) {
-        continue;
-      }
-      for (OverheadResult.Run wo : runs) {
-        if (wo.scenario().equals(scenario) && !wo.agent() && wo.pair() == w.pair()) {
-          out.add(f.applyAsDouble(w) / f.applyAsDouble(wo));
-        }
-      }
-    }
-    if (out.isEmpty()) {
-      throw new IllegalStateException("summarise overhead of " + scenario + ": no complete pair");
-    }
-    return out;
-  }
-
-  private static OverheadResult.Spread spread(List<Double> v) {
-    Stats.Summary s = Stats.summarize(v);
-    return new OverheadResult.Spread(s.p50(), s.min(), s.max());
+  /** "probes attached in N ms" from the agent's log, in seconds; -1 when absent. */
+  static double attachSeconds(String log) {
+    Matcher m = Pattern.compile("probes attached in (\\d+) ms").matcher(log);
+    return m.find() ? Long.parseLong(m.group(1)) / 1000.0 : -1;
   }
 
   /** {sender, receiver} CPU percent from iperf3 -J's end.cpu_utilization_percent. */

@@ -1,38 +1,126 @@
 package io.segscope.bench.part;
 
+import io.segscope.bench.Stats;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
- * Part 2: iperf3 throughput and CPU with and without the agent, in interleaved pairs.
+ * Part 2: interleaved pairs of (agent running, agent stopped), the order alternating inside each pair:
+ * a UDP_SEGMENT sender's CPU per segment, iperf3 S0 and S1; and every agent start's timings.
  *
- * @param runs every iperf3 run in the order it ran
- * @param scenarios one summary per scenario
- * @param runSeconds the duration of each run
- * @param agentStartSeconds how long each agent start took until ready (the runs "with" begin after it)
+ * @param iperfSeconds length of each iperf3 run
+ * @param udpSeconds length of each UDP round
+ * @param runs every iperf3 run
+ * @param udp every UDP round
+ * @param starts every agent start of the part
  */
-public record OverheadResult(List<Run> runs, List<Summary> scenarios, double runSeconds,
-    List<Double> agentStartSeconds) {
+public record OverheadResult(double iperfSeconds, double udpSeconds, List<Run> runs, List<UdpRun> udp,
+    List<Start> starts) {
 
-  /**
-   * One iperf3 run.
-   *
-   * @param senderCpu iperf3 end.cpu_utilization_percent.host_total (the client, sender), percent
-   * @param receiverCpu end.cpu_utilization_percent.remote_total (the server, receiver), percent
-   */
+  /** One iperf3 run: Gbit/s and iperf3's own CPU figures (percent). */
   public record Run(int pair, String scenario, boolean agent, double gbps, double senderCpu, double receiverCpu) {}
 
   /**
-   * Per scenario, over the pairs: ratios with/without of throughput and CPU.
-   *
-   * @param throughputRatio median, min, max of (with / without) per pair
-   * @param senderCpuRatio the same for sender CPU
-   * @param receiverCpuRatio the same for receiver CPU
-   * @param gbpsWith median throughput with the agent
-   * @param gbpsWithout median throughput without
+   * One UDP round: what the sender did and its own CPU time; with the agent, what the agent measured of
+   * the sender's device over the round (software segmentation: super-packets, timed, their time).
    */
-  public record Summary(String scenario, int pairs, Spread throughputRatio, Spread senderCpuRatio,
-      Spread receiverCpuRatio, double gbpsWith, double gbpsWithout) {}
+  public record UdpRun(int pair, boolean agent, long sends, long segments, long cpuNanos, long wallNanos,
+      long agentSuperPackets, long agentTimed, double agentSegmentationNanos) {
+    public double cpuNanosPerSegment() {
+      return segments == 0 ? Double.NaN : (double) cpuNanos / segments;
+    }
+  }
 
-  /** A median with the range around it. */
-  public record Spread(double median, double min, double max) {}
+  /**
+   * One agent start.
+   *
+   * @param firstScrapeSeconds spawn to the first /metrics 200 with its programs attached
+   * @param readySeconds spawn to the first /readyz 200
+   * @param attachSeconds what the agent logged for planning, compiling and attaching ("probes attached in N
+   *     ms"), -1 when absent
+   */
+  public record Start(double firstScrapeSeconds, double readySeconds, double attachSeconds) {}
+
+  /** Median, min and max of a sample. */
+  public record Spread(int n, double median, double min, double max) {
+    public static Spread of(List<Double> v) {
+      if (v.isEmpty()) {
+        return new Spread(0, Double.NaN, Double.NaN, Double.NaN);
+      }
+      Stats.Summary s = Stats.summarize(v);
+      return new Spread(v.size(), s.p50(), s.min(), s.max());
+    }
+  }
+
+  /** Per pair: iperf3 throughput with ÷ without the agent, for {@code scenario}. */
+  public Spread throughputRatio(String scenario) {
+    return Spread.of(pairRatios(scenario, Run::gbps));
+  }
+
+  public Spread senderCpuRatio(String scenario) {
+    return Spread.of(pairRatios(scenario, Run::senderCpu));
+  }
+
+  public Spread receiverCpuRatio(String scenario) {
+    return Spread.of(pairRatios(scenario, Run::receiverCpu));
+  }
+
+  /** Median Gbit/s of the runs with ({@code agent}) or without the agent. */
+  public double medianGbps(String scenario, boolean agent) {
+    List<Double> v = runs.stream().filter(r -> r.scenario().equals(scenario) && r.agent() == agent)
+        .map(Run::gbps).toList();
+    return v.isEmpty() ? Double.NaN : Stats.median(v);
+  }
+
+  private List<Double> pairRatios(String scenario, ToDoubleFunction<Run> f) {
+    List<Double> out = new ArrayList<>();
+    for (Run w : runs) {
+      if (w.scenario().equals(scenario) && w.agent()) {
+        for (Run wo : runs) {
+          if (wo.scenario().equals(scenario) && !wo.agent() && wo.pair() == w.pair()) {
+            out.add(f.applyAsDouble(w) / f.applyAsDouble(wo));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Per pair: the sender's CPU ns per segment with the agent minus without. */
+  public Spread udpCostPerSegment() {
+    List<Double> out = new ArrayList<>();
+    for (UdpRun w : udp) {
+      if (w.agent()) {
+        for (UdpRun wo : udp) {
+          if (!wo.agent() && wo.pair() == w.pair()) {
+            out.add(w.cpuNanosPerSegment() - wo.cpuNanosPerSegment());
+          }
+        }
+      }
+    }
+    return Spread.of(out);
+  }
+
+  /** The sender's CPU ns per segment, with or without the agent. */
+  public Spread udpNanosPerSegment(boolean agent) {
+    return Spread.of(udp.stream().filter(u -> u.agent() == agent).map(UdpRun::cpuNanosPerSegment).toList());
+  }
+
+  /** Segments per UDP super-packet (the sender's own count). */
+  public double udpSegmentsPerSuperPacket() {
+    long sends = udp.stream().mapToLong(UdpRun::sends).sum();
+    return sends == 0 ? Double.NaN : (double) udp.stream().mapToLong(UdpRun::segments).sum() / sends;
+  }
+
+  /** The agent's mean segmentation time of one UDP super-packet, per round with the agent. */
+  public Spread udpSegmentationNanos() {
+    return Spread.of(udp.stream().filter(u -> u.agent() && u.agentTimed() > 0)
+        .map(u -> u.agentSegmentationNanos() / u.agentTimed()).toList());
+  }
+
+  /** Spawn to the first scrape with programs attached, over every start. */
+  public Spread firstScrape() {
+    return Spread.of(starts.stream().map(Start::firstScrapeSeconds).toList());
+  }
 }

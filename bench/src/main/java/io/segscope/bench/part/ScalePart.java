@@ -6,20 +6,20 @@ import io.segscope.bench.PromText;
 import io.segscope.bench.Results;
 import io.segscope.bench.Stats;
 import io.segscope.bench.agent.AgentProcess;
+import io.segscope.bench.agent.JvmMemory;
 import io.segscope.bench.agent.ProcessUsage;
+import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.scale.DeviceFleet;
-import io.segscope.bench.scale.TcpSpray;
+import io.segscope.bench.scale.Spray;
 import io.segscope.lab.IperfResult;
 import io.segscope.lab.Lab;
-import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
-import io.segscope.lab.Tools;
 import io.segscope.lab.Topology;
+import io.segscope.probes.sys.Cpus;
 import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -29,20 +29,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
- * Part 4. For each fleet size: build the veth fleet, start the agent (default read interval) and time its
- * start, drive a little TCP traffic over every fleet device in both directions (so each has the full GSO
- * label set), then measure idle CPU and RSS, the latency and size of /metrics and /api/v1/devices, and CPU
- * and RSS under S1 iperf3 load.
+ * Part 3. For each device count: grow the veth fleet, start the agent with the launcher's flags (default
+ * configuration), send TCP over every fleet device in both directions (so every device has map entries
+ * and the full GSO series), wait for a map read after it, then: /metrics as Prometheus asks (gzip) and
+ * without compression, alternating request by request; /api/v1/devices; RSS, peak RSS and the kernel's
+ * memlock of the agent's maps; CPU idle and under S1 load. At the largest count a second agent with
+ * Native Memory Tracking says where its memory goes.
  */
 public final class ScalePart {
   private static final Logger LOG = Logger.getLogger(ScalePart.class.getName());
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int GROUPS = 2;
-  private static final int SPRAY_PORT = 7000;
-  private static final int SPRAY_BYTES = 256 * 1024;
-  private static final Duration READ_WAIT = Duration.ofSeconds(6); // > the default 5 s read interval
-  private static final Duration IDLE = Duration.ofSeconds(10);
-  private static final Duration LOAD = Duration.ofSeconds(8);
+  static final int GROUPS = 2;
+  static final int SPRAY_BYTES = 256 * 1024;
+  private static final Duration IDLE = Duration.ofSeconds(5);
+  private static final Duration LOAD = Duration.ofSeconds(6);
   private static final int WARMUP_REQUESTS = 5;
 
   private final BenchConfig config;
@@ -56,53 +56,46 @@ public final class ScalePart {
   public ScaleResult run() throws Exception {
     List<ScaleResult.Level> levels = new ArrayList<>();
     List<List<Object>> samples = new ArrayList<>();
-    samples.add(List.of("fleet_devices", "path", "request", "ms", "bytes"));
+    samples.add(List.of("fleet_devices", "path", "variant", "request", "ms", "bytes"));
+    JvmMemory jvm = null;
     try (Lab lab = Lab.create("bench-scale")) {
       Topology s1 = Scenarios.s1GsoMismatch(lab, false);
       DeviceFleet fleet = new DeviceFleet(lab, GROUPS);
+      Spray spray = new Spray(lab, config.benchJar(), results.dir());
       for (int devices : config.scaleLevels()) {
         long t0 = System.nanoTime();
         fleet.growTo(devices / 2);
         LOG.info(String.format("fleet of %d devices built in %.1f s", fleet.devices(), (System.nanoTime() - t0) / 1e9));
-        levels.add(level(lab, fleet, s1, samples));
+        levels.add(level(lab, fleet, spray, s1, samples));
       }
+      jvm = jvmMemory(fleet, spray);
     }
-    ScaleResult result = new ScaleResult(levels, "5s (default)", compileMemory());
+    ScaleResult result = new ScaleResult("5s (default)", Cpus.possible(), config.launcher().javaOptionsLine(), levels,
+        jvm);
     results.write("scale", result);
     results.csv("scale-requests", samples);
     return result;
   }
 
-  private ScaleResult.Level level(Lab lab, DeviceFleet fleet, Topology s1, List<List<Object>> samples)
+  private ScaleResult.Level level(Lab lab, DeviceFleet fleet, Spray spray, Topology s1, List<List<Object>> samples)
       throws Exception {
-    Path log = results.dir().resolve("agent-scale-" + fleet.devices() + ".log");
-    try (AgentProcess agent = AgentProcess.start(config.agentJar(), log)) {
+    try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(),
+        results.dir().resolve("agent-scale-" + fleet.devices() + ".log"), List.of())) {
       agent.awaitReady(Duration.ofSeconds(180));
-      LOG.info(String.format("%d devices: first scrape %.2f s, ready %.2f s", fleet.devices(),
-          agent.firstScrapeSeconds(), agent.readySeconds()));
-      spray(lab, fleet);
-      Thread.sleep(READ_WAIT.toMillis());
-
-      PromText metrics = agent.scrape();
-      Set<String> gso = new HashSet<>();
-      Set<Long> fleetNs = new HashSet<>();
-      fleet.aNamespaces().forEach(n -> fleetNs.add(n.inode()));
-      fleet.bNamespaces().forEach(n -> fleetNs.add(n.inode()));
-      int fleetGso = 0;
-      for (PromText.Sample s : metrics.samples("segscope_gso_offloaded_skbs_total")) {
-        if (gso.add(s.labels().get("netns") + "/" + s.labels().get("device"))
-            && fleetNs.contains(Long.parseLong(s.labels().get("netns")))) {
-          fleetGso++;
-        }
-      }
+      spray.over(fleet, SPRAY_BYTES);
+      PromText metrics = agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));
+      int counted = countedFleetDevices(metrics, fleet);
       int inventory = inventoryDevices(agent);
+      agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
 
       ProcessUsage i0 = agent.usage();
       Thread.sleep(IDLE.toMillis());
       ProcessUsage i1 = agent.usage();
 
-      ScaleResult.Latency m = latency(agent, "/metrics", fleet.devices(), samples);
-      ScaleResult.Latency d = latency(agent, "/api/v1/devices", fleet.devices(), samples);
+      ScaleResult.Latency[] m = metricsLatency(agent, fleet.devices(), samples);
+      ScaleResult.Latency d = latency(agent, "/api/v1/devices", "json", null, false, fleet.devices(), samples);
+      ProcessUsage after = agent.usage();
+      List<BpfFdinfo.BpfMap> maps = BpfFdinfo.of(agent.pid()).maps();
 
       CompletableFuture<IperfResult> load = CompletableFuture.supplyAsync(
           () -> lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), LOAD));
@@ -111,55 +104,56 @@ public final class ScalePart {
       Thread.sleep(LOAD.toMillis() - 2500);
       ProcessUsage l1 = agent.usage();
       IperfResult loaded = load.get(60, TimeUnit.SECONDS);
+      long peak = ProcessUsage.peakRss(agent.pid());
+      PromText end = agent.scrape();
+      double reads = end.sum("segscope_map_read_seconds_count", java.util.Map.of());
+      double readSeconds = reads == 0 ? Double.NaN : end.sum("segscope_map_read_seconds_sum", java.util.Map.of()) / reads;
       agent.stop();
-      return new ScaleResult.Level(fleet.devices(), inventory, gso.size(), fleetGso, metrics.samples().size(),
-          agent.firstScrapeSeconds(), agent.readySeconds(), attachSeconds(log), m, d, i1.rssBytes(), i1.coresSince(i0),
-          l1.rssBytes(), l1.coresSince(l0), loaded.gbitsPerSecond());
+      LOG.info(String.format("%d devices: /metrics gzip p50 %.1f ms, plain p50 %.1f ms; RSS %.1f MiB; maps %.1f MiB",
+          fleet.devices(), m[0].ms().p50(), m[1].ms().p50(), after.rssBytes() / 1048576.0,
+          maps.stream().mapToLong(BpfFdinfo.BpfMap::memlockBytes).sum() / 1048576.0));
+      return new ScaleResult.Level(fleet.devices(), inventory, counted, metrics.samples().size(),
+          agent.firstScrapeSeconds(), m[0], m[1], d, after.rssBytes(), peak, i1.coresSince(i0), l1.rssBytes(),
+          l1.coresSince(l0), loaded.gbitsPerSecond(), maps, readSeconds);
     }
   }
 
-  /** "probes attached in N ms" from the agent's log, in seconds; -1 when absent. */
-  static double attachSeconds(Path log) throws IOException {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("probes attached in (\\d+) ms")
-        .matcher(Files.readString(log));
-    return m.find() ? Long.parseLong(m.group(1)) / 1000.0 : -1;
+  /** A second agent at the largest level with Native Memory Tracking on: where its memory is. */
+  private JvmMemory jvmMemory(DeviceFleet fleet, Spray spray) throws Exception {
+    try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(),
+        results.dir().resolve("agent-scale-nmt.log"), List.of("-XX:NativeMemoryTracking=summary"))) {
+      agent.awaitReady(Duration.ofSeconds(180));
+      spray.over(fleet, SPRAY_BYTES);
+      agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));
+      for (int i = 0; i < 2 * WARMUP_REQUESTS; i++) {
+        agent.get("/metrics", AgentProcess.PROMETHEUS_ACCEPT, i % 2 == 0);
+      }
+      JvmMemory jvm = JvmMemory.of(agent.pid());
+      agent.stop();
+      return jvm;
+    } catch (RuntimeException e) {
+      LOG.warning("measure where the agent's memory goes: " + e.getMessage());
+      return null;
+    }
   }
 
-  /** Runs {@link io.segscope.bench.agent.CompileMemory} in a JVM with the agent's flags; null if it fails. */
-  private ScaleResult.CompileMemory compileMemory() {
-    List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
-    for (String o : System.getenv().getOrDefault("SEGSCOPE_JAVA_OPTS", AgentProcess.DEFAULT_JAVA_OPTS).split("\\s+")) {
-      if (!o.isEmpty()) {
-        cmd.add(o);
+  /** Fleet devices that have GSO series in {@code m}. */
+  static int countedFleetDevices(PromText m, DeviceFleet fleet) {
+    Set<Long> fleetNs = new HashSet<>();
+    fleet.aNamespaces().forEach(n -> fleetNs.add(n.inode()));
+    fleet.bNamespaces().forEach(n -> fleetNs.add(n.inode()));
+    Set<String> seen = new HashSet<>();
+    for (PromText.Sample s : m.samples("segscope_gso_offloaded_skbs_total")) {
+      String ns = s.labels().getOrDefault("netns", "");
+      if (ns.matches("\\d+") && fleetNs.contains(Long.parseLong(ns))) {
+        seen.add(ns + "/" + s.labels().get("device"));
       }
     }
-    cmd.addAll(List.of("-cp", config.benchJar().toString(), io.segscope.bench.agent.CompileMemory.class.getName()));
-    Path out = results.dir().resolve("compile-memory.log");
-    try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        p.destroyForcibly();
-        LOG.warning("measure compile memory: `" + String.join(" ", cmd) + "` failed; see " + out);
-        return null;
-      }
-      for (String line : Files.readAllLines(out)) {
-        if (line.startsWith("before=")) {
-          return ScaleResult.CompileMemory.parse(line);
-        }
-      }
-      LOG.warning("measure compile memory: no result line in " + out);
-      return null;
-    } catch (IOException | RuntimeException e) {
-      LOG.warning("measure compile memory: " + e.getMessage());
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    }
+    return seen.size();
   }
 
   private static int inventoryDevices(AgentProcess agent) throws IOException {
-    HttpResponse<byte[]> r = agent.get("/api/v1/devices");
+    HttpResponse<byte[]> r = agent.get("/api/v1/devices", null, false);
     if (r.statusCode() != 200) {
       throw new IllegalStateException("read /api/v1/devices: status " + r.statusCode());
     }
@@ -170,91 +164,59 @@ public final class ScalePart {
     return devices.size();
   }
 
-  private ScaleResult.Latency latency(AgentProcess agent, String path, int level, List<List<Object>> samples)
+  /** /metrics with gzip and without, request by request in turn: {gzip, plain}. */
+  private ScaleResult.Latency[] metricsLatency(AgentProcess agent, int level, List<List<Object>> samples)
       throws IOException {
-    long bytes = 0;
+    boolean[] variants = {true, false};
+    List<List<Double>> ms = List.of(new ArrayList<>(), new ArrayList<>());
+    HttpResponse<?>[] last = new HttpResponse<?>[2];
     for (int i = 0; i < WARMUP_REQUESTS; i++) {
-      agent.get(path);
+      for (boolean gzip : variants) {
+        agent.get("/metrics", AgentProcess.PROMETHEUS_ACCEPT, gzip);
+      }
+    }
+    for (int i = 0; i < config.latencyRequests(); i++) {
+      for (int v = 0; v < 2; v++) {
+        long t0 = System.nanoTime();
+        HttpResponse<byte[]> r = agent.get("/metrics", AgentProcess.PROMETHEUS_ACCEPT, variants[v]);
+        double t = (System.nanoTime() - t0) / 1e6;
+        if (r.statusCode() != 200) {
+          throw new IllegalStateException("GET /metrics: status " + r.statusCode());
+        }
+        ms.get(v).add(t);
+        last[v] = r;
+        samples.add(List.of(level, "/metrics", variants[v] ? "gzip" : "plain", i, t, r.body().length));
+      }
+    }
+    ScaleResult.Latency[] out = new ScaleResult.Latency[2];
+    for (int v = 0; v < 2; v++) {
+      @SuppressWarnings("unchecked")
+      HttpResponse<byte[]> r = (HttpResponse<byte[]>) last[v];
+      out[v] = new ScaleResult.Latency("/metrics", variants[v] ? "gzip" : "plain", Stats.summarize(ms.get(v)),
+          r.body().length, r.headers().firstValue("Content-Type").orElse(""),
+          r.headers().firstValue("Content-Encoding").orElse(""));
+    }
+    return out;
+  }
+
+  private ScaleResult.Latency latency(AgentProcess agent, String path, String variant, String accept, boolean gzip,
+      int level, List<List<Object>> samples) throws IOException {
+    for (int i = 0; i < WARMUP_REQUESTS; i++) {
+      agent.get(path, accept, gzip);
     }
     List<Double> ms = new ArrayList<>();
+    HttpResponse<byte[]> r = null;
     for (int i = 0; i < config.latencyRequests(); i++) {
       long t0 = System.nanoTime();
-      HttpResponse<byte[]> r = agent.get(path);
+      r = agent.get(path, accept, gzip);
       double t = (System.nanoTime() - t0) / 1e6;
       if (r.statusCode() != 200) {
         throw new IllegalStateException("GET " + path + ": status " + r.statusCode());
       }
-      bytes = r.body().length;
       ms.add(t);
-      samples.add(List.of(level, path, i, t, bytes));
+      samples.add(List.of(level, path, variant, i, t, r.body().length));
     }
-    Stats.Summary s = Stats.summarize(ms);
-    LOG.info(String.format("%d devices: %s p50 %.1f ms p99 %.1f ms, %d bytes", level, path, s.p50(), s.p99(), bytes));
-    return new ScaleResult.Latency(path, s, bytes);
-  }
-
-  /**
-   * Sinks in every fleet namespace, then from each namespace TCP connections to every peer address of its
-   * group: every fleet device sends GSO super-packets.
-   */
-  private void spray(Lab lab, DeviceFleet fleet) throws Exception {
-    List<Process> sinks = new ArrayList<>();
-    List<Netns> all = new ArrayList<>(fleet.aNamespaces());
-    all.addAll(fleet.bNamespaces());
-    try {
-      for (Netns ns : all) {
-        sinks.add(new ProcessBuilder(command(ns, "serve", Integer.toString(SPRAY_PORT), "60"))
-            .redirectErrorStream(true).redirectOutput(results.dir().resolve("spray-sink-" + ns.name() + ".log").toFile())
-            .start());
-      }
-      for (Netns ns : all) {
-        awaitListening(lab, ns);
-      }
-      for (int g = 0; g < GROUPS; g++) { // Lab.exec is serialised anyway: one sender at a time
-        LOG.fine(send(lab, fleet.aNamespaces().get(g), fleet.addresses(g, 2), "a" + g).strip());
-        LOG.fine(send(lab, fleet.bNamespaces().get(g), fleet.addresses(g, 1), "b" + g).strip());
-      }
-    } finally {
-      for (Process p : sinks) {
-        p.descendants().forEach(ProcessHandle::destroy);
-        p.destroy();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      }
-    }
-  }
-
-  private String send(Lab lab, Netns ns, List<String> addresses, String tag) throws IOException {
-    Path file = lab.workDir().resolve("spray-" + tag + ".txt");
-    Files.write(file, addresses);
-    List<String> cmd = javaCommand("send", Integer.toString(SPRAY_PORT), Integer.toString(SPRAY_BYTES), file.toString());
-    return lab.exec(ns, cmd.toArray(String[]::new));
-  }
-
-  private List<String> command(Netns ns, String... args) {
-    List<String> cmd = new ArrayList<>(List.of(Tools.require("ip"), "netns", "exec", ns.name()));
-    cmd.addAll(javaCommand(args));
-    return cmd;
-  }
-
-  private List<String> javaCommand(String... args) {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", config.benchJar().toString(), TcpSpray.class.getName()));
-    cmd.addAll(List.of(args));
-    return cmd;
-  }
-
-  private static void awaitListening(Lab lab, Netns ns) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (System.nanoTime() < deadline) {
-      if (lab.exec(ns, "ss", "-Hltn", "sport = :" + SPRAY_PORT).contains(":" + SPRAY_PORT)) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException("start the traffic sink in " + ns.name() + ": not listening on :" + SPRAY_PORT
-        + " after 20 s");
+    return new ScaleResult.Latency(path, variant, Stats.summarize(ms), r.body().length,
+        r.headers().firstValue("Content-Type").orElse(""), r.headers().firstValue("Content-Encoding").orElse(""));
   }
 }

@@ -1,63 +1,64 @@
 package io.segscope.bench.part;
 
 import io.segscope.bench.Stats;
+import io.segscope.bench.agent.JvmMemory;
+import io.segscope.bench.kernel.BpfFdinfo;
 import java.util.List;
 
 /**
- * Part 4: the agent's HTTP latency, payload, memory, CPU and start time as the number of devices grows.
+ * Part 3: the agent at 10, 100, 1,000 real devices (veth pairs in lab namespaces, each carrying TCP).
  *
- * @param levels one per fleet size
- * @param interval the agent's map read interval during the measurements
+ * @param interval the agent's read interval
+ * @param possibleCpus this host's possible CPUs (per-CPU maps hold a value per possible CPU)
+ * @param javaOptions the launcher's JVM flags the agent ran with
+ * @param levels one per device count
+ * @param jvm where the memory goes at the largest level (a second start with Native Memory Tracking),
+ *     null when not measured
  */
-public record ScaleResult(List<Level> levels, String interval, CompileMemory compileMemory) {
+public record ScaleResult(String interval, int possibleCpus, String javaOptions, List<Level> levels, JvmMemory jvm) {
 
   /**
-   * Resident memory (kB) of a fresh JVM with the agent's flags that only opens the agent's probe session
-   * (libbcc compiles and attaches the programs in-process): before, after attaching, and after glibc's
-   * malloc_trim(0). Each is {VmRSS, RssAnon, RssFile}. Null when it could not be measured.
+   * One device count.
+   *
+   * @param fleetDevices devices of the fleet
+   * @param inventoryDevices devices the agent inventoried (the whole host: other labs' included)
+   * @param fleetDevicesCounted fleet devices the agent exports GSO series for
+   * @param series sample lines of one text scrape
+   * @param firstScrapeSeconds spawn to the first /metrics with programs attached
+   * @param metricsGzip /metrics as Prometheus asks (its Accept header, Accept-Encoding: gzip)
+   * @param metricsPlain /metrics with the same Accept header, no compression
+   * @param devicesApi /api/v1/devices
+   * @param rssBytes VmRSS after the requests
+   * @param peakRssBytes VmHWM: the most the agent was ever resident with
+   * @param idleCores the agent's CPU while idle (1.0 = one core)
+   * @param loadRssBytes VmRSS at the end of S1 iperf3 load
+   * @param loadCores its CPU under that load
+   * @param maps the agent's BPF maps with their memlock at this level
+   * @param mapReadSeconds the agent's mean time to read its maps and build a snapshot
+   *     (segscope_map_read_seconds: the reader's work per interval)
    */
-  public record CompileMemory(long[] before, long[] attached, long[] trimmed) {
-    /** Parses CompileMemory's line {@code before=R/A/F attached=R/A/F trimmed=R/A/F}. */
-    public static CompileMemory parse(String line) {
-      java.util.Map<String, long[]> m = new java.util.HashMap<>();
-      for (String part : line.trim().split("\\s+")) {
-        String[] kv = part.split("=", 2);
-        String[] v = kv.length == 2 ? kv[1].split("/") : new String[0];
-        if (v.length != 3) {
-          throw new IllegalArgumentException("parse compile memory `" + line + "`: expected key=rss/anon/file");
-        }
-        m.put(kv[0], new long[] {Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2])});
-      }
-      if (!m.keySet().containsAll(List.of("before", "attached", "trimmed"))) {
-        throw new IllegalArgumentException("parse compile memory `" + line + "`: before, attached and trimmed needed");
-      }
-      return new CompileMemory(m.get("before"), m.get("attached"), m.get("trimmed"));
+  public record Level(int fleetDevices, int inventoryDevices, int fleetDevicesCounted, long series,
+      double firstScrapeSeconds, Latency metricsGzip, Latency metricsPlain, Latency devicesApi, long rssBytes,
+      long peakRssBytes, double idleCores, long loadRssBytes, double loadCores, double loadGbps,
+      List<BpfFdinfo.BpfMap> maps, double mapReadSeconds) {
+
+    public long mapMemlockBytes() {
+      return maps.stream().mapToLong(BpfFdinfo.BpfMap::memlockBytes).sum();
     }
   }
 
   /**
-   * One fleet size.
+   * Sequential requests to one endpoint in one variant.
    *
-   * @param fleetDevices veth devices the suite created for this level (two per pair)
-   * @param inventoryDevices devices the agent's inventory reported (/api/v1/devices), all namespaces of the
-   *     host (other engineers' labs included)
-   * @param gsoDevices devices with per-device GSO series in /metrics (they carried GSO traffic)
-   * @param fleetGsoDevices of those, the fleet's own devices
-   * @param metricsSeries sample lines in one /metrics answer
-   * @param firstScrapeSeconds JVM spawn → first 200 from /metrics
-   * @param readySeconds JVM spawn → first 200 from /readyz
-   * @param probesAttachSeconds what the agent logged for compiling and attaching its programs ("probes
-   *     attached in N ms"), -1 when the line is missing
-   * @param metrics latency of GET /metrics (ms) and its payload
-   * @param devicesApi latency of GET /api/v1/devices (ms) and its payload
-   * @param idleCores agent CPU, in cores, with no traffic
-   * @param loadCores agent CPU during S1 iperf3 traffic
+   * @param contentType what the agent answered with
+   * @param encoding its Content-Encoding ("" for none)
+   * @param bytes the body size as sent
    */
-  public record Level(int fleetDevices, int inventoryDevices, int gsoDevices, int fleetGsoDevices,
-      long metricsSeries, double firstScrapeSeconds, double readySeconds, double probesAttachSeconds,
-      Latency metrics, Latency devicesApi,
-      long idleRssBytes, double idleCores, long loadRssBytes, double loadCores, double loadGbps) {}
+  public record Latency(String path, String variant, Stats.Summary ms, long bytes, String contentType,
+      String encoding) {}
 
-  /** Request latency in milliseconds over {@code ms.n()} sequential requests, and the answer's size. */
-  public record Latency(String path, Stats.Summary ms, long payloadBytes) {}
+  /** The largest level, or null. */
+  public Level top() {
+    return levels.isEmpty() ? null : levels.get(levels.size() - 1);
+  }
 }

@@ -1,44 +1,49 @@
 package io.segscope.bench.report;
 
+import static io.segscope.bench.report.Fmt.count;
+import static io.segscope.bench.report.Fmt.kib;
+import static io.segscope.bench.report.Fmt.mib;
+import static io.segscope.bench.report.Fmt.num;
+
 import io.segscope.bench.Results;
 import io.segscope.bench.RunInfo;
+import io.segscope.bench.kernel.BpfFdinfo;
+import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;
-import io.segscope.bench.part.CostResult;
+import io.segscope.bench.part.GuestResult;
 import io.segscope.bench.part.JmhResult;
+import io.segscope.bench.part.KernelResult;
 import io.segscope.bench.part.OverheadResult;
 import io.segscope.bench.part.ScaleResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
- * Renders BENCHMARKS.md from one run's raw results: the machine, every figure next to its target, a table
- * per part, and for every missed target by how much and what would close it ({@link Misses}).
+ * Renders BENCHMARKS.md from one run's raw results: the machine, every figure against its target, the
+ * misses explained from the run's own figures ({@link Targets}), and a section per part with its tables.
+ * Nothing in it is written by hand: every number comes from the results directory.
  */
 public final class BenchmarksMarkdown {
-  static final String PART1 = "1. In-kernel cost";
-  static final String PART2 = "2. End-to-end overhead";
-  static final String PART3 = "3. Accuracy";
-  static final String PART4 = "4. Scale";
-
   private final RunInfo run;
-  private final CostResult cost;
+  private final KernelResult kernel;
   private final AccuracyResult accuracy;
   private final OverheadResult overhead;
   private final ScaleResult scale;
+  private final GuestResult guest;
   private final JmhResult jmh;
   private final StringBuilder md = new StringBuilder();
 
-  BenchmarksMarkdown(RunInfo run, CostResult cost, AccuracyResult accuracy, OverheadResult overhead,
-      ScaleResult scale, JmhResult jmh) {
+  BenchmarksMarkdown(RunInfo run, KernelResult kernel, AccuracyResult accuracy, OverheadResult overhead,
+      ScaleResult scale, GuestResult guest, JmhResult jmh) {
     this.run = run;
-    this.cost = cost;
+    this.kernel = kernel;
     this.accuracy = accuracy;
     this.overhead = overhead;
     this.scale = scale;
+    this.guest = guest;
     this.jmh = jmh;
   }
 
@@ -48,9 +53,10 @@ public final class BenchmarksMarkdown {
     if (run == null) {
       throw new IllegalStateException("render " + file + ": " + results.dir() + " has no run.json");
     }
-    String text = new BenchmarksMarkdown(run, results.read("cost", CostResult.class),
+    String text = new BenchmarksMarkdown(run, results.read("kernel", KernelResult.class),
         results.read("accuracy", AccuracyResult.class), results.read("overhead", OverheadResult.class),
-        results.read("scale", ScaleResult.class), results.read("jmh", JmhResult.class)).render();
+        results.read("scale", ScaleResult.class), results.read("guest", GuestResult.class),
+        results.read("jmh", JmhResult.class)).render();
     try {
       Files.writeString(file, text);
     } catch (IOException e) {
@@ -59,301 +65,370 @@ public final class BenchmarksMarkdown {
   }
 
   String render() {
-    List<Check> checks = checks();
+    List<Check> checks = new Targets(run, kernel, accuracy, overhead, scale, guest, jmh).checks();
     header();
     summary(checks);
-    costSection();
-    overheadSection();
+    misses(checks);
+    kernelSection();
     accuracySection();
+    overheadSection();
     scaleSection();
+    guestSection();
     jmhSection();
-    missesSection(checks);
-    md.append("## How to reproduce\n\n`sudo scripts/bench` (this run: ").append(Fmt.num(run.seconds() / 60, 1))
-        .append(" min plus the build; see README, \"Benchmarks\"). ")
-        .append("Raw results of this run: `").append(run.resultsDir()).append("/` (not committed).\n");
+    md.append("## How to reproduce\n\n`sudo scripts/bench` (this run: ").append(num(run.seconds() / 60, 1))
+        .append(" min plus the build; README.md, \"Benchmarks\"). Raw results of this run: `")
+        .append(run.resultsDir()).append("/` (not committed).\n");
     return md.toString();
-  }
-
-  List<Check> checks() {
-    List<Check> out = new ArrayList<>();
-    if (cost != null) {
-      for (CostResult.ProgramCost p : cost.programs()) {
-        if (p.segscopeRuns() == 0) {
-          continue; // not exercised by this traffic (shown in the part's table)
-        }
-        out.add(Check.atMost("cost.ns." + p.tracepoint(), PART1, "ns/event, " + p.tracepoint(),
-            p.segscopeNsPerEvent(), 100, false, "ns", 0));
-      }
-      double worst = cost.programs().stream().filter(p -> p.segscopeRuns() > 0)
-          .mapToDouble(CostResult.ProgramCost::segscopeNsPerEvent).max().orElse(0);
-      out.add(Check.atMost("cost.share.event", PART1, "costliest program's ns/event ÷ mean segmentation time",
-          100 * worst / cost.meanSegmentationNanos(), 1, true, "%", 2));
-      out.add(Check.atMost("cost.share.total", PART1,
-          "all segscope programs' run time ÷ all segmentation time measured, in the S1 window",
-          100 * cost.totalShareOfSegmentation(), 1, true, "%", 2));
-    }
-    if (overhead != null) {
-      for (OverheadResult.Summary s : overhead.scenarios()) {
-        out.add(Check.atLeast("overhead." + s.scenario(), PART2, "iperf3 throughput with ÷ without agent, "
-            + s.scenario() + " (median of " + s.pairs() + " pairs)", s.throughputRatio().median(), 0.99, 3));
-      }
-    }
-    if (accuracy != null) {
-      for (AccuracyResult.DeviceAccuracy d : accuracy.devices()) {
-        if (d.oracleSkbs() + d.agentSkbs() + d.oracleOffloaded() + d.agentOffloaded() == 0) {
-          continue;
-        }
-        out.add(Check.atMost("accuracy." + d.scenario() + "." + d.device(), PART3,
-            "worst relative error of 4 counts, " + d.scenario() + " " + d.device(), 100 * d.worstError(), 1, false,
-            "%", 3));
-      }
-    }
-    if (scale != null && !scale.levels().isEmpty()) {
-      ScaleResult.Level top = scale.levels().get(scale.levels().size() - 1);
-      out.add(Check.atMost("scale.metrics.p50", PART4, "/metrics p50 at " + top.fleetDevices() + " fleet devices",
-          top.metrics().ms().p50(), 20, true, "ms", 1));
-      out.add(Check.atMost("scale.metrics.p99", PART4, "/metrics p99 at " + top.fleetDevices() + " fleet devices",
-          top.metrics().ms().p99(), 20, true, "ms", 1));
-      double rss = scale.levels().stream().mapToDouble(l -> Math.max(l.idleRssBytes(), l.loadRssBytes())).max()
-          .orElse(0) / (1024.0 * 1024.0);
-      out.add(Check.atMost("scale.rss", PART4, "agent RSS, largest seen (idle or under load, any level)", rss, 256,
-          true, "MiB", 1));
-      double first = scale.levels().stream().mapToDouble(ScaleResult.Level::firstScrapeSeconds).max().orElse(0);
-      out.add(Check.atMost("scale.first", PART4, "start to first successful scrape, slowest level", first, 5, false,
-          "s", 2));
-    }
-    return out;
   }
 
   private void header() {
     var m = run.machine();
     md.append("# segscope benchmarks\n\n");
-    md.append("Generated by `scripts/bench` from one run; every figure is measured on this machine in this run")
-        .append(" (ratios side by side, never against numbers from elsewhere).")
-        .append(run.quick() ? " **Quick mode: development settings, not representative.**" : "").append("\n\n");
+    md.append("Generated by `scripts/bench")
+        .append(run.quick() ? " --quick" : "").append("` from one run; every figure and every explanation below is")
+        .append(" computed from what this run measured on this machine (ratios side by side in the same run).")
+        .append(run.quick() ? " **A --quick run: short windows, few pairs, smaller device counts; not the"
+            + " figures of record.**" : "").append("\n\n");
     md.append("| | |\n| --- | --- |\n");
-    row("date (UTC)", run.startedAt());
-    row("machine", m.cpus() + " CPUs (" + m.cpuModel() + "), " + Fmt.num(m.memoryBytes() / 1073741824.0, 1)
-        + " GiB memory; shared with other engineers' tests during the run");
-    row("load average (1/5/15 min)", load(run.loadBefore()) + " at start, " + load(run.loadAfter()) + " at end");
-    row("kernel", m.kernel());
-    row("probe mode", cost != null && !cost.probeModes().isEmpty()
-        ? cost.probeModes() + " (the mode label of the agent's segscope_probe_attached series)"
-        : run.probeMode() + " (the only mode the agent has on this kernel)");
-    row("JVM", m.java());
-    row("suite duration", Fmt.num(run.seconds() / 60, 1) + " min");
-    if (cost != null) {
-      row("other programs on the same tracepoints",
-          cost.foreignPrograms().isEmpty() ? "none" : String.join("; ", cost.foreignPrograms()));
+    md.append("| date (UTC) | ").append(run.startedAt()).append(" |\n");
+    md.append("| machine | ").append(m.cpus()).append(" CPUs (").append(m.cpuModel()).append("), ")
+        .append(num(m.memoryBytes() / (double) (1L << 30), 1)).append(" GiB memory |\n");
+    md.append("| load average (1/5/15 min) | ").append(load(run.loadBefore())).append(" at start, ")
+        .append(load(run.loadAfter())).append(" at end |\n");
+    md.append("| kernel | ").append(m.kernel()).append(" |\n");
+    if (kernel != null) {
+      md.append("| probe mode | ").append(kernel.mode()).append(", tracepoint programs attached as ")
+          .append(kernel.attach()).append(" (segscope_probe_attached) |\n");
     }
-    if (!run.failures().isEmpty()) {
-      run.failures().forEach((p, e) -> row("**part " + p + " FAILED**", e.replace("|", "\\|").replace("\n", " ")));
+    md.append("| agent JVM | `").append(run.javaOptions()).append("`")
+        .append(run.environment().isEmpty() ? "" : ", " + run.environment().entrySet().stream()
+            .map(e -> "`" + e.getKey() + "=" + e.getValue() + "`").collect(Collectors.joining(", ")))
+        .append(" (the launcher's, read from `segscope`) on ").append(m.java()).append(" |\n");
+    md.append("| parts | ").append(String.join(", ", run.parts())).append(" |\n");
+    md.append("| suite duration | ").append(num(run.seconds() / 60, 1)).append(" min |\n");
+    if (kernel != null) {
+      md.append("| other BPF programs on the measured events | ")
+          .append(kernel.foreign().isEmpty() ? "none" : String.join("; ", kernel.foreign())).append(" |\n");
     }
+    run.failures().forEach((part, why) -> md.append("| **part ").append(part).append(" failed** | ")
+        .append(why.replace("|", "\\|").replace("\n", " ")).append(" |\n"));
     md.append('\n');
   }
 
   private static String load(double[] l) {
-    return Fmt.num(l[0], 2) + " / " + Fmt.num(l[1], 2) + " / " + Fmt.num(l[2], 2);
+    return num(l[0], 2) + " / " + num(l[1], 2) + " / " + num(l[2], 2);
   }
 
   private void summary(List<Check> checks) {
-    md.append("## Every figure against its target\n\n| part | figure | measured | target | |\n")
-        .append("| --- | --- | --- | --- | --- |\n");
+    md.append("## Every figure against its target\n\n| figure | measured | target | |\n| --- | ---: | ---: | --- |\n");
     for (Check c : checks) {
-      md.append("| ").append(c.part()).append(" | ").append(c.figure()).append(" | ").append(c.measured())
-          .append(" | ").append(c.target()).append(" | ").append(c.met() ? "met" : "**missed** by " + c.missBy())
-          .append(" |\n");
+      md.append("| ").append(cell(c.figure())).append(" | ").append(c.measured()).append(" | ").append(c.target())
+          .append(" | ").append(c.verdictCell()).append(" |\n");
     }
     md.append('\n');
   }
 
-  private void costSection() {
-    md.append("## ").append(PART1).append(" per event\n\n");
-    if (cost == null) {
-      md.append("Not run.\n\n");
+  private void misses(List<Check> checks) {
+    List<Check> open = checks.stream().filter(c -> c.verdict() != Check.Verdict.MET).toList();
+    if (open.isEmpty()) {
       return;
     }
-    md.append("segscope's programs and an equivalent bpftrace program (`bench/src/main/resources/io/segscope/bench/")
-        .append("equivalent.bt`: same tracepoints, same in-flight tracking, same per-device counters and histograms)")
-        .append(" attached together, `kernel.bpf_stats_enabled=1`, during one S1 iperf3 run (")
-        .append(Fmt.num(cost.trafficGbps(), 2)).append(" Gbit/s, window ").append(Fmt.num(cost.windowSeconds(), 1))
-        .append(" s). ns/event = Δrun_time_ns / Δrun_cnt from `bpftool prog show`; every run counts, including the")
-        .append(" early exits (most events are not GSO skbs).\n\n");
-    md.append("| tracepoint | segscope runs | segscope ns/event | bpftrace runs | bpftrace ns/event | segscope ÷ bpftrace |\n")
-        .append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    for (CostResult.ProgramCost p : cost.programs()) {
-      md.append("| ").append(p.tracepoint()).append(" | ").append(Fmt.count(p.segscopeRuns())).append(" | ")
-          .append(p.segscopeRuns() > 0 ? Fmt.num(p.segscopeNsPerEvent(), 1) : "— (not exercised)").append(" | ")
-          .append(p.bpftraceRuns() > 0 ? Fmt.count(p.bpftraceRuns()) : "—").append(" | ")
-          .append(p.bpftraceRuns() > 0 ? Fmt.num(p.bpftraceNsPerEvent(), 1) : "—")
-          .append(p.bpftraceEmpty() ? " (empty program: the floor)" : "").append(" | ")
-          .append(p.bpftraceRuns() > 0 && !p.bpftraceEmpty() ? Fmt.num(p.ratioToBpftrace(), 2) : "—").append(" |\n");
+    md.append("## Where the misses come from\n\n");
+    for (Check c : open) {
+      md.append("- **").append(c.figure()).append("** (").append(c.measured()).append(" against ")
+          .append(c.target()).append(c.verdict() == Check.Verdict.NOT_MEASURED ? ", not measured" : "")
+          .append("): ").append(c.explanation()).append('\n');
     }
-    md.append("\nThe floor: an empty bpftrace program on `").append("netif_receive_skb").append("` costs ")
-        .append(Fmt.num(cost.floorNsPerEvent(), 1)).append(" ns/event here, i.e. what one run of any program")
-        .append(" costs on this machine under bpf_stats (dispatch plus the run-time accounting itself, which")
-        .append(" reads the clock twice per run). qdisc_dequeue only fires on devices with a queue: veth has none.\n");
-    md.append("\nSegmentation measured by the agent in the same window (all devices): ")
-        .append(Fmt.count(cost.segmentedSkbs())).append(" super-packets, ")
-        .append(Fmt.count(cost.timedSegmentations())).append(" timed, mean ")
-        .append(Fmt.num(cost.meanSegmentationNanos() / 1000, 2)).append(" µs each. segscope's programs ran ")
-        .append(Fmt.num(cost.segscopeRunNanos() / 1e6, 1)).append(" ms in total in the window (bpftrace's: ")
-        .append(Fmt.num(cost.bpftraceRunNanos() / 1e6, 1)).append(" ms), i.e. ")
-        .append(Fmt.pct(cost.totalShareOfSegmentation(), 2))
-        .append(" of the segmentation time it measured (all runs of all programs, for every packet on the host,")
-        .append(" against the segmentation time alone).\n\n");
+    md.append('\n');
   }
 
-  private void overheadSection() {
-    md.append("## ").append(PART2).append("\n\n");
-    if (overhead == null) {
-      md.append("Not run.\n\n");
+  private static String cell(String s) {
+    return s.replace("|", "\\|");
+  }
+
+  // ---- 1 ---------------------------------------------------------------------------------------
+
+  private void kernelSection() {
+    md.append("## 1. In-kernel cost, S1\n\n");
+    if (kernel == null) {
+      md.append("Not measured: ").append(why("kernel")).append(".\n\n");
       return;
     }
-    md.append("iperf3 TCP, ").append(Fmt.num(overhead.runSeconds(), 0)).append(" s per run, S0 (the S1 topology ")
-        .append("with consistent settings: nothing segmented in software) and S1 (uplink gso_max_size 16384). ")
-        .append("Pairs of (agent attached, agent stopped), order alternating inside each pair; the agent is ")
-        .append("started fresh for each pair (ready after a median of ")
-        .append(Fmt.num(io.segscope.bench.Stats.median(overhead.agentStartSeconds()), 1))
-        .append(" s). CPU is iperf3's own `cpu_utilization_percent` (host_total = sender, remote_total = ")
-        .append("receiver). Ratios are with ÷ without per pair: median [min – max].\n\n");
-    md.append("| scenario | pairs | Gbit/s with | Gbit/s without | throughput ratio | sender CPU ratio | receiver CPU ratio |\n")
-        .append("| --- | ---: | ---: | ---: | --- | --- | --- |\n");
-    for (OverheadResult.Summary s : overhead.scenarios()) {
-      md.append("| ").append(s.scenario()).append(" | ").append(s.pairs()).append(" | ")
-          .append(Fmt.num(s.gbpsWith(), 2)).append(" | ").append(Fmt.num(s.gbpsWithout(), 2)).append(" | ")
-          .append(spread(s.throughputRatio())).append(" | ").append(spread(s.senderCpuRatio())).append(" | ")
-          .append(spread(s.receiverCpuRatio())).append(" |\n");
+    md.append("The agent (").append(kernel.mode()).append(" mode) and, on every event it hooks and on the")
+        .append(" per-segment events it does not, an empty program (`r0 = 0; exit`) of the same attach type (")
+        .append(kernel.attach()).append("), loaded and attached by the same loader; bpf_stats on")
+        .append(" (`BPF_ENABLE_STATS`) only from the agent's map read before one S1 iperf3 run (")
+        .append(num(kernel.gbps(), 2)).append(" Gbit/s) to its first read after it, ")
+        .append(num(kernel.windowSeconds(), 1))
+        .append(" s, so the programs' runs and the super-packets the agent counted cover the same stretch (other")
+        .append(" traffic on the host in it included in both). ns/run = Δrun_time_ns ÷ Δrun_cnt from the kernel (`/proc/PID/fdinfo`); every run counts,")
+        .append(" the early exits included. The empty program's runs are how often the kernel fired the event.\n\n");
+    md.append("| segscope program | runs | ns/run | empty ").append(kernel.attach())
+        .append(" ns/run | runs per super-packet | ns per super-packet | share of segscope's time |\n")
+        .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    double n = kernel.superPackets();
+    for (KernelResult.ProgramCost p : kernel.programs()) {
+      KernelResult.EventRate e = kernel.event(p.event());
+      md.append("| `").append(p.program()).append("` | ").append(count(p.runs())).append(" | ")
+          .append(p.runs() == 0 ? "— (not run)" : num(p.nsPerRun(), 1)).append(" | ")
+          .append(e == null || e.runs() == 0 ? "—" : num(e.nsPerRun(), 1)).append(" | ")
+          .append(n == 0 ? "—" : num(p.runs() / n, 2)).append(" | ")
+          .append(n == 0 ? "—" : num(p.runTimeNanos() / n, 0)).append(" | ")
+          .append(kernel.totalRunTimeNanos() == 0 ? "—" : Fmt.pct((double) p.runTimeNanos()
+              / kernel.totalRunTimeNanos(), 0)).append(" |\n");
     }
-    md.append("\nEvery run: `overhead-runs.csv` in the raw results. The CPU ratios scatter widely: iperf3 samples")
-        .append(" its own process's CPU time, and on 2 shared cores the softirq work of a veth path lands on whichever")
-        .append(" process is running; read them as noise unless a run is repeated on a quiet machine.\n\n");
+    md.append("| **all** | ").append(count(kernel.totalRuns())).append(" | ")
+        .append(kernel.totalRuns() == 0 ? "—" : num((double) kernel.totalRunTimeNanos() / kernel.totalRuns(), 1))
+        .append(" | | ").append(n == 0 ? "—" : num(kernel.runsPerSuperPacket(), 2)).append(" | ")
+        .append(n == 0 ? "—" : num(kernel.totalRunTimeNanos() / n, 0)).append(" | 100 % |\n\n");
+    md.append("| event | fired (empty program's runs) | per super-packet | segscope program on it |\n")
+        .append("| --- | ---: | ---: | --- |\n");
+    for (KernelResult.EventRate e : kernel.events()) {
+      md.append("| ").append(e.event()).append(" | ").append(count(e.runs())).append(" | ")
+          .append(n == 0 ? "—" : num(e.runs() / n, 2)).append(" | ").append(e.segscopeHook() ? "yes" : "no")
+          .append(" |\n");
+    }
+    md.append("\nSoftware segmentation the agent measured over the same traffic (all devices): ")
+        .append(count(kernel.superPackets())).append(" super-packets cut into ").append(count(kernel.segments()))
+        .append(" segments (").append(n == 0 ? "—" : num(kernel.segments() / n, 1)).append(" each), ")
+        .append(count(kernel.timedSuperPackets())).append(" timed, ")
+        .append(num(kernel.segmentationNanos() / 1e6, 1)).append(" ms in total, ")
+        .append(num(kernel.meanSegmentationNanos() / 1000, 2)).append(" µs each. segscope's programs ran ")
+        .append(num(kernel.totalRunTimeNanos() / 1e6, 1)).append(" ms: ")
+        .append(Fmt.pct(kernel.shareOfSegmentation(), 2)).append(" of it.\n\n");
   }
 
-  private static String spread(OverheadResult.Spread s) {
-    return Fmt.num(s.median(), 3) + " [" + Fmt.num(s.min(), 3) + " – " + Fmt.num(s.max(), 3) + "]";
+  private String why(String part) {
+    String failure = run.failures().get(part);
+    return failure != null ? "the part failed: " + failure : run.parts().contains(part) ? "no result"
+        : "not run (`--parts`)";
   }
 
   private void accuracySection() {
-    md.append("## ").append(PART3).append(" against an independent oracle\n\n");
+    md.append("## 2. Counts against an independent oracle\n\n");
     if (accuracy == null) {
-      md.append("Not run.\n\n");
+      md.append("Not measured: ").append(why("kernel")).append(".\n\n");
       return;
     }
-    md.append("In the same run as part 1, after S1: S2 and S0 traffic too. Agent = Δ of its counters between a")
-        .append(" scrape before and after the traffic. Oracle = `bench/src/main/resources/io/segscope/bench/oracle.bt`:")
-        .append(" every skb freed by `consume_skb` that still carries a GSO size, keyed by the freeing call site")
-        .append(" as bpftrace itself symbolises it (`validate_xmit_skb*` = segmented in software), netns inode")
-        .append(" and device name read through BTF; offloaded = GSO skbs at `net_dev_start_xmit`. It shares no")
-        .append(" code, map or address range with segscope.\n\n");
-    md.append("| scenario | device (role) | sw skbs agent / oracle | segments agent / oracle | bytes agent / oracle")
-        .append(" | offloaded agent / oracle | worst error |\n| --- | --- | --- | --- | --- | --- | ---: |\n");
-    for (AccuracyResult.DeviceAccuracy d : accuracy.devices()) {
+    md.append("After part 1, with bpf_stats off and the empty programs gone: S1 and S2 traffic with the bpftrace")
+        .append(" oracle (`bench/src/main/resources/io/segscope/bench/oracle.bt`) attached. Agent = Δ of its")
+        .append(" counters between map reads before and after the traffic; oracle = every skb freed by consume_skb")
+        .append(" at `validate_xmit_skb*` that still carries a GSO size (segmented in software), and every GSO skb")
+        .append(" at net_dev_start_xmit (handed intact to the driver). It shares no code, map or address range with")
+        .append(" segscope. segmented_untracked diagnostics in the window: ").append(count(accuracy.untracked()))
+        .append(".\n\n");
+    md.append("| scenario | device (role) | super-packets agent / oracle | segments | bytes | offloaded | worst error |\n")
+        .append("| --- | --- | --- | --- | --- | --- | ---: |\n");
+    for (AccuracyResult.DeviceCount d : accuracy.devices()) {
       md.append("| ").append(d.scenario()).append(" | ").append(d.device()).append(" (").append(d.role())
-          .append(") | ").append(pair(d.agentSkbs(), d.oracleSkbs())).append(" | ")
-          .append(pair(d.agentSegments(), d.oracleSegments())).append(" | ")
-          .append(pair(d.agentBytes(), d.oracleBytes())).append(" | ")
-          .append(pair(d.agentOffloaded(), d.oracleOffloaded())).append(" | ")
+          .append(") | ").append(count(d.agentSkbs())).append(" / ").append(count(d.oracleSkbs())).append(" | ")
+          .append(count(d.agentSegments())).append(" / ").append(count(d.oracleSegments())).append(" | ")
+          .append(count(d.agentBytes())).append(" / ").append(count(d.oracleBytes())).append(" | ")
+          .append(count(d.agentOffloaded())).append(" / ").append(count(d.oracleOffloaded())).append(" | ")
           .append(Fmt.pct(d.worstError(), 3)).append(" |\n");
     }
-    md.append("\nsegmented_untracked diagnostics in the window: ").append(Fmt.count(accuracy.segmentedUntracked()))
-        .append(". GSO skbs freed elsewhere on lab devices (not segmentation; e.g. received GRO skbs): ")
-        .append(accuracy.otherFreeSites().isEmpty() ? "none" : sites(accuracy.otherFreeSites())).append(".\n\n");
+    md.append('\n');
   }
 
-  private static String sites(Map<String, Long> m) {
-    List<String> out = new ArrayList<>();
-    m.forEach((k, v) -> out.add("`" + k + "` " + Fmt.count(v)));
-    return String.join(", ", out);
-  }
+  // ---- overhead --------------------------------------------------------------------------------
 
-  private static String pair(double a, double o) {
-    return Fmt.count(a) + " / " + Fmt.count(o);
-  }
-
-  private void scaleSection() {
-    md.append("## ").append(PART4).append("\n\n");
-    if (scale == null) {
-      md.append("Not run.\n\n");
+  private void overheadSection() {
+    md.append("## 3. End-to-end cost: a UDP_SEGMENT sender, iperf3, agent starts\n\n");
+    if (overhead == null) {
+      md.append("Not measured: ").append(why("overhead")).append(".\n\n");
       return;
     }
-    md.append("Veth pairs across 4 lab namespaces (fleet), plus the S1 topology for load. Every fleet device ")
-        .append("sent 256 KiB over TCP to its peer, so each has the full GSO label set besides device_info/limits/")
-        .append("features. The inventory counts every device of the host (other engineers' namespaces included).")
-        .append(" Agent read interval ").append(scale.interval()).append("; latency over sequential requests")
-        .append(" after 5 warm-up requests; CPU from /proc/PID/stat (1.0 = one core).\n\n");
-    md.append("| fleet devices | inventory devices | GSO devices (fleet) | series | first scrape (probes attach) | ready | /metrics p50 / p99 | /metrics size")
-        .append(" | /api/v1/devices p50 / p99 | size | RSS idle / load | CPU idle / load |\n")
-        .append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    int pairs = overhead.udp().stream().mapToInt(OverheadResult.UdpRun::pair).max().orElse(-1) + 1;
+    md.append(pairs).append(" pairs of (agent running, agent stopped), the order alternating from pair to pair;")
+        .append(" the agent started fresh for each pair with the launcher's flags and nothing else, measured once")
+        .append(" its CPU use had settled. Each half: the UDP sender for ").append(num(overhead.udpSeconds(), 0))
+        .append(" s, then iperf3 S0 and S1 for ").append(num(overhead.iperfSeconds(), 0)).append(" s each.\n\n");
+    OverheadResult.Spread with = overhead.udpNanosPerSegment(true);
+    OverheadResult.Spread without = overhead.udpNanosPerSegment(false);
+    OverheadResult.Spread d = overhead.udpCostPerSegment();
+    OverheadResult.Spread g = overhead.udpSegmentationNanos();
+    double segs = overhead.udpSegmentsPerSuperPacket();
+    md.append("**UDP_SEGMENT sender** (`probes/src/test/resources/io/segscope/lab/udp_gso_send.c`: 63,000-byte")
+        .append(" super-packets cut at 1,400 bytes, ").append(num(segs, 0)).append(" segments each, on a veth with")
+        .append(" `tx-udp-segmentation off`, so the kernel segments every one in software in the sender's context;")
+        .append(" CPU = the sender's own user + system time):\n\n");
+    md.append("| | median | min | max |\n| --- | ---: | ---: | ---: |\n");
+    spreadRow("sender CPU ns per segment, agent running", with, 1);
+    spreadRow("sender CPU ns per segment, agent stopped", without, 1);
+    spreadRow("difference per pair, ns per segment", d, 1);
+    spreadRow("segmentation time per super-packet the agent measured, ns", g, 0);
+    md.append('\n');
+    if (d.n() > 0 && g.n() > 0) {
+      md.append("Agent cost per super-packet: ").append(num(d.median(), 1)).append(" ns × ").append(num(segs, 0))
+          .append(" = ").append(num(d.median() * segs, 0)).append(" ns, ")
+          .append(Fmt.pct(d.median() * segs / g.median(), 1)).append(" of its segmentation time.\n\n");
+    }
+    md.append("**iperf3 TCP**, per pair with ÷ without the agent: median [min – max]. CPU is iperf3's own")
+        .append(" `cpu_utilization_percent` (sender, receiver); on 2 shared cores the softirq work of a veth path")
+        .append(" lands on whichever process runs, so the CPU ratios are noisy.\n\n");
+    md.append("| scenario | pairs | Gbit/s with | Gbit/s without | throughput ratio | sender CPU ratio | receiver CPU ratio |\n")
+        .append("| --- | ---: | ---: | ---: | --- | --- | --- |\n");
+    for (String s : List.of("S0", "S1")) {
+      OverheadResult.Spread t = overhead.throughputRatio(s);
+      md.append("| ").append(s).append(" | ").append(t.n()).append(" | ").append(num(overhead.medianGbps(s, true), 2))
+          .append(" | ").append(num(overhead.medianGbps(s, false), 2)).append(" | ").append(spread(t, 3))
+          .append(" | ").append(spread(overhead.senderCpuRatio(s), 3)).append(" | ")
+          .append(spread(overhead.receiverCpuRatio(s), 3)).append(" |\n");
+    }
+    md.append('\n');
+    OverheadResult.Spread f = overhead.firstScrape();
+    OverheadResult.Spread ready = OverheadResult.Spread.of(overhead.starts().stream()
+        .map(OverheadResult.Start::readySeconds).toList());
+    OverheadResult.Spread attach = OverheadResult.Spread.of(overhead.starts().stream()
+        .map(OverheadResult.Start::attachSeconds).filter(a -> a >= 0).toList());
+    md.append("**Agent starts** (").append(f.n()).append("): spawn to the first /metrics with its programs attached ")
+        .append(spread(f, 2)).append(" s; to /readyz ").append(spread(ready, 2))
+        .append(" s; of which planning, compiling (in a child JVM) and attaching, as the agent logs it, ")
+        .append(spread(attach, 2)).append(" s.\n\n");
+  }
+
+  private void spreadRow(String label, OverheadResult.Spread s, int decimals) {
+    md.append("| ").append(label).append(" | ").append(num(s.median(), decimals)).append(" | ")
+        .append(num(s.min(), decimals)).append(" | ").append(num(s.max(), decimals)).append(" |\n");
+  }
+
+  private static String spread(OverheadResult.Spread s, int decimals) {
+    return s.n() == 0 ? "—" : num(s.median(), decimals) + " [" + num(s.min(), decimals) + " – "
+        + num(s.max(), decimals) + "]";
+  }
+
+  // ---- scale -----------------------------------------------------------------------------------
+
+  private void scaleSection() {
+    md.append("## 4. Scale: /metrics, memory at 10 to 1,000 devices\n\n");
+    if (scale == null) {
+      md.append("Not measured: ").append(why("scale")).append(".\n\n");
+      return;
+    }
+    md.append("Veth pairs in lab namespaces; every device sent TCP to its peer, so each has map entries and its")
+        .append(" GSO series. The agent: launcher flags (`").append(scale.javaOptions()).append("`), read interval ")
+        .append(scale.interval()).append(", ").append(scale.possibleCpus()).append(" possible CPUs. /metrics as")
+        .append(" Prometheus asks (its Accept header with `Accept-Encoding: gzip`) and with the same Accept without")
+        .append(" compression, request by request in turn after 5 warm-up requests each; latency = request sent to")
+        .append(" body received, on loopback. The inventory counts every device of the host (other labs'")
+        .append(" included). Map read = the agent's mean time to read its maps and build a snapshot, once per")
+        .append(" interval (segscope_map_read_seconds). Kernel map memory = the sum of the kernel's memlock of the agent's maps (fdinfo; on")
+        .append(" 6.4 and later computed from what each hash map holds now).\n\n");
+    md.append("| devices | counted | series | first scrape | /metrics gzip p50 / p99 | size | plain p50 / p99 | size")
+        .append(" | /api/v1/devices p50 / p99 | RSS / peak | RSS under load | CPU idle / load | map read | map memory |\n")
+        .append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (ScaleResult.Level l : scale.levels()) {
-      md.append("| ").append(l.fleetDevices()).append(" | ").append(l.inventoryDevices()).append(" | ")
-          .append(l.gsoDevices()).append(" (").append(l.fleetGsoDevices()).append(") | ")
-          .append(Fmt.count(l.metricsSeries())).append(" | ").append(Fmt.num(l.firstScrapeSeconds(), 2)).append(" s (")
-          .append(Fmt.num(l.probesAttachSeconds(), 2)).append(" s) | ")
-          .append(Fmt.num(l.readySeconds(), 2)).append(" s | ")
-          .append(Fmt.num(l.metrics().ms().p50(), 1)).append(" / ").append(Fmt.num(l.metrics().ms().p99(), 1))
-          .append(" ms | ").append(Fmt.kib(l.metrics().payloadBytes())).append(" | ")
-          .append(Fmt.num(l.devicesApi().ms().p50(), 1)).append(" / ").append(Fmt.num(l.devicesApi().ms().p99(), 1))
-          .append(" ms | ").append(Fmt.kib(l.devicesApi().payloadBytes())).append(" | ")
-          .append(Fmt.mib(l.idleRssBytes())).append(" / ").append(Fmt.mib(l.loadRssBytes())).append(" | ")
-          .append(Fmt.num(l.idleCores(), 3)).append(" / ").append(Fmt.num(l.loadCores(), 3)).append(" |\n");
+      md.append("| ").append(count(l.fleetDevices())).append(" (").append(count(l.inventoryDevices()))
+          .append(" inventoried) | ").append(count(l.fleetDevicesCounted())).append(" | ").append(count(l.series()))
+          .append(" | ").append(num(l.firstScrapeSeconds(), 2)).append(" s | ").append(pq(l.metricsGzip()))
+          .append(" | ").append(kib(l.metricsGzip().bytes())).append(" | ").append(pq(l.metricsPlain()))
+          .append(" | ").append(kib(l.metricsPlain().bytes())).append(" | ").append(pq(l.devicesApi()))
+          .append(" | ").append(mib(l.rssBytes())).append(" / ").append(mib(l.peakRssBytes())).append(" | ")
+          .append(mib(l.loadRssBytes())).append(" | ").append(num(l.idleCores(), 3)).append(" / ")
+          .append(num(l.loadCores(), 3)).append(" | ").append(num(1000 * l.mapReadSeconds(), 1)).append(" ms | ")
+          .append(mib(l.mapMemlockBytes())).append(" |\n");
     }
-    md.append("\nRequests: ").append(scale.levels().get(0).metrics().ms().n())
-        .append(" per endpoint and level; every sample in `scale-requests.csv`. The agent's CPU is its process")
-        .append(" time only: the BPF programs run in the context of the packets' senders and receivers (part 1).")
-        .append(" \"probes attach\" is what the agent logs for compiling and attaching its programs with libbcc.\n\n");
-    ScaleResult.CompileMemory cm = scale.compileMemory();
-    if (cm != null) {
-      md.append("Where the RSS comes from (`io.segscope.bench.agent.CompileMemory`: a JVM with the agent's flags")
-          .append(" that only opens the agent's probe session): RSS ").append(Fmt.mib(cm.before()[0] * 1024.0))
-          .append(" before, ").append(Fmt.mib(cm.attached()[0] * 1024.0)).append(" after libbcc compiled and attached")
-          .append(" the programs (anonymous ").append(Fmt.mib(cm.attached()[1] * 1024.0)).append(", file-backed ")
-          .append(Fmt.mib(cm.attached()[2] * 1024.0)).append(": libLLVM/libclang code), ")
-          .append(Fmt.mib(cm.trimmed()[0] * 1024.0)).append(" after glibc `malloc_trim(0)`.\n\n");
+    ScaleResult.Level top = scale.top();
+    if (top != null) {
+      md.append("\nContent types at ").append(count(top.fleetDevices())).append(" devices: gzip `")
+          .append(top.metricsGzip().contentType()).append("` (Content-Encoding `").append(top.metricsGzip().encoding())
+          .append("`), plain `").append(top.metricsPlain().contentType()).append("`. The agent's maps at ")
+          .append(count(top.fleetDevices())).append(" devices:\n\n");
+      mapTable(top.maps());
     }
+    if (scale.jvm() != null) {
+      md.append("\nWhere the agent's memory goes at ").append(top == null ? "" : count(top.fleetDevices()))
+          .append(" devices: ").append(Targets.JvmText.breakdown(scale.jvm())).append("\n\n| NMT category |")
+          .append(" committed |\n| --- | ---: |\n");
+      scale.jvm().nmtCommittedBytes().forEach((k, v) -> md.append("| ").append(k).append(" | ").append(mib(v))
+          .append(" |\n"));
+    }
+    md.append('\n');
+  }
+
+  private static String pq(ScaleResult.Latency l) {
+    return num(l.ms().p50(), 1) + " / " + num(l.ms().p99(), 1) + " ms";
+  }
+
+  private void mapTable(List<BpfFdinfo.BpfMap> maps) {
+    md.append("| map id | type | key / value bytes | max entries | flags | memlock |\n")
+        .append("| ---: | --- | --- | ---: | --- | ---: |\n");
+    for (BpfFdinfo.BpfMap m : maps) {
+      md.append("| ").append(m.id()).append(" | ").append(Targets.mapType(m.type())).append(" | ")
+          .append(m.keySize()).append(" / ").append(m.valueSize()).append(" | ").append(count(m.maxEntries()))
+          .append(" | ").append((m.flags() & 1) != 0 ? "BPF_F_NO_PREALLOC" : "0x" + Long.toHexString(m.flags()))
+          .append(" | ").append(kib(m.memlockBytes())).append(" |\n");
+    }
+  }
+
+  private void guestSection() {
+    md.append("## 5. Kernel map memory with many possible CPUs (Debian 6.1 guest)\n\n");
+    if (guest == null) {
+      md.append("Not measured: ").append(why("guest")).append(".\n\n");
+      return;
+    }
+    if (!guest.failure().isEmpty()) {
+      md.append("Not measured: ").append(guest.failure()).append(".\n\n");
+      return;
+    }
+    md.append("`scripts/guest-run --cpus 1 --maxcpus ").append(guest.possibleCpus()).append("` (qemu `-smp ")
+        .append(guest.smp()).append("`: one online CPU and ").append(guest.possibleCpus()).append(" possible ones, ")
+        .append(guest.onlineCpus()).append(" online as seen inside; more than one vCPU crashes the JVM under qemu's")
+        .append(" emulation here, docs/guest-kernel.md). Kernel ").append(guest.kernel()).append(", agent in ")
+        .append(guest.mode()).append(" mode, first scrape after ").append(num(guest.firstScrapeSeconds(), 0))
+        .append(" s. ").append(count(guest.fleetDevices())).append(" veth devices, each sent TCP over before the")
+        .append(" agent started (the baseline) and again with it running: ").append(count(guest.fleetDevicesCounted()))
+        .append(" of them counted. Reported: the growth of /proc/meminfo Percpu + Slab from before the agent to it")
+        .append(" running (real kernel memory; it includes the agent process's own kernel objects), and the kernel's")
+        .append(" memlock of the maps, which before 6.4 is the maximum a map may hold, not its use.\n\n");
+    md.append("| /proc/meminfo | before the agent | agent running | after it exited | growth | freed at exit |\n")
+        .append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    memRow("Percpu", guest.before().percpu(), guest.with().percpu(), guest.after().percpu());
+    memRow("Slab", guest.before().slab(), guest.with().slab(), guest.after().slab());
+    memRow("SUnreclaim", guest.before().sunreclaim(), guest.with().sunreclaim(), guest.after().sunreclaim());
+    memRow("VmallocUsed", guest.before().vmallocUsed(), guest.with().vmallocUsed(), guest.after().vmallocUsed());
+    md.append("\nPercpu + Slab grew ").append(mib(guest.grownBytes())).append(" and ").append(mib(guest.freedBytes()))
+        .append(" were freed at exit; memlock ").append(mib(guest.memlockBytes())).append("; agent RSS ")
+        .append(mib(guest.agentRssBytes())).append(". ")
+        .append(Targets.MapText.perMap(guest.maps(), guest.possibleCpus(), guest.fleetDevicesCounted()))
+        .append("\n\n");
+    mapTable(guest.maps());
+    ScaleResult.Level top = scale == null ? null : scale.top();
+    if (top != null) {
+      md.append("\nOn this host (part 4: ").append(scale.possibleCpus()).append(" possible CPUs, kernel ")
+          .append(run.machine().kernel()).append(") the kernel's memlock of the agent's maps at ")
+          .append(count(top.fleetDevices())).append(" devices is ").append(mib(top.mapMemlockBytes()))
+          .append(" (computed from what the maps hold on 6.4 and later).\n");
+    }
+    md.append('\n');
+  }
+
+  private void memRow(String name, long before, long with, long after) {
+    md.append("| ").append(name).append(" | ").append(mib(before)).append(" | ").append(mib(with)).append(" | ")
+        .append(mib(after)).append(" | ").append(mib(with - before)).append(" | ").append(mib(with - after))
+        .append(" |\n");
   }
 
   private void jmhSection() {
-    md.append("## 5. Java hot paths (JMH)\n\n");
+    md.append("## 6. Java hot paths (JMH)\n\n");
     if (jmh == null) {
-      md.append("Not run.\n\n");
+      md.append("Not measured: ").append(why("jmh")).append(".\n\n");
       return;
     }
-    md.append("`bench/src/main/java/io/segscope/bench/jmh/HotPathBenchmarks.java`, synthetic host on 2 CPUs ")
-        .append("(every device offloads GSO; every tenth b-side device also segments in software); ")
-        .append(jmh.settings()).append(". One operation = all devices once.\n\n");
+    md.append("`bench/src/main/java/io/segscope/bench/jmh/HotPathBenchmarks.java` on a synthetic host (every device")
+        .append(" offloads GSO, every tenth b-side device also segments in software), 2 CPUs; ").append(jmh.settings())
+        .append(". One operation = all devices once. decode = Counts.sumPerCpu of every per-CPU counter value;")
+        .append(" refresh = TelemetryService.refresh (one read of the reader without the kernel read);")
+        .append(" render = MetricsRegistry.render of a new snapshot (once per read, on the reader);")
+        .append(" scrapeGzip / scrapeText = one scrape of the cached bytes as Prometheus asks / as plain text.\n\n");
     md.append("| benchmark | devices | time per operation | ± (99.9 %) | per device | allocated per operation |\n")
         .append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (JmhResult.Score s : jmh.scores()) {
       md.append("| ").append(s.benchmark()).append(" | ").append(s.devices()).append(" | ")
-          .append(Fmt.num(s.score(), 1)).append(' ').append(s.unit()).append(" | ").append(Fmt.num(s.error(), 1))
-          .append(" | ").append(Fmt.num(s.score() * 1000 / s.devices(), 0)).append(" ns | ")
-          .append(Double.isNaN(s.allocatedBytesPerOp()) ? "n/a" : Fmt.kib(s.allocatedBytesPerOp())).append(" |\n");
-    }
-    md.append("\ndecode = DeviceStatsDecoder.decode of every per-CPU entry; assemble = SnapshotAssembler + ")
-        .append("InventoryView (names, device infos); render = MetricsRegistry.render of a new snapshot on the ")
-        .append("reader (OpenMetrics + gzip and text 0.0.4); scrape = one scrape as Prometheus gets it (cached ")
-        .append("snapshot bytes + the JVM/self families, gzip); scrapeText = the same in text 0.0.4 without gzip; ")
-        .append("readAndScrape = decode + assemble + render + scrape; advise = CostModel.window + ")
-        .append("Recommender.evaluate.\n\n");
-  }
-
-  private void missesSection(List<Check> checks) {
-    md.append("## Misses, and what would close them\n\n");
-    List<Check> missed = checks.stream().filter(c -> !c.met()).toList();
-    if (missed.isEmpty()) {
-      md.append("None: every target was met in this run.\n\n");
-      return;
-    }
-    for (Check c : missed) {
-      md.append("- **").append(c.figure()).append("**: ").append(c.measured()).append(" against ")
-          .append(c.target()).append(", missed by ").append(c.missBy()).append(". ")
-          .append(Misses.explain(c, cost, overhead, accuracy, scale, jmh)).append("\n");
+          .append(num(s.score(), 1)).append(" ").append(s.unit()).append(" | ").append(num(s.error(), 1)).append(" | ")
+          .append(s.unit().equals("us/op") ? num(1000 * s.score() / s.devices(), 0) + " ns" : "—").append(" | ")
+          .append(Double.isNaN(s.allocatedBytesPerOp()) ? "—" : kib(s.allocatedBytesPerOp())).append(" |\n");
     }
     md.append('\n');
-  }
-
-  private void row(String k, String v) {
-    md.append("| ").append(k).append(" | ").append(v).append(" |\n");
   }
 }

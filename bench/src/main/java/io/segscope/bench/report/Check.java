@@ -3,32 +3,46 @@ package io.segscope.bench.report;
 /**
  * One figure against its target.
  *
- * @param id stable key (used to attach the explanation of a miss)
- * @param part which part of the suite measured it ("1. in-kernel cost", ...)
  * @param figure what was measured
  * @param measured the value as shown
  * @param target the target as shown
- * @param met whether the target was reached
- * @param missBy how far off, as shown ("" when met)
+ * @param verdict met, missed, or not measured
+ * @param explanation for a miss: where it comes from, from the run's own figures ("" otherwise); for a
+ *     figure not measured: why
  */
-public record Check(String id, String part, String figure, String measured, String target, boolean met,
-    String missBy) {
+public record Check(String figure, String measured, String target, Verdict verdict, String explanation) {
 
-  /** A check of {@code value <= limit} (or {@code <} when {@code strict}). */
-  public static Check atMost(String id, String part, String figure, double value, double limit, boolean strict,
-      String unit, int decimals) {
-    boolean met = strict ? value < limit : value <= limit;
-    String miss = met ? "" : String.format("%s %s over (%.0f%% above)", Fmt.num(value - limit, decimals), unit,
-        100 * (value - limit) / limit);
-    return new Check(id, part, figure, Fmt.num(value, decimals) + " " + unit,
-        (strict ? "< " : "≤ ") + Fmt.num(limit, decimals) + " " + unit, met, miss.trim());
+  /** How a figure stands against its target. */
+  public enum Verdict { MET, MISSED, NOT_MEASURED }
+
+  static Check atMost(String figure, double value, double limit, String measured, String target,
+      java.util.function.Supplier<String> why) {
+    return judge(figure, value <= limit, value, measured, target, why);
   }
 
-  /** A check of {@code value >= limit}. */
-  public static Check atLeast(String id, String part, String figure, double value, double limit, int decimals) {
-    boolean met = value >= limit;
-    String miss = met ? "" : String.format("%s below (%.1f%% short)", Fmt.num(limit - value, decimals),
-        100 * (limit - value) / limit);
-    return new Check(id, part, figure, Fmt.num(value, decimals), "≥ " + Fmt.num(limit, decimals), met, miss);
+  static Check atLeast(String figure, double value, double limit, String measured, String target,
+      java.util.function.Supplier<String> why) {
+    return judge(figure, value >= limit, value, measured, target, why);
+  }
+
+  private static Check judge(String figure, boolean met, double value, String measured, String target,
+      java.util.function.Supplier<String> why) {
+    if (Double.isNaN(value)) {
+      return notMeasured(figure, target, "the run produced no value for it");
+    }
+    return new Check(figure, measured, target, met ? Verdict.MET : Verdict.MISSED, met ? "" : why.get());
+  }
+
+  static Check notMeasured(String figure, String target, String why) {
+    return new Check(figure, "—", target, Verdict.NOT_MEASURED, why);
+  }
+
+  /** The verdict cell of the summary table. */
+  String verdictCell() {
+    return switch (verdict) {
+      case MET -> "met";
+      case MISSED -> "**missed**";
+      case NOT_MEASURED -> "not measured";
+    };
   }
 }

@@ -2,46 +2,71 @@ package io.segscope.bench.jmh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.advice.AdviceContext;
-import io.segscope.agent.advice.Finding;
-import io.segscope.agent.advice.Recommender;
-import io.segscope.agent.cost.CostModel;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
-import io.segscope.probes.gso.DeviceCounters;
-import java.util.List;
+import io.segscope.probes.ProbeReading;
+import io.segscope.probes.wire.Counts;
+import io.segscope.probes.wire.DeviceReading;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
 /** The JMH input is what the hot paths would see on a real host: checked here, so the timings mean something. */
 class FleetTest {
   @Test
-  void mapEntriesDecodeToTheIntendedCountersSummedOverCpus() {
+  void readingsHaveOffloadedTrafficEverywhereAndSoftwareSegmentationOnEveryTenthBSideDevice() {
     Fleet f = new Fleet(40, 2);
-    List<DeviceCounters> c = f.decode(f.values);
-    assertThat(c).hasSize(40);
-    DeviceCounters sw = c.get(1); // fb0: every tenth b-side device segments in software
+    ProbeReading r = f.reading(2);
+    assertThat(r.devices()).hasSize(40);
+    DeviceReading sw = r.devices().get(1); // fb0
     assertThat(sw.kernelName()).isEqualTo("fb0");
-    assertThat(sw.netns()).isEqualTo(Fleet.NS_B);
-    assertThat(sw.swSkbs()).isEqualTo(2000);
-    assertThat(sw.swSegments()).isEqualTo(2000 * 45);
-    assertThat(sw.cause(DeviceCounters.Cause.GSO_MAX_SIZE)).isEqualTo(2000);
-    assertThat(sw.durationSlots()[14]).isEqualTo(2000);
-    assertThat(sw.segmentSlots()[6]).isEqualTo(2000);
-    DeviceCounters off = c.get(2);
-    assertThat(off.swSkbs()).isZero();
-    assertThat(off.offloadedSkbs()).isEqualTo(2 * (2000 + 2));
-    assertThat(c.stream().filter(d -> d.swSkbs() > 0)).hasSize(2);
+    assertThat(sw.key().netns()).isEqualTo(Fleet.NS_B);
+    assertThat(sw.counts().swSkbs()).isEqualTo(2000);
+    assertThat(sw.counts().swSegments()).isEqualTo(2000 * 45);
+    assertThat(sw.gso()).isPresent();
+    assertThat(sw.gso().get().timed()).isEqualTo(2000);
+    DeviceReading off = r.devices().get(2);
+    assertThat(off.counts().swSkbs()).isZero();
+    assertThat(off.gso()).isEmpty();
+    assertThat(off.offloadedSkbs()).isEqualTo(4002);
+    assertThat(r.devices().stream().filter(d -> d.counts().swSkbs() > 0)).hasSize(2);
+    // inventory: every device, plus a macvlan on each software-segmenting one
+    assertThat(f.inventory.devices()).hasSize(42);
   }
 
   @Test
-  void snapshotsNameEveryDeviceAndTheRecommenderFindsTheMismatches() {
+  void theMapBytesSumBackToTheCountersOverTheCpus() {
+    Fleet f = new Fleet(20, 3);
+    byte[][] values = f.counterValues(1);
+    for (int i = 0; i < 20; i++) {
+      Counts sum = Counts.sumPerCpu(ByteBuffer.wrap(values[i]).order(ByteOrder.nativeOrder()), 0, 3, Counts.SIZE);
+      assertThat(sum).as("device %d", i).isEqualTo(f.reading(1).devices().get(i).counts());
+    }
+  }
+
+  @Test
+  void theReaderNamesEveryDeviceAndTheRecommenderFindsTheMismatches() {
     Fleet f = new Fleet(40, 2);
-    TelemetrySnapshot a = f.snapshot(f.decode(f.values), Fleet.T0);
-    TelemetrySnapshot b = f.snapshot(f.decode(f.valuesAt(2)), Fleet.T0.plusSeconds(5));
-    assertThat(a.gso()).hasSize(40);
-    assertThat(a.devices()).hasSize(40 + 2); // plus a macvlan on each software-segmenting device
-    assertThat(a.gso().get(0).device().device()).startsWith("f");
-    List<Finding> findings = new Recommender().evaluate(CostModel.window(a, b).values(),
-        new AdviceContext(f.inventory, AdviceContext.Thresholds.DEFAULT, true));
-    assertThat(findings).hasSize(2).allSatisfy(x -> assertThat(x.rule()).isEqualTo("gso_size_mismatch"));
+    Fleet.Probes probes = new Fleet.Probes(f.reading(1), f.attachments);
+    Fleet.StepClock clock = new Fleet.StepClock();
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    RecordErrors errors = new RecordErrors(meters);
+    TelemetryService t = f.service(probes, clock, meters, errors);
+    // past the advice window and the open-after hold, one read interval at a time
+    for (int read = 1; read <= 14; read++) {
+      probes.reading = f.reading(read);
+      clock.now = Fleet.T0.plusSeconds(5L * read);
+      t.refresh();
+    }
+    TelemetrySnapshot s = t.latest();
+    assertThat(s.gso()).hasSize(40);
+    assertThat(s.gso().stream().filter(g -> g.swSkbs() > 0).map(GsoDeviceStats::device).map(d -> d.device()))
+        .containsExactlyInAnyOrder("fb0", "fb10");
+    assertThat(s.devices()).hasSize(42);
+    assertThat(RecordErrors.KINDS.stream().mapToDouble(errors::count).sum()).as("no record refused").isZero();
+    assertThat(s.recommendations()).isNotEmpty();
   }
 }

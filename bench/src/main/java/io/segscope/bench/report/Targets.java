@@ -1,0 +1,523 @@
+package io.segscope.bench.report;
+
+import static io.segscope.bench.report.Fmt.count;
+import static io.segscope.bench.report.Fmt.mib;
+import static io.segscope.bench.report.Fmt.num;
+
+import io.segscope.bench.RunInfo;
+import io.segscope.bench.agent.JvmMemory;
+import io.segscope.bench.kernel.BpfFdinfo;
+import io.segscope.bench.part.AccuracyResult;
+import io.segscope.bench.part.GuestResult;
+import io.segscope.bench.part.JmhResult;
+import io.segscope.bench.part.KernelResult;
+import io.segscope.bench.part.OverheadResult;
+import io.segscope.bench.part.ScaleResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every target of the benchmark, judged from one run's results, and for a miss the explanation, built
+ * from that run's own figures. A part that did not run (or failed) leaves its figures "not measured",
+ * with the reason.
+ */
+final class Targets {
+  static final int DEVICES = 1000;
+  static final int GUEST_CPUS = 128;
+
+  private final RunInfo run;
+  private final KernelResult kernel;
+  private final AccuracyResult accuracy;
+  private final OverheadResult overhead;
+  private final ScaleResult scale;
+  private final GuestResult guest;
+  private final JmhResult jmh;
+
+  Targets(RunInfo run, KernelResult kernel, AccuracyResult accuracy, OverheadResult overhead, ScaleResult scale,
+      GuestResult guest, JmhResult jmh) {
+    this.run = run;
+    this.kernel = kernel;
+    this.accuracy = accuracy;
+    this.overhead = overhead;
+    this.scale = scale;
+    this.guest = guest;
+    this.jmh = jmh;
+  }
+
+  List<Check> checks() {
+    List<Check> out = new ArrayList<>();
+    out.add(runTimeShare());
+    out.add(endToEnd());
+    out.add(iperf("S0", 0.98));
+    out.add(iperf("S1", 0.97));
+    out.add(runsPerSuperPacket());
+    out.add(metrics(true));
+    out.add(metrics(false));
+    out.add(rss());
+    out.add(guestMemory());
+    out.add(start());
+    out.add(oracle());
+    return out;
+  }
+
+  private String missing(String part) {
+    String failure = run.failures().get(part);
+    if (failure != null) {
+      return "part " + part + " failed: " + failure;
+    }
+    return run.parts().contains(part) ? "part " + part + " wrote no result" : "part " + part + " was not run";
+  }
+
+  // ---- in-kernel ------------------------------------------------------------------------------
+
+  private static final String WINDOWS_APART = "consume_skb fired fewer times than the agent counted super-packets"
+      + " (every software-segmented one is freed there): the counters and the run statistics did not cover the"
+      + " same stretch, so no per-super-packet figure of this run is judged";
+
+  /** In tracepoint mode every software-segmented super-packet is freed by consume_skb: fewer firings = bad window. */
+  private boolean windowsApart() {
+    double consume = kernel.firingsPerSuperPacket("consume_skb");
+    return kernel.mode().equals("tracepoint") && !Double.isNaN(consume) && consume < 0.99;
+  }
+
+  private Check runTimeShare() {
+    String figure = "all segscope programs' run time ÷ segmentation time measured, S1 (" + modeText() + ")";
+    if (kernel == null || kernel.superPackets() == 0) {
+      return Check.notMeasured(figure, "≤ 8 %", kernel == null ? missing("kernel")
+          : "no super-packet was segmented in software in the window");
+    }
+    double share = 100 * kernel.shareOfSegmentation();
+    if (windowsApart()) {
+      return new Check(figure, Fmt.pct(kernel.shareOfSegmentation(), 2), "≤ 8 %", Check.Verdict.NOT_MEASURED,
+          WINDOWS_APART);
+    }
+    return Check.atMost(figure, share, 8, Fmt.pct(kernel.shareOfSegmentation(), 2), "≤ 8 %", () -> {
+      double n = kernel.superPackets();
+      double perSp = kernel.totalRunTimeNanos() / n;
+      double floor = floorPerSuperPacket();
+      StringBuilder b = new StringBuilder();
+      b.append("segscope's programs ran ").append(count(kernel.totalRuns())).append(" times for ")
+          .append(num(kernel.totalRunTimeNanos() / 1e6, 1)).append(" ms in the ").append(num(kernel.windowSeconds(), 1))
+          .append(" s window, while the kernel segmented ").append(count(n)).append(" super-packets in software in ")
+          .append(num(kernel.segmentationNanos() / 1e6, 1)).append(" ms (").append(num(kernel.meanSegmentationNanos()
+              / 1000, 2)).append(" µs each): ").append(num(kernel.runsPerSuperPacket(), 1))
+          .append(" runs costing ").append(num(perSp, 0)).append(" ns per super-packet. Empty ")
+          .append(kernel.attach()).append(" programs on the same events cost ").append(num(floor, 0))
+          .append(" ns per super-packet here (").append(Fmt.pct(floor / kernel.meanSegmentationNanos(), 1))
+          .append(" of the segmentation time): the floor of hooking events that fire this often, bpf_stats' own")
+          .append(" accounting included. Above the empty programs:");
+      for (KernelResult.ProgramCost p : kernel.programs()) {
+        KernelResult.EventRate e = kernel.event(p.event());
+        if (p.runs() == 0 || e == null) {
+          continue;
+        }
+        b.append(" ").append(p.program()).append(" ").append(num(p.nsPerRun() - e.nsPerRun(), 0))
+            .append(" ns per run × ").append(num(p.runs() / n, 2)).append(" runs = ")
+            .append(num((p.nsPerRun() - e.nsPerRun()) * p.runs() / n, 0)).append(" ns per super-packet;");
+      }
+      b.setLength(b.length() - 1);
+      b.append(".");
+      onDemandXdp().ifPresent(p -> b.append(" ").append(p.program()).append(" ran ").append(count(p.runs()))
+          .append(" times: it is attached only while a generic XDP program exists on the host, and one did in this")
+          .append(" window; without it the rest cost ").append(Fmt.pct((kernel.totalRunTimeNanos() - p.runTimeNanos())
+              / kernel.segmentationNanos(), 2)).append(" of the segmentation time."));
+      return b.toString();
+    });
+  }
+
+  /** The generic-XDP program, when it ran in the window (attached on demand). */
+  private java.util.Optional<KernelResult.ProgramCost> onDemandXdp() {
+    return kernel.programs().stream().filter(p -> p.event().equals("netif_receive_skb") && p.runs() > 0).findFirst();
+  }
+
+  /** ns per super-packet that empty programs on segscope's hooked events cost in the window. */
+  private double floorPerSuperPacket() {
+    double total = 0;
+    for (KernelResult.ProgramCost p : kernel.programs()) {
+      KernelResult.EventRate e = kernel.event(p.event());
+      if (p.runs() > 0 && e != null && e.runs() > 0) {
+        total += e.nsPerRun() * p.runs();
+      }
+    }
+    return total / kernel.superPackets();
+  }
+
+  private String modeText() {
+    return kernel == null ? "tracepoint mode" : kernel.mode() + " mode, " + kernel.attach();
+  }
+
+  private Check runsPerSuperPacket() {
+    String figure = "segscope BPF program runs per software-segmented super-packet, S1 (run_cnt ÷ super-packets)";
+    if (kernel == null || kernel.superPackets() == 0) {
+      return Check.notMeasured(figure, "≤ 3", kernel == null ? missing("kernel")
+          : "no super-packet was segmented in software in the window");
+    }
+    double runs = kernel.runsPerSuperPacket();
+    if (windowsApart()) {
+      return new Check(figure, num(runs, 1), "≤ 3", Check.Verdict.NOT_MEASURED, WINDOWS_APART);
+    }
+    return Check.atMost(figure, runs, 3, num(runs, 1), "≤ 3", () -> {
+      StringBuilder b = new StringBuilder();
+      double floor = 0;
+      List<String> parts = new ArrayList<>();
+      for (KernelResult.ProgramCost p : kernel.programs()) {
+        if (p.runs() == 0) {
+          continue;
+        }
+        double fires = kernel.firingsPerSuperPacket(p.event());
+        floor += fires;
+        parts.add(p.event() + " fires " + num(fires, 2) + " times");
+      }
+      b.append("per super-packet segmented in software here, ").append(String.join(", ", parts))
+          .append(" (empty programs' runs ÷ ").append(count(kernel.superPackets()))
+          .append(" super-packets): hooking these events costs at least ").append(num(floor, 1))
+          .append(" runs per super-packet, whatever the programs do.");
+      double consume = kernel.firingsPerSuperPacket("consume_skb");
+      if (!Double.isNaN(consume)) {
+        b.append(" Of the consume_skb firings, 1 per super-packet is the segmentation itself; the other ")
+            .append(num(consume - 1, 2)).append(" free other skbs and leave at the call-site check.");
+      }
+      double xmit = kernel.firingsPerSuperPacket("net_dev_start_xmit");
+      double rx = kernel.firingsPerSuperPacket("netif_receive_skb");
+      if (!Double.isNaN(xmit) && !Double.isNaN(rx)) {
+        b.append(" For comparison, the per-segment events segscope does not hook fire ").append(num(xmit, 1))
+            .append(" (net_dev_start_xmit) and ").append(num(rx, 1)).append(" (netif_receive_skb) times per")
+            .append(" super-packet.");
+      }
+      onDemandXdp().ifPresent(p -> b.append(" ").append(p.program()).append(" ran ")
+          .append(num(p.runs() / (double) kernel.superPackets(), 1)).append(" times per super-packet because a generic")
+          .append(" XDP program existed on the host in this window; without it ")
+          .append(num((kernel.totalRuns() - p.runs()) / (double) kernel.superPackets(), 1)).append(" runs."));
+      b.append(" ≤ 3 needs a hook on the segmentation itself rather than on events shared with other packets");
+      b.append(kernel.mode().equals("tracepoint") ? " (this run is in tracepoint mode: kprobe/fentry mode hooks"
+          + " __skb_gso_segment)." : ".");
+      return b.toString();
+    });
+  }
+
+  // ---- end to end -----------------------------------------------------------------------------
+
+  private Check endToEnd() {
+    String figure = "end-to-end agent cost per software-segmented 64 KiB super-packet ÷ its segmentation time"
+        + " (UDP_SEGMENT sender)";
+    if (overhead == null || overhead.udp().isEmpty()) {
+      return Check.notMeasured(figure, "≤ 10 %", missing("overhead"));
+    }
+    OverheadResult.Spread d = overhead.udpCostPerSegment();
+    double segs = overhead.udpSegmentsPerSuperPacket();
+    OverheadResult.Spread g = overhead.udpSegmentationNanos();
+    if (g.n() == 0) {
+      return Check.notMeasured(figure, "≤ 10 %", "the agent timed no segmentation of the UDP sender's super-packets");
+    }
+    double cost = d.median() * segs;
+    double ratio = cost / g.median();
+    return Check.atMost(figure, 100 * ratio, 10, Fmt.pct(ratio, 1), "≤ 10 %", () -> {
+      OverheadResult.Spread without = overhead.udpNanosPerSegment(false);
+      long negative = pairDeltas().stream().filter(x -> x < 0).count();
+      StringBuilder b = new StringBuilder();
+      b.append("the agent added ").append(num(d.median(), 1)).append(" ns per segment to the sender's CPU (median of ")
+          .append(d.n()).append(" pairs, per-pair differences ").append(num(d.min(), 1)).append(" to ")
+          .append(num(d.max(), 1)).append(" ns; without the agent ").append(num(without.median(), 1))
+          .append(" ns per segment), × ").append(num(segs, 0)).append(" segments = ").append(num(cost, 0))
+          .append(" ns per super-packet, against ").append(num(g.median(), 0))
+          .append(" ns of segmentation the agent measured per super-packet on the sender's veth.");
+      if (kernel != null && kernel.superPackets() > 0) {
+        b.append(" For comparison, segscope's programs' own run time in part 1 (TCP, S1, bpf_stats on) is ")
+            .append(num(kernel.totalRunTimeNanos() / (double) kernel.superPackets(), 0))
+            .append(" ns per super-packet.");
+      }
+      if (negative > 0) {
+        b.append(" ").append(negative).append(" of ").append(d.n())
+            .append(" pairs measured less CPU with the agent than without: on this machine the noise is of the")
+            .append(" order of the effect.");
+      }
+      return b.toString();
+    });
+  }
+
+  private List<Double> pairDeltas() {
+    List<Double> out = new ArrayList<>();
+    for (OverheadResult.UdpRun w : overhead.udp()) {
+      for (OverheadResult.UdpRun wo : overhead.udp()) {
+        if (w.agent() && !wo.agent() && w.pair() == wo.pair()) {
+          out.add(w.cpuNanosPerSegment() - wo.cpuNanosPerSegment());
+        }
+      }
+    }
+    return out;
+  }
+
+  private Check iperf(String scenario, double target) {
+    String t = "≥ " + num(target, 2);
+    if (overhead == null || overhead.throughputRatio(scenario).n() == 0) {
+      return Check.notMeasured("iperf3 throughput with ÷ without the agent, " + scenario, t, missing("overhead"));
+    }
+    OverheadResult.Spread r = overhead.throughputRatio(scenario);
+    String figure = "iperf3 throughput with ÷ without the agent, " + scenario + " (median of " + r.n()
+        + " interleaved pairs)";
+    return Check.atLeast(figure, r.median(), target, num(r.median(), 3), t, () -> {
+      long lost = overhead.runs().stream().filter(x -> x.scenario().equals(scenario) && x.agent())
+          .filter(w -> overhead.runs().stream().anyMatch(wo -> wo.scenario().equals(scenario) && !wo.agent()
+              && wo.pair() == w.pair() && w.gbps() < wo.gbps())).count();
+      StringBuilder b = new StringBuilder();
+      b.append(lost).append(" of ").append(r.n()).append(" pairs lost throughput with the agent (ratios ")
+          .append(num(r.min(), 3)).append(" to ").append(num(r.max(), 3)).append("; ")
+          .append(num(overhead.medianGbps(scenario, true), 2)).append(" against ")
+          .append(num(overhead.medianGbps(scenario, false), 2)).append(" Gbit/s).");
+      if (r.max() > 1) {
+        b.append(" The range reaches above 1: on this machine the size of the effect is uncertain.");
+      }
+      OverheadResult.Spread d = overhead.udpCostPerSegment();
+      OverheadResult.Spread w = overhead.udpNanosPerSegment(false);
+      if (d.n() > 0 && w.median() > 0) {
+        b.append(" The UDP sender of the same pairs puts the agent's cost at ").append(Fmt.pct(d.median() / w.median(), 1))
+            .append(" of the CPU per segment, i.e. a throughput ratio of about ").append(num(w.median()
+                / (w.median() + d.median()), 3)).append(" where the sender's CPU is the limit.");
+      }
+      b.append(" Load average at the start of the run: ").append(num(run.loadBefore()[0], 2)).append(".");
+      return b.toString();
+    });
+  }
+
+  // ---- scale ----------------------------------------------------------------------------------
+
+  private String atDevices(ScaleResult.Level top) {
+    return top.fleetDevices() == DEVICES ? "at 1,000 devices" : "at " + count(top.fleetDevices())
+        + " devices (this run's largest; the target is at 1,000)";
+  }
+
+  private Check metrics(boolean p50) {
+    String target = p50 ? "≤ 5 ms" : "≤ 20 ms";
+    String q = p50 ? "p50" : "p99";
+    ScaleResult.Level top = scale == null ? null : scale.top();
+    if (top == null) {
+      return Check.notMeasured("/metrics " + q + " at 1,000 devices (gzip, as Prometheus asks)", target,
+          missing("scale"));
+    }
+    String figure = "/metrics " + q + " " + atDevices(top) + " (gzip, as Prometheus asks)";
+    double v = p50 ? top.metricsGzip().ms().p50() : top.metricsGzip().ms().p99();
+    return verdictAt(top, Check.atMost(figure, v, p50 ? 5 : 20, num(v, 1) + " ms", target, () -> {
+      ScaleResult.Level low = scale.levels().get(0);
+      double lowV = p50 ? low.metricsGzip().ms().p50() : low.metricsGzip().ms().p99();
+      StringBuilder b = new StringBuilder();
+      b.append("at ").append(count(top.fleetDevices())).append(" devices the gzip body is ")
+          .append(Fmt.kib(top.metricsGzip().bytes())).append(" (").append(count(top.series()))
+          .append(" series), ").append(q).append(" ").append(num(v, 1)).append(" ms; uncompressed ")
+          .append(Fmt.kib(top.metricsPlain().bytes())).append(", ").append(q).append(" ")
+          .append(num(p50 ? top.metricsPlain().ms().p50() : top.metricsPlain().ms().p99(), 1)).append(" ms. At ")
+          .append(count(low.fleetDevices())).append(" devices the gzip ").append(q).append(" is ")
+          .append(num(lowV, 1)).append(" ms");
+      double perDevice = 1000 * (v - lowV) / Math.max(1, top.fleetDevices() - low.fleetDevices());
+      if (perDevice > 0) {
+        b.append(", so it grows ").append(num(perDevice, 1)).append(" µs per device.");
+      } else {
+        b.append(", no less than at ").append(count(top.fleetDevices()))
+            .append(": the devices do not explain it here, the machine's noise does.");
+      }
+      JmhResult.Score s = jmhScore("scrapeGzip", DEVICES);
+      if (s != null) {
+        b.append(" Serving the cached bytes of one gzip scrape for 1,000 devices takes ")
+            .append(num(s.score(), 0)).append(" ").append(s.unit()).append(" in the JVM (JMH, below): the rest is")
+            .append(" the HTTP server, the loopback transfer and the client.");
+      }
+      b.append(" Load average at the start of the run: ").append(num(run.loadBefore()[0], 2))
+          .append(" (").append(q.equals("p99") ? "a p99 of " + top.metricsGzip().ms().n()
+              + " requests is their slowest few" : "other processes share the 2 cores").append(").");
+      return b.toString();
+    }));
+  }
+
+  /** A check measured below 1,000 devices is reported, never judged. */
+  private static Check verdictAt(ScaleResult.Level top, Check c) {
+    if (top.fleetDevices() == DEVICES || c.verdict() == Check.Verdict.NOT_MEASURED) {
+      return c;
+    }
+    return new Check(c.figure(), c.measured(), c.target(), Check.Verdict.NOT_MEASURED,
+        "measured at " + count(top.fleetDevices()) + " devices only (a --quick run)");
+  }
+
+  private JmhResult.Score jmhScore(String benchmark, int devices) {
+    if (jmh == null) {
+      return null;
+    }
+    return jmh.scores().stream().filter(s -> s.benchmark().equals(benchmark) && s.devices() == devices).findFirst()
+        .orElse(null);
+  }
+
+  private Check rss() {
+    ScaleResult.Level top = scale == null ? null : scale.top();
+    if (top == null) {
+      return Check.notMeasured("agent RSS at 1,000 devices", "≤ 160 MiB", missing("scale"));
+    }
+    double r = top.rssBytes() / 1048576.0;
+    return verdictAt(top, Check.atMost("agent RSS " + atDevices(top) + " (VmRSS after the requests; launcher flags "
+        + scale.javaOptions() + ")", r, 160, mib(top.rssBytes()), "≤ 160 MiB", () -> {
+      StringBuilder b = new StringBuilder();
+      b.append("RSS ").append(mib(top.rssBytes())).append(" (peak ").append(mib(top.peakRssBytes()))
+          .append(", ").append(mib(top.loadRssBytes())).append(" under S1 load).");
+      JvmMemory j = scale.jvm();
+      if (j != null) {
+        b.append(" ").append(JvmText.breakdown(j)).append(" ").append(JvmText.floor(j, 160L << 20));
+      }
+      return b.toString();
+    }));
+  }
+
+  private Check guestMemory() {
+    String figure = "kernel BPF map memory at 1,000 devices with 128 possible CPUs (Debian 6.1 guest: Percpu + Slab"
+        + " growth)";
+    if (guest == null) {
+      return Check.notMeasured(figure, "≤ 64 MiB", missing("guest"));
+    }
+    if (!guest.failure().isEmpty()) {
+      return Check.notMeasured(figure, "≤ 64 MiB", "the guest run failed: " + guest.failure());
+    }
+    String f = "kernel BPF map memory at " + count(guest.fleetDevicesCounted()) + " devices with "
+        + guest.possibleCpus() + " possible CPUs (Debian " + guest.kernel() + " guest, -smp " + guest.smp()
+        + ": Percpu + Slab growth)";
+    double grown = guest.grownBytes() / 1048576.0;
+    Check c = Check.atMost(f, grown, 64, mib(guest.grownBytes()), "≤ 64 MiB", () -> "the kernel's memlock of the"
+        + " agent's maps there is " + mib(guest.memlockBytes()) + " (before 6.4 the maximum a map may hold, not"
+        + " its use). " + MapText.perMap(guest.maps(), guest.possibleCpus(), guest.fleetDevicesCounted()));
+    if (guest.fleetDevices() != DEVICES || guest.possibleCpus() != GUEST_CPUS) {
+      return new Check(c.figure(), c.measured(), c.target(), Check.Verdict.NOT_MEASURED, "measured at "
+          + count(guest.fleetDevices()) + " devices and " + guest.possibleCpus() + " possible CPUs, not 1,000 and 128");
+    }
+    return c;
+  }
+
+  private Check start() {
+    String target = "≤ 5 s";
+    if (overhead == null || overhead.starts().isEmpty()) {
+      return Check.notMeasured("start to first scrape with probes attached", target, missing("overhead"));
+    }
+    OverheadResult.Spread s = overhead.firstScrape();
+    return Check.atMost("start to first scrape with probes attached (median of " + s.n() + " starts)", s.median(), 5,
+        num(s.median(), 2) + " s", target, () -> {
+          List<Double> attach = overhead.starts().stream().map(OverheadResult.Start::attachSeconds)
+              .filter(a -> a >= 0).toList();
+          StringBuilder b = new StringBuilder();
+          b.append("median ").append(num(s.median(), 2)).append(" s of ").append(s.n()).append(" starts (")
+              .append(num(s.min(), 2)).append(" to ").append(num(s.max(), 2)).append(" s)");
+          if (!attach.isEmpty()) {
+            b.append("; the agent logs a median of ").append(num(io.segscope.bench.Stats.median(attach), 2))
+                .append(" s from planning to attached probes (compile in a child JVM included); the rest is the JVM's")
+                .append(" start, class loading and the first map read");
+          }
+          return b.append(".").toString();
+        });
+  }
+
+  private Check oracle() {
+    String target = "≤ 0.1 %";
+    if (accuracy == null) {
+      return Check.notMeasured("counts vs the independent oracle (bpftrace)", target, missing("kernel"));
+    }
+    long devices = accuracy.devices().stream().filter(AccuracyResult.DeviceCount::counted).count();
+    String figure = "counts vs the independent oracle (bpftrace), worst of 4 counts on " + devices
+        + (devices == 1 ? " lab device" : " lab devices") + ", S1 and S2";
+    double worst = accuracy.worstError();
+    return Check.atMost(figure, 100 * worst, 0.1, Fmt.pct(worst, 3), target, () -> {
+      List<String> off = new ArrayList<>();
+      for (AccuracyResult.DeviceCount d : accuracy.devices()) {
+        if (d.worstError() > 0.001) {
+          off.add(d.scenario() + " " + d.device() + ": super-packets " + count(d.agentSkbs()) + " / "
+              + count(d.oracleSkbs()) + ", segments " + count(d.agentSegments()) + " / " + count(d.oracleSegments())
+              + ", bytes " + count(d.agentBytes()) + " / " + count(d.oracleBytes()) + ", offloaded "
+              + count(d.agentOffloaded()) + " / " + count(d.oracleOffloaded()));
+        }
+      }
+      return "agent / oracle where they differ: " + String.join("; ", off) + ".";
+    });
+  }
+
+  /** Map type names of the uapi enum bpf_map_type, for the report. */
+  static String mapType(int type) {
+    return switch (type) {
+      case 1 -> "hash";
+      case 2 -> "array";
+      case 5 -> "per-CPU hash";
+      case 6 -> "per-CPU array";
+      case 9 -> "LRU hash";
+      case 10 -> "LRU per-CPU hash";
+      default -> "type " + type;
+    };
+  }
+
+  static boolean perCpu(int type) {
+    return type == 5 || type == 6 || type == 10;
+  }
+
+  /** Texts about maps. */
+  static final class MapText {
+    private MapText() {}
+
+    /** What each map costs per entry at {@code cpus} possible CPUs, and the total for {@code devices} entries. */
+    static String perMap(List<BpfFdinfo.BpfMap> maps, int cpus, int devices) {
+      StringBuilder b = new StringBuilder("Per entry at ").append(cpus).append(" possible CPUs:");
+      for (BpfFdinfo.BpfMap m : maps) {
+        if (m.maxEntries() < 2) {
+          continue;
+        }
+        long value = (m.valueSize() + 7L) / 8 * 8;
+        long perEntry = perCpu(m.type()) ? value * cpus : value;
+        b.append(" ").append(mapType(m.type())).append(" with ").append(m.valueSize()).append(" B values and ")
+            .append(count(m.maxEntries())).append(" entries at most ").append((m.flags() & 1) != 0
+                ? "(no preallocation)" : "(preallocated)").append(": ").append(Fmt.kib(perEntry))
+            .append(" per entry, ").append(mib((double) perEntry * devices)).append(" if all ")
+            .append(count(devices)).append(" devices have one;");
+      }
+      b.setLength(b.length() - 1);
+      return b.append(".").toString();
+    }
+  }
+
+  /** Texts about a JVM's memory. */
+  static final class JvmText {
+    private JvmText() {}
+
+    /**
+     * What the heap's size can and cannot explain: everything but the committed heap, plus the live heap,
+     * is the least RSS any heap setting leaves (the committed heap counted as resident).
+     */
+    static String floor(JvmMemory j, long targetBytes) {
+      long rest = Math.max(0, j.rssBytes() - j.heapCommittedBytes());
+      long least = rest + j.heapLiveBytes();
+      String s = "Everything but the Java heap takes " + mib(rest) + " of that start's RSS; with the heap no larger"
+          + " than what is live, its RSS would be about " + mib(least);
+      if (least > targetBytes) {
+        return s + ", still above " + mib(targetBytes) + ": no heap setting meets the target, the live heap and the"
+            + " JVM's own memory must shrink.";
+      }
+      return s + ", within " + mib(targetBytes) + ": the heap's sizing is what misses the target.";
+    }
+
+    static String breakdown(JvmMemory j) {
+      Map<String, Long> c = j.nmtCommittedBytes();
+      long heap = c.getOrDefault("Java Heap", 0L);
+      long classes = c.getOrDefault("Class", 0L) + c.getOrDefault("Metaspace", 0L);
+      long code = c.getOrDefault("Code", 0L);
+      long cds = c.getOrDefault("Shared class space", 0L);
+      long threads = c.getOrDefault("Thread", 0L);
+      long gc = c.getOrDefault("GC", 0L);
+      long rest = j.nmtTotalBytes() - heap - classes - code - cds - threads - gc;
+      long outside = j.rssBytes() - j.nmtTotalBytes();
+      StringBuilder b = new StringBuilder();
+      b.append("A second start with Native Memory Tracking (RSS ").append(mib(j.rssBytes())).append("): Java heap ")
+          .append(mib(heap)).append(" committed, of which ").append(mib(j.heapLiveBytes()))
+          .append(" live after a full collection (").append(mib(j.heapUsedBytes())).append(" used before it);")
+          .append(" classes and metaspace ").append(mib(classes)).append("; JIT code ").append(mib(code))
+          .append("; shared class archive ").append(mib(cds)).append("; thread stacks ").append(mib(threads))
+          .append(" (").append(j.threads()).append(" threads); GC ").append(mib(gc)).append("; other JVM ")
+          .append(mib(rest)).append("; outside NMT (library code, native allocations of libraries) ")
+          .append(mib(outside)).append(". The largest live classes: ").append(String.join(", ", j.topClasses()))
+          .append(".");
+      if (heap > 0 && heap - j.heapLiveBytes() > (long) (0.5 * heap)) {
+        b.append(" The heap holds ").append(mib(heap - j.heapLiveBytes()))
+            .append(" more than is live: the collector grew it for the start's garbage and keeps it.");
+      }
+      return b.toString();
+    }
+  }
+}
