@@ -22,14 +22,15 @@ import java.util.Set;
  * and which must stay. Pure but for {@link NamespaceHolders}, which the caller supplies.
  *
  * <p>The probes key every device by (netns cookie, netns inode, ifindex). The cookie is unique for the
- * life of the host; the inode is reused once a namespace is destroyed, and the exported series carry
- * the inode. So:
+ * life of the host but not ordered by creation (per-CPU batches); the inode is reused once a namespace
+ * is destroyed, and the exported series carry the inode. So:
  *
  * <ul>
- *   <li><b>Inode reused.</b> A key whose inode a namespace with a later (greater) cookie now has, as
- *       another key or the inventory shows: its namespace is destroyed (an inode is reused only after
- *       that): forgotten at once, before its counters can be exported under the new namespace's labels
- *       (a new namespace never inherits an old one's counters; it starts at zero).
+ *   <li><b>Inode reused.</b> A key whose inode another namespace has now (the inventory's namespace
+ *       under that inode, or, where the inventory has no cookie for it, the key that counted last):
+ *       never exported (a new namespace never inherits an old one's counters; it starts at zero), and
+ *       forgotten once its counters have not moved for {@code grace} (a destroyed namespace never
+ *       counts again; a newer one the inventory has not read yet keeps counting and is kept).
  *   <li><b>Known namespace, device gone.</b> Forgotten after {@code grace} (the grace covers a device
  *       created moments ago that the inventory has not read yet).
  *   <li><b>Namespace the inventory does not follow</b> (held only by a file descriptor or a bind mount
@@ -63,7 +64,7 @@ public final class VanishedDevices {
   private final Map<DeviceKey, Instant> lastMoved = new HashMap<>();
   /** Namespaces (inode) last found held, and when: looked for again after {@link #recheck}. */
   private final Map<Long, Instant> heldAt = new HashMap<>();
-  /** The keys of the last update whose inode a newer namespace has. */
+  /** The keys of the last update whose inode another (the current) namespace has. */
   private Set<DeviceKey> superseded = Set.of();
 
   /**
@@ -85,28 +86,34 @@ public final class VanishedDevices {
   public List<DeviceKey> update(Instant now, List<DeviceReading> counted, Inventory inventory) {
     Set<DeviceKey> forget = new LinkedHashSet<>();
     Set<DeviceKey> present = new HashSet<>();
-    Map<Long, Long> newestCookie = newestCookies(counted, inventory);
+    for (DeviceReading r : counted) {
+      long total = total(r.counts());
+      if (!Long.valueOf(total).equals(lastTotal.put(r.key(), total))) {
+        lastMoved.put(r.key(), now);
+      }
+    }
+    Map<Long, Long> current = currentCookies(counted, inventory, lastMoved);
     boolean inventoryRead = !inventory.namespaces().isEmpty();
     Map<Long, List<DeviceKey>> idleUnknown = new HashMap<>();
     Set<DeviceKey> older = new HashSet<>();
     for (DeviceReading r : counted) {
       DeviceKey k = r.key();
       present.add(k);
-      long total = total(r.counts());
-      if (!Long.valueOf(total).equals(lastTotal.put(k, total))) {
-        lastMoved.put(k, now);
-      }
-      long newest = newestCookie.getOrDefault(k.netns(), 0L);
-      if (k.netnsCookie() != 0 && Long.compareUnsigned(newest, k.netnsCookie()) > 0) {
-        forget.add(k); // a later namespace has this inode: this one is destroyed
+      Long owner = current.get(k.netns());
+      if (k.netnsCookie() != 0 && owner != null && owner != k.netnsCookie()) {
+        // another namespace has this inode now: never exported under its labels; forgotten once still
+        // (a destroyed namespace never counts again; one the inventory has not read yet keeps counting)
         older.add(k);
+        if (!Duration.between(lastMoved.getOrDefault(k, now), now).minus(grace).isNegative()) {
+          forget.add(k);
+        }
         continue;
       }
       if (!inventoryRead) {
         continue;
       }
       Optional<Netns> ns = inventory.namespace(k.netns());
-      if (ns.isPresent() && !newerThanInventory(k, ns.get())) {
+      if (ns.isPresent() && sameNamespace(k, ns.get())) {
         if (inventory.device(k.netns(), k.ifindex()).isPresent()) {
           missingSince.remove(k);
           continue;
@@ -184,24 +191,49 @@ public final class VanishedDevices {
    * The greatest cookie seen per namespace inode, among the counted keys and the inventory's
    * namespaces. Cookies come from one counter that only grows, so the greatest is the newest.
    */
-  static Map<Long, Long> newestCookies(List<DeviceReading> counted, Inventory inventory) {
-    Map<Long, Long> newest = new HashMap<>();
-    for (DeviceReading r : counted) {
-      newest.merge(r.key().netns(), r.key().netnsCookie(), VanishedDevices::maxUnsigned);
-    }
+  /**
+   * For each inode, the cookie of the namespace that has it now. Cookies are unique but not ordered
+   * by creation (the kernel hands them out from per-CPU batches: a namespace made later on another
+   * CPU can get a smaller one), so age is never judged by cookie order. The inventory's namespace
+   * under the inode is the live one; where the inventory has no cookie for it, the key that counted
+   * last (a destroyed namespace never counts again); no entry where that is not decided (keys that
+   * moved at the same read).
+   */
+  static Map<Long, Long> currentCookies(List<DeviceReading> counted, Inventory inventory,
+      Map<DeviceKey, Instant> lastMoved) {
+    Map<Long, Long> current = new HashMap<>();
     for (Netns n : inventory.namespaces()) {
-      newest.merge(n.inode(), n.cookie(), VanishedDevices::maxUnsigned);
+      if (n.cookie() != 0) {
+        current.put(n.inode(), n.cookie());
+      }
     }
-    return newest;
+    Map<Long, Instant> latest = new HashMap<>();
+    Map<Long, Set<Long>> latestCookies = new HashMap<>();
+    for (DeviceReading r : counted) {
+      DeviceKey k = r.key();
+      if (k.netnsCookie() == 0 || current.containsKey(k.netns())) {
+        continue;
+      }
+      Instant moved = lastMoved.getOrDefault(k, Instant.MIN);
+      Instant best = latest.get(k.netns());
+      if (best == null || moved.isAfter(best)) {
+        latest.put(k.netns(), moved);
+        latestCookies.put(k.netns(), new HashSet<>(Set.of(k.netnsCookie())));
+      } else if (moved.equals(best)) {
+        latestCookies.get(k.netns()).add(k.netnsCookie());
+      }
+    }
+    latestCookies.forEach((inode, cookies) -> {
+      if (cookies.size() == 1) {
+        current.put(inode, cookies.iterator().next());
+      }
+    });
+    return current;
   }
 
-  /** Whether the key's namespace is newer than the one the inventory has under that inode (not read yet). */
-  private static boolean newerThanInventory(DeviceKey k, Netns ns) {
-    return ns.cookie() != 0 && k.netnsCookie() != 0 && Long.compareUnsigned(k.netnsCookie(), ns.cookie()) > 0;
-  }
-
-  private static long maxUnsigned(long a, long b) {
-    return Long.compareUnsigned(a, b) >= 0 ? a : b;
+  /** Whether the key belongs to the namespace the inventory has under its inode (or no cookie says). */
+  private static boolean sameNamespace(DeviceKey k, Netns ns) {
+    return ns.cookie() == 0 || k.netnsCookie() == 0 || k.netnsCookie() == ns.cookie();
   }
 
   private static long total(Counts c) {

@@ -78,31 +78,53 @@ class VanishedDevicesTest {
     // the old entry beside the new one until the agent drops it
     Inventory inv = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "c", 4121)), device(LAB, 2, "a0"));
     List<DeviceReading> counted = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 2, "a0", 3));
-    assertThat(vanished.update(at(0), counted, inv)).containsExactly(new DeviceKey(4117, LAB, 2));
+    assertThat(vanished.update(at(0), counted, inv)).as("hidden at once, forgotten once still").isEmpty();
     assertThat(vanished.superseded(new DeviceKey(4117, LAB, 2))).isTrue();
     assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).isFalse();
+    List<DeviceReading> later = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 2, "a0", 90));
+    assertThat(vanished.update(at(14), later, inv)).isEmpty();
+    assertThat(vanished.update(at(15), later, inv)).containsExactly(new DeviceKey(4117, LAB, 2));
     assertThat(holders.asked).as("no /proc scan needed to know that").isEmpty();
   }
 
   @Test
-  void aNewerCookieInTheMapAloneIsEnough() {
-    // neither namespace known to the inventory (not read yet, or held by an fd only): the keys say it
-    Inventory inv = inventory(List.of(ns(ROOT, "", 1)));
-    List<DeviceReading> counted = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 3, "b0", 1));
-    assertThat(vanished.update(at(0), counted, inv)).containsExactly(new DeviceKey(4117, LAB, 2));
-    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 2))).isTrue();
+  void cookiesAreNotOrderedByAge() {
+    // seen on 6.18: the kernel hands out namespace cookies from per-CPU batches, so the namespace made
+    // later (on another CPU) got the SMALLER cookie; the destroyed one's bigger cookie must not win
+    Inventory inv = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "new", 0x6f89)), device(LAB, 2, "low0"));
+    List<DeviceReading> counted = List.of(reading(0x812f, LAB, 3, "up0", 27251), reading(0x6f89, LAB, 2, "low0", 5));
+    vanished.update(at(0), counted, inv);
+    assertThat(vanished.superseded(new DeviceKey(0x812f, LAB, 3))).as("the destroyed namespace's key").isTrue();
+    assertThat(vanished.superseded(new DeviceKey(0x6f89, LAB, 2))).as("the live namespace's key").isFalse();
   }
 
   @Test
-  void aNamespaceTheInventoryHasNotReReadYetIsNotNamedFromTheOldOne() {
+  void withoutTheInventoryTheKeyThatStillCountsIsCurrent() {
+    // neither namespace known to the inventory (not read yet, or held by an fd only): the old one's key
+    // (bigger cookie, as cookies are not ordered) stopped counting, the new one's counts
+    Inventory inv = inventory(List.of(ns(ROOT, "", 1)));
+    assertThat(vanished.update(at(0), List.of(reading(4121, LAB, 2, "a0", 500), reading(4117, LAB, 3, "b0", 1)),
+        inv)).isEmpty();
+    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).as("both first seen at once: undecided").isFalse();
+    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 3))).isFalse();
+    vanished.update(at(1), List.of(reading(4121, LAB, 2, "a0", 500), reading(4117, LAB, 3, "b0", 7)), inv);
+    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).isTrue();
+    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 3))).isFalse();
+  }
+
+  @Test
+  void aNamespaceTheInventoryHasNotReReadYetIsHiddenButNeverForgottenWhileItCounts() {
     // the inventory still shows the old namespace (cookie 4117) under the inode; the map has the new one
-    Inventory inv = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "a", 4117)), device(LAB, 5, "old5"));
-    List<DeviceReading> counted = List.of(reading(4121, LAB, 2, "a0", 3));
-    assertThat(vanished.update(at(0), counted, inv)).isEmpty();
-    // it is treated as a namespace the inventory lacks: kept while it counts, not forgotten after the
-    // device grace of the old namespace
-    assertThat(vanished.update(at(20), List.of(reading(4121, LAB, 2, "a0", 9)), inv)).isEmpty();
-    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).isFalse();
+    Inventory stale = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "a", 4117)), device(LAB, 5, "old5"));
+    assertThat(vanished.update(at(0), List.of(reading(4121, LAB, 2, "a0", 3)), stale)).isEmpty();
+    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).as("not named from the old namespace").isTrue();
+    for (long t = 1; t <= 20; t++) {
+      assertThat(vanished.update(at(t), List.of(reading(4121, LAB, 2, "a0", 3 + t)), stale))
+          .as("second %d: it counts, so it is kept", t).isEmpty();
+    }
+    Inventory read = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "c", 4121)), device(LAB, 2, "a0"));
+    assertThat(vanished.update(at(21), List.of(reading(4121, LAB, 2, "a0", 30)), read)).isEmpty();
+    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).as("exported once the inventory has it").isFalse();
   }
 
   @Test
@@ -165,8 +187,13 @@ class VanishedDevicesTest {
     Inventory none = Inventory.empty();
     List<DeviceReading> counted = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 2, "a0", 1),
         reading(1, ROOT, 9, "x", 1));
-    assertThat(vanished.update(at(0), counted, none)).containsExactly(new DeviceKey(4117, LAB, 2));
-    assertThat(vanished.update(at(100), counted.subList(1, 3), none)).isEmpty();
+    assertThat(vanished.update(at(0), counted, none)).as("first seen together: undecided").isEmpty();
+    List<DeviceReading> moved = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 2, "a0", 2),
+        reading(1, ROOT, 9, "x", 1));
+    assertThat(vanished.update(at(1), moved, none)).isEmpty();
+    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 2))).as("the one that stopped counting").isTrue();
+    assertThat(vanished.update(at(15), moved, none)).containsExactly(new DeviceKey(4117, LAB, 2));
+    assertThat(vanished.update(at(100), moved.subList(1, 3), none)).isEmpty();
     assertThat(holders.asked).isEmpty();
   }
 
