@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * namespaces' series are back to their number before the burst; the agent's RSS grows less than
  * 20 MiB over the bursts. Asserts only about this lab's namespaces (other labs may run beside it).
  */
+@org.junit.jupiter.api.Tag("soak")
 class ChurnSoakIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int NAMESPACES = 50;
