@@ -2,7 +2,7 @@ package io.segscope.agent;
 
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
-import io.segscope.agent.Version;
+import io.segscope.agent.version.Version;
 import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.http.AgentVerticle;

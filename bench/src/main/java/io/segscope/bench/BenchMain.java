@@ -1,5 +1,8 @@
 package io.segscope.bench;
 
+import io.segscope.bench.common.Machine;
+import io.segscope.bench.common.RunInfo;
+import io.segscope.bench.common.Results;
 import io.segscope.bench.agent.Launcher;
 import io.segscope.bench.part.BenchConfig;
 import io.segscope.bench.part.GuestMemory;

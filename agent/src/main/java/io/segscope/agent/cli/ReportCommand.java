@@ -1,6 +1,6 @@
 package io.segscope.agent.cli;
 
-import io.segscope.agent.Version;
+import io.segscope.agent.version.Version;
 import io.segscope.agent.Logging;
 import io.segscope.agent.Privileges;
 import io.segscope.agent.advice.AdviceContext;

@@ -1,6 +1,6 @@
 package io.segscope.agent.cli;
 
-import io.segscope.agent.Version;
+import io.segscope.agent.version.Version;
 import picocli.CommandLine;
 
 /** {@code --version}: the version from the jar manifest. */

@@ -1,7 +1,7 @@
 package io.segscope.agent.cost;
 
 import io.segscope.exporters.model.NativeHistogram;
-import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.DurationBuckets;
 
 /** The agent's two histogram layouts, as the probes count them: durations (seconds) and segments per skb. */
 public final class Histograms {

@@ -71,7 +71,7 @@ public final class ProbeFactory {
       return child;
     }
     return new CompileCache(r.cacheDir().get(), CompileCache.salt(io.segscope.probes.bcc.Bcc.libraryVersion(),
-        io.segscope.agent.Version.current()), child);
+        io.segscope.agent.version.Version.current()), child);
   }
 
   private static void log(ProbePlan plan) {

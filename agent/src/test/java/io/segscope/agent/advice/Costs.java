@@ -6,7 +6,7 @@ import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.agent.cost.Histograms;
-import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.time.Instant;

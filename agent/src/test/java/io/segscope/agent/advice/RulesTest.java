@@ -10,7 +10,7 @@ import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.agent.cost.Histograms;
 import io.segscope.exporters.model.NativeHistogram;
-import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.DurationBuckets;
 import java.util.Optional;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.util.Collection;

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.DurationBuckets;
 import java.util.Optional;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;

@@ -3,7 +3,7 @@ package io.segscope.agent.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.exporters.model.NativeHistogram;
-import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.DurationBuckets;
 import java.math.BigInteger;
 import org.junit.jupiter.api.Test;
 

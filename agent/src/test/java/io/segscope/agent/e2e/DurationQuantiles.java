@@ -71,15 +71,15 @@ final class DurationQuantiles {
     TreeMap<Integer, Long> buckets = new TreeMap<>();
     long zero = 0;
     for (Map.Entry<Long, Long> e : durations.entrySet()) {
-      int slot = io.segscope.probes.program.DurationBuckets.slotOf(e.getKey());
+      int slot = io.segscope.probes.wire.DurationBuckets.slotOf(e.getKey());
       if (slot == 0) {
         zero += e.getValue();
       } else {
-        buckets.merge(io.segscope.probes.program.DurationBuckets.nativeIndex(slot), e.getValue(), Long::sum);
+        buckets.merge(io.segscope.probes.wire.DurationBuckets.nativeIndex(slot), e.getValue(), Long::sum);
       }
     }
-    return new ExportedHistogram(io.segscope.probes.program.DurationBuckets.SCHEMA,
-        io.segscope.probes.program.DurationBuckets.zeroThresholdSeconds(), zero, buckets, new double[0], new long[0],
+    return new ExportedHistogram(io.segscope.probes.wire.DurationBuckets.SCHEMA,
+        io.segscope.probes.wire.DurationBuckets.zeroThresholdSeconds(), zero, buckets, new double[0], new long[0],
         count(durations), 0);
   }
 

@@ -16,7 +16,7 @@ import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.exporters.model.ProgramStats;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.Counts;
 import io.segscope.probes.wire.DeviceKey;

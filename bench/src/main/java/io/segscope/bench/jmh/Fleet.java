@@ -19,7 +19,7 @@ import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
-import io.segscope.probes.program.DurationBuckets;
+import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.Counts;
 import io.segscope.probes.wire.DeviceKey;

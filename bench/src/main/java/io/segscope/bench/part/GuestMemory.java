@@ -1,7 +1,7 @@
 package io.segscope.bench.part;
 
-import io.segscope.bench.PromText;
-import io.segscope.bench.Results;
+import io.segscope.bench.common.PromText;
+import io.segscope.bench.common.Results;
 import io.segscope.bench.agent.AgentProcess;
 import io.segscope.bench.agent.Launcher;
 import io.segscope.bench.agent.ProcessUsage;

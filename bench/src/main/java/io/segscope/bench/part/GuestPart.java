@@ -1,6 +1,6 @@
 package io.segscope.bench.part;
 
-import io.segscope.bench.Results;
+import io.segscope.bench.common.Results;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

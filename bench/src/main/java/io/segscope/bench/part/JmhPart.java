@@ -1,6 +1,6 @@
 package io.segscope.bench.part;
 
-import io.segscope.bench.Results;
+import io.segscope.bench.common.Results;
 import io.segscope.bench.jmh.HotPathBenchmarks;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -2,8 +2,8 @@ package io.segscope.bench.part;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.segscope.bench.PromText;
-import io.segscope.bench.Results;
+import io.segscope.bench.common.PromText;
+import io.segscope.bench.common.Results;
 import io.segscope.bench.agent.AgentProcess;
 import io.segscope.lab.IperfResult;
 import io.segscope.lab.Lab;

@@ -1,6 +1,6 @@
 package io.segscope.bench.part;
 
-import io.segscope.bench.Stats;
+import io.segscope.bench.common.Stats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToDoubleFunction;

@@ -5,8 +5,8 @@ import static io.segscope.bench.report.Fmt.kib;
 import static io.segscope.bench.report.Fmt.mib;
 import static io.segscope.bench.report.Fmt.num;
 
-import io.segscope.bench.Results;
-import io.segscope.bench.RunInfo;
+import io.segscope.bench.common.Results;
+import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;

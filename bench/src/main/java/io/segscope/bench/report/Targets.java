@@ -4,7 +4,7 @@ import static io.segscope.bench.report.Fmt.count;
 import static io.segscope.bench.report.Fmt.mib;
 import static io.segscope.bench.report.Fmt.num;
 
-import io.segscope.bench.RunInfo;
+import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.agent.JvmMemory;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.part.AccuracyResult;
@@ -401,7 +401,7 @@ final class Targets {
           b.append("median ").append(num(s.median(), 2)).append(" s of ").append(s.n()).append(" starts (")
               .append(num(s.min(), 2)).append(" to ").append(num(s.max(), 2)).append(" s)");
           if (!attach.isEmpty()) {
-            b.append("; the agent logs a median of ").append(num(io.segscope.bench.Stats.median(attach), 2))
+            b.append("; the agent logs a median of ").append(num(io.segscope.bench.common.Stats.median(attach), 2))
                 .append(" s from planning to attached probes (compile in a child JVM included); the rest is the JVM's")
                 .append(" start, class loading and the first map read");
           }

@@ -3,7 +3,7 @@ package io.segscope.bench.part;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.segscope.bench.PromText;
+import io.segscope.bench.common.PromText;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Topology;

@@ -2,8 +2,8 @@ package io.segscope.bench.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.bench.Results;
-import io.segscope.bench.RunInfo;
+import io.segscope.bench.common.Results;
+import io.segscope.bench.common.RunInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

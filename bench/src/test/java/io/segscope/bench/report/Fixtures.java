@@ -1,8 +1,8 @@
 package io.segscope.bench.report;
 
-import io.segscope.bench.Machine;
-import io.segscope.bench.RunInfo;
-import io.segscope.bench.Stats;
+import io.segscope.bench.common.Machine;
+import io.segscope.bench.common.RunInfo;
+import io.segscope.bench.common.Stats;
 import io.segscope.bench.agent.JvmMemory;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;

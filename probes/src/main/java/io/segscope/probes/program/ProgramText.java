@@ -1,5 +1,6 @@
 package io.segscope.probes.program;
 
+import io.segscope.probes.wire.DurationBuckets;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

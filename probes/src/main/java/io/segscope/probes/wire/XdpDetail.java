@@ -1,6 +1,5 @@
 package io.segscope.probes.wire;
 
-import io.segscope.probes.program.DurationBuckets;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;

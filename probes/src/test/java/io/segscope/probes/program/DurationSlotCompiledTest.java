@@ -1,5 +1,6 @@
 package io.segscope.probes.program;
 
+import io.segscope.probes.wire.DurationBuckets;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.lab.Prerequisites;

@@ -3,7 +3,6 @@ package io.segscope.probes.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.segscope.probes.program.DurationBuckets;
 import io.segscope.probes.program.ProgramText;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.segscope.bench;
+package io.segscope.bench.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.segscope.probes.program;
+package io.segscope.probes.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

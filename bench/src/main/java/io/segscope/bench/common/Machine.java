@@ -1,4 +1,4 @@
-package io.segscope.bench;
+package io.segscope.bench.common;
 
 import java.io.IOException;
 import java.nio.file.Files;

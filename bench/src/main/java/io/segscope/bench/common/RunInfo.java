@@ -1,4 +1,4 @@
-package io.segscope.bench;
+package io.segscope.bench.common;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.segscope.bench;
+package io.segscope.bench.common;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,4 +1,4 @@
-package io.segscope.agent;
+package io.segscope.agent.version;
 
 /** segscope's version, from the jar manifest ({@code dev} when run from classes). */
 public final class Version {

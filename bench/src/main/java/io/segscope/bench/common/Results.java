@@ -1,4 +1,4 @@
-package io.segscope.bench;
+package io.segscope.bench.common;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
