@@ -75,7 +75,7 @@ public final class BenchmarksMarkdown {
     scaleSection();
     guestSection();
     jmhSection();
-    md.append("## How to reproduce\n\n`sudo scripts/bench` (this run: ").append(num(run.seconds() / 60, 1))
+    md.append("## How to reproduce\n\n`scripts/bench` as root (this run: ").append(num(run.seconds() / 60, 1))
         .append(" min plus the build; README.md, \"Benchmarks\"). Raw results of this run: `")
         .append(run.resultsDir()).append("/` (not committed).\n");
     return md.toString();
