@@ -43,13 +43,22 @@ public final class CallSites {
    * @param enclosing the functions {@code name} may be inlined into, innermost first
    * @param dropsAfterSegmenting it frees the original with kfree_skb (not consume_skb) when every segment
    *     was dropped (tbf_segment): such a free is a segmentation, not a drop before the driver
+   * @param inlinedIntoEach where {@code name} is absent, it is inlined into EACH of the enclosing functions
+   *     that exist (its callers), not only into the first (validate_xmit_skb on Debian's 6.1: into
+   *     validate_xmit_skb_list and __dev_queue_xmit)
    */
   public record CallSite(String name, Site site, boolean afterQueue, List<String> enclosing,
-      boolean dropsAfterSegmenting) {
+      boolean dropsAfterSegmenting, boolean inlinedIntoEach) {
     public CallSite {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(site, "site");
       enclosing = List.copyOf(enclosing);
+    }
+
+    /** Enclosing functions innermost first: the first one that exists holds the call site. */
+    public CallSite(String name, Site site, boolean afterQueue, List<String> enclosing,
+        boolean dropsAfterSegmenting) {
+      this(name, site, afterQueue, enclosing, dropsAfterSegmenting, false);
     }
 
     /** {@code name}, then the functions it may be inlined into. */
@@ -99,7 +108,8 @@ public final class CallSites {
    * docs/probing.md.
    */
   public static final List<CallSite> CALL_SITES = List.of(
-      at("validate_xmit_skb", Site.XMIT, true),
+      new CallSite("validate_xmit_skb", Site.XMIT, true, List.of("validate_xmit_skb_list", "__dev_queue_xmit"),
+          false, true),
       at("ip_finish_output_gso", Site.IP_OUTPUT_MTU, false, "__ip_finish_output", "ip_finish_output"),
       at("ip6_finish_output_gso_slowpath_drop", Site.IP_OUTPUT_MTU, false, "ip6_finish_output_gso",
           "__ip6_finish_output", "ip6_finish_output"),
@@ -143,12 +153,18 @@ public final class CallSites {
     List<Range> after = new ArrayList<>();
     List<Resolution> resolutions = new ArrayList<>();
     for (CallSite c : CALL_SITES) {
-      List<Kallsyms.Symbol> found = List.of();
+      List<Kallsyms.Symbol> found = kallsyms.codeOf(c.name());
+      if (found.isEmpty() && c.inlinedIntoEach()) {
+        found = new ArrayList<>();
+        for (String f : c.enclosing()) {
+          found.addAll(kallsyms.codeOf(f));
+        }
+      }
       for (String f : c.chain()) {
-        found = kallsyms.codeOf(f);
         if (!found.isEmpty()) {
           break;
         }
+        found = kallsyms.codeOf(f);
       }
       if (found.isEmpty()) {
         resolutions.add(new Resolution(c, Optional.empty(), ""));

@@ -346,7 +346,15 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
     return gso_exit(skb, (u64)ret);
 }
 #else
-/* kprobe: the return address on the stack names the caller, classified like consume_skb locations. */
+/*
+ * kprobe: the return address on the stack names the caller, classified like consume_skb locations. At
+ * an int3 kprobe on the first instruction it is the word at sp; when the kprobe rides on ftrace (the
+ * __fentry__ call at the function's start) the word at sp can be the return into __skb_gso_segment
+ * itself, with the caller's one word above it: both are looked at (the first is never inside a call
+ * site's function). Where neither resolves (a caller in a module loaded after the start, or a stack
+ * layout not foreseen), the rule of fentry mode decides: the super-packet last queued on this CPU
+ * is segmented after its queue (xmit), any other is "other".
+ */
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
     struct gso_call *c = gso_slot();
@@ -357,10 +365,17 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
         c->ts = 0;
         return 0;
     }
-    u64 ret_addr = 0;
-    bpf_probe_read_kernel(&ret_addr, sizeof ret_addr, (void *)PT_REGS_SP(ctx));
-    u32 site = site_of(ret_addr);
-    gso_enter(c, skb, site == SITES ? SITE_OTHER : site);
+    u64 words[2] = {};
+    bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
+    u32 site = site_of(words[0]);
+    if (site == SITES)
+        site = site_of(words[1]);
+    if (site == SITES) {
+        int zero = 0;
+        struct xmit_start *st = xmit_start_slot.lookup(&zero);
+        site = st && st->skb == skb ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+    }
+    gso_enter(c, skb, site);
     return 0;
 }
 

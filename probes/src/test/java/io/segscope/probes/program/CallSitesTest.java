@@ -56,6 +56,30 @@ class CallSitesTest {
   }
 
   @Test
+  void whereValidateXmitSkbIsInlinedEachOfItsCallersIsAnXmitSite() throws Exception {
+    // a kernel built without a validate_xmit_skb symbol (inlined into both callers): a return address in
+    // either caller, or a consume_skb there, is a segmentation after the queue
+    List<String> inlined = List.of(
+        "ffffffff81a00000 T __dev_queue_xmit",
+        "ffffffff81a00800 T __pfx_netdev_core_pick_tx",
+        "ffffffff81a01000 T validate_xmit_skb_list",
+        "ffffffff81a01200 T __pfx_dev_hard_start_xmit",
+        "ffffffff81a01210 T dev_hard_start_xmit");
+    CallSites c = CallSites.resolve(Kallsyms.parse(inlined, "recorded"));
+    assertThat(c.hasXmit()).isTrue();
+    assertThat(c.sites()).extracting(CallSites.Range::function)
+        .containsExactly("__dev_queue_xmit", "validate_xmit_skb_list");
+    assertThat(c.sites()).allSatisfy(r -> {
+      assertThat(r.site()).isEqualTo(io.segscope.probes.wire.Site.XMIT);
+      assertThat(r.afterQueue()).isTrue();
+    });
+    assertThat(of(c, "validate_xmit_skb").inlined()).isTrue();
+    // where validate_xmit_skb exists (6.18), its callers are not sites
+    assertThat(CallSites.resolve(Kallsyms.parse(KERNEL_6_18, "recorded")).sites())
+        .extracting(CallSites.Range::function).doesNotContain("validate_xmit_skb_list", "__dev_queue_xmit");
+  }
+
+  @Test
   void callSitesTheKernelLacksAreUnresolvedAndSaySo() throws Exception {
     CallSites c = CallSites.resolve(Kallsyms.parse(KERNEL_6_18, "recorded"));
     for (String absent : List.of("cake_enqueue", "netem_segment", "taprio_enqueue_segmented", "validate_xmit_xfrm",
