@@ -109,6 +109,20 @@ class BenchmarksMarkdownTest {
   }
 
   @Test
+  void lessCpuWithTheAgentThanWithoutIsNotMeasuredNotMet(@TempDir Path dir) throws Exception {
+    Results r = new Results(dir);
+    r.write("run", Fixtures.run(List.of("overhead"), Map.of()));
+    r.write("overhead", Fixtures.overhead(196)); // 4 ns per segment less with the agent, in every pair
+    Path md = dir.resolve("B.md");
+    BenchmarksMarkdown.write(r, md);
+    String text = Files.readString(md);
+    assertThat(text).containsPattern("\\| end-to-end agent cost per software-segmented 64 KiB super-packet ÷ its"
+        + " segmentation time \\(UDP_SEGMENT sender\\) \\| [^|]* \\| ≤ 10 % \\| not measured \\|");
+    assertThat(text).contains("with the agent the sender used less CPU, so this run's noise is larger than the"
+        + " agent's cost");
+  }
+
+  @Test
   void fewerConsumeSkbFiringsThanSuperPacketsSayTheWindowsDidNotMatch(@TempDir Path dir) throws Exception {
     Results r = new Results(dir);
     r.write("run", Fixtures.run(List.of("kernel"), Map.of()));

@@ -62,6 +62,11 @@ final class Fixtures {
    * per super-packet against 9,000 ns of segmentation: 2.0 %); iperf3 S0 0.99, S1 0.95.
    */
   static OverheadResult overhead() {
+    return overhead(204);
+  }
+
+  /** The UDP sender's CPU with the agent: {@code withAgent} against 200 without (per 450,000 segments). */
+  static OverheadResult overhead(long withAgent) {
     List<OverheadResult.Run> runs = new ArrayList<>();
     List<OverheadResult.UdpRun> udp = new ArrayList<>();
     List<OverheadResult.Start> starts = new ArrayList<>();
@@ -70,7 +75,7 @@ final class Fixtures {
       runs.add(new OverheadResult.Run(p, "S0", false, 20, 50, 50));
       runs.add(new OverheadResult.Run(p, "S1", true, 9.5, 50, 50));
       runs.add(new OverheadResult.Run(p, "S1", false, 10, 50, 50));
-      udp.add(new OverheadResult.UdpRun(p, true, 10_000, 450_000, 450_000L * 204, 3_000_000_000L, 10_000, 10_000,
+      udp.add(new OverheadResult.UdpRun(p, true, 10_000, 450_000, 450_000L * withAgent, 3_000_000_000L, 10_000, 10_000,
           90_000_000));
       udp.add(new OverheadResult.UdpRun(p, false, 10_000, 450_000, 450_000L * 200, 3_000_000_000L, 0, 0, 0));
       starts.add(new OverheadResult.Start(6.0 + p * 0.1, 6.1 + p * 0.1, 1.5));
