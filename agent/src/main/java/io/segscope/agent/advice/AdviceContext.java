@@ -58,6 +58,17 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
   /** A measured device found in the inventory, with its namespace. */
   record Located(Device device, Netns netns) {}
 
+  /**
+   * Where a cause rule starts: the device segments enough super-packets in software, at least
+   * {@code minCauseShare} of them for the rule's cause ({@code causeShare}), and the inventory has it.
+   */
+  Optional<Located> locateSegmenting(DeviceCost cost, double causeShare) {
+    if (cost.swSkbsPerSec() < thresholds().minSoftwareGsoPerSec() || causeShare < thresholds().minCauseShare()) {
+      return Optional.empty();
+    }
+    return locate(cost);
+  }
+
   /** The inventory's device and namespace for a cost's (netns, ifindex); empty if either is unknown. */
   Optional<Located> locate(DeviceCost cost) {
     Optional<Device> d = inventory.device(cost.key());

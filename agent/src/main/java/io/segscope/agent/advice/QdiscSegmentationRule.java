@@ -40,15 +40,8 @@ public final class QdiscSegmentationRule implements Rule {
 
   @Override
   public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
-    var t = ctx.thresholds();
-    if (cost.swSkbsPerSec() < t.minSoftwareGsoPerSec()) {
-      return Optional.empty();
-    }
     double share = cost.causeShare(GsoCause.QDISC);
-    if (share < t.minCauseShare()) {
-      return Optional.empty();
-    }
-    Optional<AdviceContext.Located> at = ctx.locate(cost);
+    Optional<AdviceContext.Located> at = ctx.locateSegmenting(cost, share);
     if (at.isEmpty()) {
       return Optional.empty();
     }

@@ -34,17 +34,10 @@ public final class TunnelOffloadRule implements Rule {
 
   @Override
   public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
-    var t = ctx.thresholds();
-    if (cost.swSkbsPerSec() < t.minSoftwareGsoPerSec()) {
-      return Optional.empty();
-    }
     double tunnelCause = cost.causeShare(GsoCause.TUNNEL_FEATURE_MISSING);
     double missingEncap = Math.min(cost.causeShare(GsoCause.FEATURE_MISSING), Evidence.tunnelShare(cost));
     double share = Math.min(1, tunnelCause + missingEncap);
-    if (share < t.minCauseShare()) {
-      return Optional.empty();
-    }
-    Optional<AdviceContext.Located> at = ctx.locate(cost);
+    Optional<AdviceContext.Located> at = ctx.locateSegmenting(cost, share);
     if (at.isEmpty()) {
       return Optional.empty();
     }
