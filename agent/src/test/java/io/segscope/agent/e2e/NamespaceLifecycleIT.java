@@ -72,6 +72,35 @@ class NamespaceLifecycleIT {
     assertThat(p.exitValue()).as("%s: %s", cmd, out).isZero();
   }
 
+  /**
+   * Creates namespaces until one gets {@code inode}, the inode of a namespace just deleted. The kernel hands out
+   * the lowest free namespace inode (one number space for every namespace type), but frees a deleted network
+   * namespace's only when its asynchronous cleanup has run. A new namespace below {@code inode} fills a hole and
+   * is kept; one above it means the inode is not free yet, and is deleted again so the number space does not
+   * grow while we wait. Fails with what it saw if the inode is not handed out within {@code limit} (taken by a
+   * namespace of another process, or cleanup stuck).
+   */
+  private static Netns awaitInodeReuse(Lab lab, long inode, Duration limit) throws Exception {
+    long start = System.nanoTime();
+    long deadline = start + limit.toNanos();
+    List<Long> seen = new ArrayList<>();
+    for (int i = 0; System.nanoTime() < deadline; i++) {
+      Netns n = lab.namespace("r" + i);
+      if (n.inode() == inode) {
+        System.out.printf("inode %d handed out again after %.1f s and %d namespaces%n", inode,
+            (System.nanoTime() - start) / 1e9, i + 1);
+        return n;
+      }
+      seen.add(n.inode());
+      if (n.inode() > inode) {
+        ip("netns", "delete", n.name());
+        Thread.sleep(100);
+      }
+    }
+    throw new AssertionError("no new namespace got the deleted namespace's inode " + inode + " within " + limit
+        + "; the inodes handed out instead: " + seen.subList(Math.max(0, seen.size() - 20), seen.size()));
+  }
+
   @Test
   @LabTest
   void heldNamespacesKeepTheirCountersDestroyedOnesLoseThemAndAReusedInodeStartsAtZero(Lab lab) throws Exception {
@@ -133,16 +162,7 @@ class NamespaceLifecycleIT {
           "a0 in namespace d counted " + sentD);
       int oldIfindex = ifindex(lab, d, "a0");
       ip("netns", "delete", d.name());
-      Netns reused = null;
-      for (int i = 0; i < 40 && reused == null; i++) {
-        Netns n = lab.namespace("r" + i); // the lowest free nsfs inode is handed out: d's, once it is freed
-        if (n.inode() == d.inode()) {
-          reused = n;
-        } else {
-          Thread.sleep(50);
-        }
-      }
-      assertThat(reused).as("a new namespace got d's inode %d", d.inode()).isNotNull();
+      Netns reused = awaitInodeReuse(lab, d.inode(), Duration.ofSeconds(60));
       Instant created = Instant.now();
       link(lab, reused, "a0", sink, "sr0", 73);
       assertThat(ifindex(lab, reused, "a0")).as("same inode, same ifindex, same name: the same labels")
