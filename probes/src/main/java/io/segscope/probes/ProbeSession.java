@@ -152,7 +152,9 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         + " of " + sites.resolutions().size() + " found" + (absent.isEmpty() ? ""
             : "; absent (not seen in tracepoint mode, site other in kprobe mode; segscope doctor lists them): "
                 + String.join(", ", absent)));
-    KernelAbi abi = KernelAbi.of(btf);
+    // the BTF ids of every program any path could load later, in any mode a fallback may pick; the
+    // parsed BTF itself (tens of MiB of names) is not kept for the session's life
+    KernelAbi abi = KernelAbi.resolving(btf, ProgramSpec.everyTracepointEvent(), ProgramSpec.everyFunction());
     Path tracefs = LiveKernelProbes.tracefs().orElse(LiveKernelProbes.TRACEFS.get(0));
     String text = ProgramText.of(sites);
     for (int attempt = 0; ; attempt++) {

@@ -4,6 +4,8 @@ import io.segscope.probes.load.AttachPoint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One BPF program of a path: its function in the C text, where it attaches, and whether it runs all
@@ -68,6 +70,28 @@ public record ProgramSpec(String function, AttachPoint point, boolean onDemand) 
       default -> throw new IllegalArgumentException("list tracepoints of " + path + ": unknown path");
     }
     return tps;
+  }
+
+  /** The tracepoint events of every path in every mode. */
+  static Set<String> everyTracepointEvent() {
+    Set<String> out = new TreeSet<>();
+    for (MeasuredPath path : MeasuredPath.values()) {
+      for (ProbeMode mode : ProbeMode.values()) {
+        tracepoints(path, mode).forEach(t -> out.add(t[1]));
+      }
+    }
+    return out;
+  }
+
+  /** The kernel functions of every path in every mode. */
+  static Set<String> everyFunction() {
+    Set<String> out = new TreeSet<>();
+    for (MeasuredPath path : MeasuredPath.values()) {
+      for (ProbeMode mode : ProbeMode.values()) {
+        out.addAll(functions(path, mode));
+      }
+    }
+    return out;
   }
 
   /** The kernel functions a path attaches to in {@code mode} (kprobe/fentry), in attach order. */
