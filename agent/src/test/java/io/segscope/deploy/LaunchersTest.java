@@ -57,7 +57,8 @@ class LaunchersTest {
   @Test
   void theLauncherPassesItWhateverSegscopeJavaOptsSays(@TempDir Path tmp) throws Exception {
     List<String> argv = launcherArgv(tmp, Map.of());
-    assertThat(argv).startsWith(FLAG, "-Xms32m", "-Xmx192m", "-XX:+UseSerialGC", "-jar");
+    assertThat(argv).startsWith(FLAG, "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10",
+        "-XX:MaxHeapFreeRatio=30", "-XX:TieredStopAtLevel=1", "-jar");
     assertThat(argv.subList(argv.size() - 3, argv.size())).containsExactly("run", "--listen", ":9810");
   }
 
