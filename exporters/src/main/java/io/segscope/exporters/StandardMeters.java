@@ -19,7 +19,8 @@ import java.lang.management.ManagementFactory;
  * has nothing to say: Micrometer's {@code process.cpu.time} (exported as
  * {@code process_cpu_time_ns_total}, an abbreviated unit) is replaced by the conventional
  * {@code process_cpu_seconds_total}, and {@code system.cpu.count} (a gauge with a {@code _count}
- * suffix) is exported as {@code system_cpus}.
+ * suffix) is exported as {@code system_cpus}. {@code process_cpu_usage} and {@code system_cpu_usage}
+ * are left out: each costs more per scrape than the rest of the scrape (see {@link #bind}).
  */
 final class StandardMeters {
   private StandardMeters() {}
@@ -31,6 +32,11 @@ final class StandardMeters {
    */
   static JvmGcMetrics bind(MeterRegistry meters) {
     meters.config().meterFilter(MeterFilter.denyNameStartsWith("process.cpu.time"));
+    // ProcessorMetrics' two "recent CPU load" gauges ask the OperatingSystemMXBean, which on JDK 17 reads
+    // /proc and the cgroup files on every call: 0.1-1 ms each per scrape, most of a scrape's own cost.
+    // rate(process_cpu_seconds_total[1m]) is the agent's CPU; the host's is node_exporter's job.
+    meters.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.usage")
+        || id.getName().equals("system.cpu.usage")));
     meters.config().meterFilter(new MeterFilter() {
       @Override
       public Meter.Id map(Meter.Id id) {

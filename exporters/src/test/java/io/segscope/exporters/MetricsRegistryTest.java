@@ -126,11 +126,13 @@ class MetricsRegistryTest {
         .contains("\njvm_memory_used_bytes{")
         .contains("\njvm_threads_live_threads ")
         .contains("\njvm_classes_loaded_classes ")
-        .contains("\nprocess_cpu_usage ")
         .contains("\nprocess_uptime_seconds ")
         .contains("\nprocess_cpu_seconds_total ")
         .contains("\nsystem_cpus ")
         .doesNotContain("process_cpu_time_ns")
+        .doesNotContain("process_cpu_usage")
+        .doesNotContain("system_cpu_usage")
+        .contains("\nsystem_load_average_1m ")
         .doesNotContain("system_cpu_count");
   }
 
