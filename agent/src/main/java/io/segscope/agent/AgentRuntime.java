@@ -22,13 +22,18 @@ import io.segscope.probes.bcc.Bcc;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
  * The running agent: probes, telemetry, metrics registry and the Vert.x HTTP server, owned together and
- * closed in one place (HTTP first, then the probes are detached, then the registry).
+ * closed in one place (HTTP first, then the probes are detached, then the registry). {@link #start}
+ * opens them as one chain ({@link OpenedSoFar}): a step that fails closes every part opened before
+ * it, newest first.
  */
 public final class AgentRuntime implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(AgentRuntime.class.getName());
@@ -69,6 +74,49 @@ public final class AgentRuntime implements AutoCloseable {
    */
   public static AgentRuntime start(AgentOptions options, StopSignal stop)
       throws ProbeException, InterruptedException, StopSignal.Stopped {
+    return start(options, stop, Seams.NONE);
+  }
+
+  /** Opens the probes (on the opener thread): {@link ProbeFactory#open}, or a test's fake. */
+  @FunctionalInterface
+  interface ProbeOpener {
+    ProbeSession open(ProbeFactory.Request request) throws ProbeException, InterruptedException;
+  }
+
+  /** Called before each step of a start with the step's name ({@link #STEPS}); a test fails one. */
+  @FunctionalInterface
+  interface StartHook {
+    void before(String step) throws ProbeException;
+  }
+
+  /**
+   * What a test replaces in a start: how the probes are opened, a hook before each step, and who is told
+   * (by name) of each part closed when the start fails.
+   */
+  record Seams(ProbeOpener opener, StartHook hook, Consumer<String> closed) {
+    static final Seams NONE = new Seams(ProbeFactory::open, step -> {}, name -> {});
+  }
+
+  static final String STEP_PROBES = "probes";
+  static final String STEP_INVENTORY = "device inventory";
+  static final String STEP_METRICS = "metrics registry";
+  static final String STEP_WORKLOADS = "workload resolver";
+  static final String STEP_HTTP = "HTTP server";
+  static final String STEP_ATTACHED = "probes attached";
+  static final String STEP_SELF_COST = "self cost";
+  static final String STEP_TELEMETRY = "telemetry";
+  /** The steps of a start, in order; each but the last two opens one part of {@link OpenedSoFar}. */
+  static final List<String> STEPS = List.of(STEP_PROBES, STEP_INVENTORY, STEP_METRICS, STEP_WORKLOADS, STEP_HTTP,
+      STEP_ATTACHED, STEP_SELF_COST, STEP_TELEMETRY);
+
+  /**
+   * The start as one try-with-resources chain: every part is added to {@link OpenedSoFar} as it is
+   * opened; when a later step fails (or a stop is asked for) the probe opening still in flight is
+   * interrupted first (its compiler child is killed at once), then every part opened so far is closed,
+   * newest first. On success the parts are handed over to the runtime.
+   */
+  static AgentRuntime start(AgentOptions options, StopSignal stop, Seams seams)
+      throws ProbeException, InterruptedException, StopSignal.Stopped {
     stop.check(); // a signal while the command line was parsed
     String host = options.http().host();
     int port = options.http().port();
@@ -76,47 +124,61 @@ public final class AgentRuntime implements AutoCloseable {
         + ", " + sinceJvmStart() + " ms after the JVM started)");
     checkPortFree(host, port);
     sweepStaleKprobeEvents();
-    Startup startup = new Startup(options.probeRequest());
-    try {
-      return start(options, stop, startup);
-    } catch (StopSignal.Stopped e) {
-      startup.stopped();
-      throw e;
-    } catch (InterruptedException | ProbeException | RuntimeException e) {
-      startup.abandon();
-      throw e;
+    long t0 = System.nanoTime();
+    StartHook hook = seams.hook();
+    try (OpenedSoFar opened = new OpenedSoFar(seams.closed())) {
+      hook.before(STEP_PROBES);
+      ProbeOpening opening = opened.add(STEP_PROBES, ProbeOpening.start(seams.opener(), options.probeRequest()),
+          ProbeOpening::close);
+      try {
+        AgentRuntime runtime = start(options, stop, hook, opened, opening, t0);
+        opened.handOver();
+        return runtime;
+      } catch (Throwable e) {
+        opening.cancel(); // before the rest is closed: the compiler child dies at once
+        throw e;
+      }
     }
   }
 
-  private static AgentRuntime start(AgentOptions options, StopSignal stop, Startup startup)
-      throws ProbeException, InterruptedException, StopSignal.Stopped {
+  private static AgentRuntime start(AgentOptions options, StopSignal stop, StartHook hook, OpenedSoFar opened,
+      ProbeOpening opening, long t0) throws ProbeException, InterruptedException, StopSignal.Stopped {
     String host = options.http().host();
     int port = options.http().port();
     BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(),
         System.getProperty("os.version"));
     DecodeWarnings warnings = new DecodeWarnings();
+
+    hook.before(STEP_INVENTORY);
+    DeviceInventory inventory;
     try {
-      startup.inventory = Startup.step(stop, () -> DeviceInventory.start(options.inventoryConfig(), warnings));
+      inventory = opened.add(STEP_INVENTORY,
+          step(stop, () -> DeviceInventory.start(options.inventoryConfig(), warnings)), DeviceInventory::close);
     } catch (RuntimeException e) {
       throw new ProbeException("start the device inventory: " + e.getMessage(), e);
     }
-    DeviceInventory inventory = startup.inventory;
     stop.check();
     LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
         + inventory.current().namespaces().size() + " namespaces");
-    TelemetryService[] holder = new TelemetryService[1];
+
+    hook.before(STEP_METRICS);
+    AtomicReference<TelemetryService> telemetry = new AtomicReference<>();
     TelemetrySnapshot beforeProbes = TelemetrySnapshot.builder().takenAt(java.time.Instant.now()).buildInfo(build)
         .build();
-    startup.metrics = new MetricsRegistry(() -> holder[0] == null ? beforeProbes : holder[0].latest());
-    MetricsRegistry metrics = startup.metrics;
+    MetricsRegistry metrics = opened.add(STEP_METRICS, new MetricsRegistry(() -> {
+      TelemetryService t = telemetry.get();
+      return t == null ? beforeProbes : t.latest();
+    }), MetricsRegistry::close);
     io.micrometer.core.instrument.FunctionCounter.builder("segscope.netlink.decode.warnings", warnings,
             w -> w.count())
         .description("Netlink attributes or messages skipped because their bytes were malformed")
         .register(metrics.meters());
+
+    hook.before(STEP_WORKLOADS);
     // who each namespace belongs to: its own thread, so a slow or absent container runtime never delays a read
-    var workloads = new io.segscope.agent.workload.WorkloadResolver(options.workloadConfig(),
-        () -> inventory.current().namespaces(), metrics.meters(), Clock.systemUTC());
-    startup.workloads = workloads;
+    var workloads = opened.add(STEP_WORKLOADS, new io.segscope.agent.workload.WorkloadResolver(
+        options.workloadConfig(), () -> inventory.current().namespaces(), metrics.meters(), Clock.systemUTC()),
+        io.segscope.agent.workload.WorkloadResolver::close);
     inventory.addListener((before, after) -> {
       if (!namespaceSet(before).equals(namespaceSet(after))) {
         workloads.namespacesChanged();
@@ -125,27 +187,33 @@ public final class AgentRuntime implements AutoCloseable {
     workloads.start();
     registerInventoryMeters(inventory, metrics);
     stop.check();
-    startup.vertx = Startup.step(stop, Vertx::vertx); // seconds of class loading on a slow machine
+
+    hook.before(STEP_HTTP);
+    Http http = opened.add(STEP_HTTP, new Http(step(stop, Vertx::vertx)), Http::close); // seconds of class loading on a slow machine
     RuntimeBackend backend = new RuntimeBackend(inventory, workloads);
     AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(), backend, metrics);
-    startup.deployment = startup.vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture();
     try {
-      stop.await(startup.deployment, Duration.ofMinutes(2));
+      stop.await(http.deploy(verticle), Duration.ofMinutes(2));
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
     }
     stop.check();
-    ProbeSession probes = startup.awaitProbes(stop);
+
+    hook.before(STEP_ATTACHED);
+    ProbeSession probes = opening.await(stop); // closed with the opening if a later step fails
     long mapBytes = probes.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
-    LOG.info("probes attached in " + startup.elapsedMillis() + " ms: "
+    LOG.info("probes attached in " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
         + probes.attachments().stream().filter(ProbeAttachment::attached).count() + " programs, modes "
         + probes.modeLabels() + ", tracepoints as " + probes.plan().tracepointAttach().label()
         + "; kernel map memory " + String.format("%.1f MiB", mapBytes / 1048576.0) + " now (maps grow with the"
         + " devices seen)");
-    SelfCost stats = new SelfCost(options.selfCost(), Duration.ofSeconds(1), Duration.ofSeconds(60),
-        probes::programStats);
-    startup.selfCost = stats;
+
+    hook.before(STEP_SELF_COST);
+    SelfCost stats = opened.add(STEP_SELF_COST, new SelfCost(options.selfCost(), Duration.ofSeconds(1),
+        Duration.ofSeconds(60), probes::programStats), SelfCost::close);
+
+    hook.before(STEP_TELEMETRY);
     // a generic XDP program appearing (or going) attaches (or detaches) the per-packet program at once
     inventory.addListener((before, after) -> {
       try {
@@ -160,13 +228,13 @@ public final class AgentRuntime implements AutoCloseable {
       LOG.info("advice: " + options.intent().entries().size() + " accepted finding pattern(s): "
           + String.join(", ", options.intent().entries().stream().map(e -> e.text()).toList()));
     }
-    holder[0] = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor, build,
-        metrics.meters(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
-    backend.attached(holder[0], probes);
+    TelemetryService service = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor,
+        build, metrics.meters(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
+    telemetry.set(service);
+    backend.attached(service, probes);
     verticle.readNow(); // the first read with the probes attached, not one --interval later
-    return new AgentRuntime(probes, inventory, workloads, stats, metrics, startup.vertx, verticle);
+    return new AgentRuntime(probes, inventory, workloads, stats, metrics, http.vertx, verticle);
   }
-
   /** Milliseconds since this JVM started (from the process' start time), -1 when unknown. */
   static long sinceJvmStart() {
     return ProcessHandle.current().info().startInstant()
@@ -207,40 +275,64 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   /**
-   * What a start has taken so far, released by {@link #abandon} when the start fails or is stopped:
-   * the thread that opens the probes (interrupted: its compiler child is killed), and whatever of the
-   * rest exists by then.
+   * Runs one slow step of the start (reading every namespace, creating Vert.x) on a thread of its own
+   * and waits for it, unless a stop is asked for first: a stop never waits for the step.
    */
-  private static final class Startup {
-    private final long t0 = System.nanoTime();
+  private static <T> T step(StopSignal stop, java.util.function.Supplier<T> work) throws StopSignal.Stopped,
+      InterruptedException {
+    java.util.concurrent.CompletableFuture<T> f = new java.util.concurrent.CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        f.complete(work.get());
+      } catch (Throwable e) {
+        f.completeExceptionally(e);
+      }
+    }, "segscope-start");
+    t.setDaemon(true);
+    t.start();
+    try {
+      return stop.await(f, Duration.ofMinutes(30));
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("start: a step took more than 30 minutes", e);
+    }
+  }
+
+  /**
+   * The probes being opened on their own thread ("segscope-probes") while the rest of the start goes
+   * on: the compile (the slowest step) overlaps with the inventory and the HTTP server.
+   */
+  private static final class ProbeOpening {
     private final java.util.concurrent.CompletableFuture<ProbeSession> opening =
         new java.util.concurrent.CompletableFuture<>();
     private final Thread opener;
-    DeviceInventory inventory;
-    io.segscope.agent.workload.WorkloadResolver workloads;
-    MetricsRegistry metrics;
-    Vertx vertx;
-    java.util.concurrent.CompletableFuture<String> deployment;
-    SelfCost selfCost;
 
-    Startup(ProbeFactory.Request request) {
+    private ProbeOpening(ProbeOpener open, ProbeFactory.Request request) {
       opener = new Thread(() -> {
         try {
-          opening.complete(ProbeFactory.open(request));
+          opening.complete(open.open(request));
         } catch (Throwable t) {
           opening.completeExceptionally(t);
         }
       }, "segscope-probes");
       opener.setDaemon(true);
-      opener.start();
     }
 
-    long elapsedMillis() {
-      return (System.nanoTime() - t0) / 1_000_000;
+    static ProbeOpening start(ProbeOpener open, ProbeFactory.Request request) {
+      ProbeOpening o = new ProbeOpening(open, request);
+      o.opener.start();
+      return o;
     }
 
     /** The opened probes, or why not (the opener's ProbeException as it is). */
-    ProbeSession awaitProbes(StopSignal stop) throws ProbeException, InterruptedException, StopSignal.Stopped {
+    ProbeSession await(StopSignal stop) throws ProbeException, InterruptedException, StopSignal.Stopped {
       try {
         return stop.await(opening, Duration.ofMinutes(30));
       } catch (java.util.concurrent.ExecutionException e) {
@@ -257,89 +349,62 @@ public final class AgentRuntime implements AutoCloseable {
       }
     }
 
-    /**
-     * Runs one slow step of the start (reading every namespace, creating Vert.x) on a thread of its own
-     * and waits for it, unless a stop is asked for first: a stop never waits for the step.
-     */
-    static <T> T step(StopSignal stop, java.util.function.Supplier<T> work) throws StopSignal.Stopped,
-        InterruptedException {
-      java.util.concurrent.CompletableFuture<T> f = new java.util.concurrent.CompletableFuture<>();
-      Thread t = new Thread(() -> {
-        try {
-          f.complete(work.get());
-        } catch (Throwable e) {
-          f.completeExceptionally(e);
-        }
-      }, "segscope-start");
-      t.setDaemon(true);
-      t.start();
-      try {
-        return stop.await(f, Duration.ofMinutes(30));
-      } catch (java.util.concurrent.ExecutionException e) {
-        if (e.getCause() instanceof RuntimeException r) {
-          throw r;
-        }
-        if (e.getCause() instanceof Error err) {
-          throw err;
-        }
-        throw new IllegalStateException(e.getCause());
-      } catch (java.util.concurrent.TimeoutException e) {
-        throw new IllegalStateException("start: a step took more than 30 minutes", e);
-      }
-    }
-
-    /**
-     * A stop during the start: the opener is interrupted (its compiler child is killed at once) and
-     * given half a second to close what it loaded; nothing else is waited for. The process ends right
-     * after, and the kernel releases every descriptor with it (sockets, maps, programs, links).
-     */
-    void stopped() {
+    /** Interrupts the opener: a compile in progress ends at once (its compiler child is killed). */
+    void cancel() {
       opener.interrupt();
-      try {
-        opening.get(500, TimeUnit.MILLISECONDS).close();
-      } catch (Exception e) {
-        // failed, interrupted before it had anything, or still reading BTF (which takes nothing)
-      }
     }
 
     /**
-     * Stops the opener and releases everything, newest first. An interrupted opener kills its compiler
-     * child at once and closes what it loaded; one still parsing BTF (which takes nothing from the
-     * kernel) is not waited for: the process ends without it.
+     * Stops the opener and closes what it opened. An interrupted opener kills its compiler child at once
+     * and closes what it loaded; one still parsing BTF (which takes nothing from the kernel) is not
+     * waited for beyond half a second: the process ends without it.
      */
-    void abandon() {
+    void close() {
       opener.interrupt();
       try {
         opening.get(500, TimeUnit.MILLISECONDS).close();
       } catch (java.util.concurrent.TimeoutException e) {
         LOG.fine("open probes: still reading the kernel's BTF; not waited for");
-      } catch (Exception e) {
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (java.util.concurrent.ExecutionException e) {
         // it failed, or was interrupted before it had anything: nothing of it is open
-      }
-      // a deployment still in progress is not closed under its feet (Vert.x logs an internal error
-      // then): the process ends right after this, and the kernel closes its port with it
-      if (vertx != null && (deployment == null || deployment.isDone())) {
-        try {
-          vertx.close().toCompletionStage().toCompletableFuture().get(1, TimeUnit.SECONDS);
-        } catch (Exception e) {
-          LOG.fine("close HTTP server: " + e);
-        }
-      }
-      if (workloads != null) {
-        workloads.close();
-      }
-      if (inventory != null) {
-        inventory.close();
-      }
-      if (selfCost != null) {
-        selfCost.close();
-      }
-      if (metrics != null) {
-        metrics.close();
       }
     }
   }
 
+  /** Vert.x and the verticle deployed on it: the HTTP server. */
+  private static final class Http {
+    final Vertx vertx;
+    private java.util.concurrent.CompletableFuture<String> deployment;
+
+    Http(Vertx vertx) {
+      this.vertx = vertx;
+    }
+
+    java.util.concurrent.CompletableFuture<String> deploy(AgentVerticle verticle) {
+      deployment = vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture();
+      return deployment;
+    }
+
+    /**
+     * Closes Vert.x (the port with it), waiting a second at most. A deployment still in progress is not
+     * closed under its feet (Vert.x logs an internal error then): the process ends right after a failed
+     * start, and the kernel closes its port with it.
+     */
+    void close() {
+      if (deployment != null && !deployment.isDone()) {
+        return;
+      }
+      try {
+        vertx.close().toCompletionStage().toCompletableFuture().get(1, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        LOG.fine("close HTTP server: " + e);
+      }
+    }
+  }
   /** The namespaces of an inventory as (inode, name) pairs: what workload resolution depends on. */
   private static java.util.Set<java.util.List<Object>> namespaceSet(io.segscope.agent.inventory.Inventory inv) {
     java.util.Set<java.util.List<Object>> s = new java.util.HashSet<>();

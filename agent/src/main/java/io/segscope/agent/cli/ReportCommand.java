@@ -167,6 +167,6 @@ public final class ReportCommand implements Callable<Integer> {
     Map<Long, String> names = NetnsNames.scan();
     return a.assemble(Instant.now(), probes.read(), probes.attachments(), SelfCost.Reading.NONE,
         probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-        (netns, ifindex, kernelName) -> InventoryView.name(inv, names, netns, ifindex, kernelName));
+        (key, kernelName) -> InventoryView.name(inv, names, key, kernelName));
   }
 }

@@ -3,8 +3,8 @@ package io.segscope.agent.inventory;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.agent.netlink.Errno;
-import io.segscope.agent.netlink.LibC;
+import io.segscope.probes.sys.Errno;
+import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
 import java.io.IOException;
@@ -249,10 +249,10 @@ public final class DeviceInventory implements AutoCloseable {
       fds.setInt(16L * i + 8, list.get(i).session().routingEventFd());
     }
     for (int i = 0; i < n2; i++) {
-      fds.setShort(8L * i + 4, (short) LibC.POLLIN);
+      fds.setShort(8L * i + 4, (short) Libc.POLLIN);
       fds.setShort(8L * i + 6, (short) 0);
     }
-    int n = LibC.INSTANCE.poll(fds, n2, POLL_MILLIS);
+    int n = Libc.INSTANCE.poll(fds, n2, POLL_MILLIS);
     if (n < 0) {
       int err = Native.getLastError();
       if (err != Errno.EINTR) {

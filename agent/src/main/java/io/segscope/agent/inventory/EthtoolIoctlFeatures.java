@@ -2,7 +2,7 @@ package io.segscope.agent.inventory;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import io.segscope.agent.netlink.LibC;
+import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.NetlinkException;
 import java.util.List;
 
@@ -26,7 +26,7 @@ public final class EthtoolIoctlFeatures implements FeatureReader {
 
   /** Opens the ioctl socket in the calling thread's network namespace. */
   public static EthtoolIoctlFeatures open() {
-    int fd = LibC.INSTANCE.socket(LibC.AF_INET, LibC.SOCK_DGRAM | LibC.SOCK_CLOEXEC, 0);
+    int fd = Libc.INSTANCE.socket(Libc.AF_INET, Libc.SOCK_DGRAM | Libc.SOCK_CLOEXEC, 0);
     if (fd < 0) {
       throw NetlinkException.errno("open socket for SIOCETHTOOL", Native.getLastError());
     }
@@ -70,7 +70,7 @@ public final class EthtoolIoctlFeatures implements FeatureReader {
     ifreq.clear();
     ifreq.write(0, ifname, 0, ifname.length);
     ifreq.setPointer(IFNAMSIZ, data);
-    if (LibC.INSTANCE.ioctl(fd, EthtoolIoctlCodec.SIOCETHTOOL, ifreq) != 0) {
+    if (Libc.INSTANCE.ioctl(fd, EthtoolIoctlCodec.SIOCETHTOOL, ifreq) != 0) {
       throw NetlinkException.errno(what + " of " + name, Native.getLastError());
     }
     return data.getByteArray(0, command.length);
@@ -80,7 +80,7 @@ public final class EthtoolIoctlFeatures implements FeatureReader {
   public synchronized void close() {
     if (!closed) {
       closed = true;
-      LibC.INSTANCE.close(fd);
+      Libc.INSTANCE.close(fd);
     }
   }
 }

@@ -2,7 +2,7 @@ package io.segscope.agent.inventory;
 
 import com.sun.jna.Native;
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.agent.netlink.LibC;
+import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
@@ -157,7 +157,7 @@ final class NamespaceSession implements AutoCloseable {
    */
   OptionalInt nsidOf(Netns other) {
     Path path = other.path();
-    int fd = LibC.INSTANCE.open(path.toString(), LibC.O_RDONLY | LibC.O_CLOEXEC);
+    int fd = Libc.INSTANCE.open(path.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC);
     if (fd < 0) {
       throw NetlinkException.errno("open namespace " + other.inode() + " at " + path, Native.getLastError());
     }
@@ -169,7 +169,7 @@ final class NamespaceSession implements AutoCloseable {
       }
       return Rtnetlink.nsidOf(rtnl, fd, warnings);
     } finally {
-      LibC.INSTANCE.close(fd);
+      Libc.INSTANCE.close(fd);
     }
   }
 

@@ -1,8 +1,9 @@
 package io.segscope.agent.inventory;
 
 import com.sun.jna.Native;
-import io.segscope.agent.netlink.LibC;
+import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.NetlinkException;
+import io.segscope.probes.sys.Errno;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -39,7 +40,7 @@ public final class NetnsThread implements AutoCloseable {
     long[] inode = new long[1];
     try {
       executor.submit(() -> {
-        home[0] = LibC.INSTANCE.open(THREAD_NS.toString(), LibC.O_RDONLY | LibC.O_CLOEXEC);
+        home[0] = Libc.INSTANCE.open(THREAD_NS.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC);
         if (home[0] < 0) {
           throw NetlinkException.errno("open own namespace " + THREAD_NS, Native.getLastError());
         }
@@ -89,13 +90,13 @@ public final class NetnsThread implements AutoCloseable {
     if (ns.inode() == homeInode) {
       return work.call();
     }
-    LibC c = LibC.INSTANCE;
-    int fd = c.open(ns.path().toString(), LibC.O_RDONLY | LibC.O_CLOEXEC);
+    Libc c = Libc.INSTANCE;
+    int fd = c.open(ns.path().toString(), Libc.O_RDONLY | Libc.O_CLOEXEC);
     if (fd < 0) {
       throw NetlinkException.errno("open namespace " + ns.inode() + " at " + ns.path(), Native.getLastError());
     }
     try {
-      if (c.setns(fd, LibC.CLONE_NEWNET) != 0) {
+      if (c.setns(fd, Libc.CLONE_NEWNET) != 0) {
         throw NetlinkException.errno("enter namespace " + ns.inode() + " (setns " + ns.path() + ")",
             Native.getLastError());
       }
@@ -110,8 +111,8 @@ public final class NetnsThread implements AutoCloseable {
       }
       return work.call();
     } finally {
-      if (c.setns(homeFd, LibC.CLONE_NEWNET) != 0) {
-        broken = "return to namespace " + homeInode + " failed: errno " + Native.getLastError();
+      if (c.setns(homeFd, Libc.CLONE_NEWNET) != 0) {
+        broken = "return to namespace " + homeInode + ": " + Errno.describe(Native.getLastError());
         executor.shutdown();
       }
     }
@@ -125,7 +126,7 @@ public final class NetnsThread implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    LibC.INSTANCE.close(homeFd);
+    Libc.INSTANCE.close(homeFd);
   }
 
   private static String rootMessage(Throwable e) {

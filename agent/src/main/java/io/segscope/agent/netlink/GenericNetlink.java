@@ -1,5 +1,6 @@
 package io.segscope.agent.netlink;
 
+import io.segscope.probes.sys.Errno;
 import java.util.List;
 import java.util.OptionalInt;
 

@@ -1,5 +1,7 @@
 package io.segscope.agent.netlink;
 
+import io.segscope.probes.sys.Errno;
+
 /**
  * A netlink operation or decode failed: a kernel error reply (with its errno and, when the kernel
  * sent one, its extended-ack message), a socket call that failed, or bytes that do not form a valid

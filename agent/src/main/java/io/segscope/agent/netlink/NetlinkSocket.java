@@ -3,6 +3,8 @@ package io.segscope.agent.netlink;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.ptr.IntByReference;
+import io.segscope.probes.sys.Errno;
+import io.segscope.probes.sys.Libc;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -26,7 +28,6 @@ public final class NetlinkSocket implements AutoCloseable {
   static final int DUMP_ATTEMPTS = 4;
   private static final int SOCKADDR_NL_LENGTH = 12;
   private static final int RECEIVE_BUFFER = 64 * 1024;
-  private static final int SO_RCVBUFFORCE = 33;
 
   private final int protocol;
   private final int fd;
@@ -43,7 +44,7 @@ public final class NetlinkSocket implements AutoCloseable {
     this.portId = portId;
     this.warnings = warnings;
     kernelAddress.clear();
-    kernelAddress.setShort(0, (short) LibC.AF_NETLINK);
+    kernelAddress.setShort(0, (short) Libc.AF_NETLINK);
   }
 
   /**
@@ -51,15 +52,15 @@ public final class NetlinkSocket implements AutoCloseable {
    * calling thread's network namespace, with a receive timeout for requests.
    */
   public static NetlinkSocket open(int protocol, Duration receiveTimeout, DecodeWarnings warnings) {
-    LibC c = LibC.INSTANCE;
-    int fd = c.socket(LibC.AF_NETLINK, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, protocol);
+    Libc c = Libc.INSTANCE;
+    int fd = c.socket(Libc.AF_NETLINK, Libc.SOCK_RAW | Libc.SOCK_CLOEXEC, protocol);
     if (fd < 0) {
       throw NetlinkException.errno("open netlink socket (protocol " + protocol + ")", Native.getLastError());
     }
     try {
       Memory addr = new Memory(SOCKADDR_NL_LENGTH);
       addr.clear();
-      addr.setShort(0, (short) LibC.AF_NETLINK);
+      addr.setShort(0, (short) Libc.AF_NETLINK);
       if (c.bind(fd, addr, SOCKADDR_NL_LENGTH) != 0) {
         throw NetlinkException.errno("bind netlink socket (protocol " + protocol + ")", Native.getLastError());
       }
@@ -127,9 +128,9 @@ public final class NetlinkSocket implements AutoCloseable {
   public synchronized void subscribe(int group, int receiveBufferBytes) {
     setInt(fd, Netlink.SOL_NETLINK, Netlink.NETLINK_ADD_MEMBERSHIP, group, false);
     try {
-      setInt(fd, LibC.SOL_SOCKET, SO_RCVBUFFORCE, receiveBufferBytes, false);
+      setInt(fd, Libc.SOL_SOCKET, Libc.SO_RCVBUFFORCE, receiveBufferBytes, false);
     } catch (NetlinkException e) {
-      setInt(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, receiveBufferBytes, true);
+      setInt(fd, Libc.SOL_SOCKET, Libc.SO_RCVBUF, receiveBufferBytes, true);
     }
   }
 
@@ -140,7 +141,7 @@ public final class NetlinkSocket implements AutoCloseable {
   public synchronized List<NetlinkMessage> drain() {
     List<NetlinkMessage> out = new ArrayList<>();
     while (true) {
-      ByteBuffer datagram = receive(LibC.MSG_DONTWAIT, "read notifications", true);
+      ByteBuffer datagram = receive(Libc.MSG_DONTWAIT, "read notifications", true);
       if (datagram == null) {
         return out;
       }
@@ -152,7 +153,7 @@ public final class NetlinkSocket implements AutoCloseable {
   public synchronized void close() {
     if (!closed) {
       closed = true;
-      LibC.INSTANCE.close(fd);
+      Libc.INSTANCE.close(fd);
     }
   }
 
@@ -201,7 +202,7 @@ public final class NetlinkSocket implements AutoCloseable {
     Memory mem = new Memory(bytes.length);
     mem.write(0, bytes, 0, bytes.length);
     while (true) {
-      long n = LibC.INSTANCE.sendto(fd, mem, bytes.length, 0, kernelAddress, SOCKADDR_NL_LENGTH);
+      long n = Libc.INSTANCE.sendto(fd, mem, bytes.length, 0, kernelAddress, SOCKADDR_NL_LENGTH);
       if (n >= 0) {
         return;
       }
@@ -216,7 +217,7 @@ public final class NetlinkSocket implements AutoCloseable {
   private ByteBuffer receive(int flags, String what, boolean nonBlocking) {
     checkOpen(what);
     while (true) {
-      long n = LibC.INSTANCE.recv(fd, receiveBuffer, RECEIVE_BUFFER, flags | LibC.MSG_TRUNC);
+      long n = Libc.INSTANCE.recv(fd, receiveBuffer, RECEIVE_BUFFER, flags | Libc.MSG_TRUNC);
       if (n < 0) {
         int err = Native.getLastError();
         if (err == Errno.EINTR) {
@@ -252,8 +253,8 @@ public final class NetlinkSocket implements AutoCloseable {
   public long netnsCookie() {
     Memory v = new Memory(8);
     v.setLong(0, 0);
-    com.sun.jna.ptr.IntByReference len = new com.sun.jna.ptr.IntByReference(8);
-    if (LibC.INSTANCE.getsockopt(fd, LibC.SOL_SOCKET, LibC.SO_NETNS_COOKIE, v, len) != 0 || len.getValue() != 8) {
+    IntByReference len = new IntByReference(8);
+    if (Libc.INSTANCE.getsockopt(fd, Libc.SOL_SOCKET, Libc.SO_NETNS_COOKIE, v, len) != 0 || len.getValue() != 8) {
       return 0;
     }
     return v.getLong(0);
@@ -262,7 +263,7 @@ public final class NetlinkSocket implements AutoCloseable {
   private static void setInt(int fd, int level, int option, int value, boolean optional) {
     Memory v = new Memory(4);
     v.setInt(0, value);
-    if (LibC.INSTANCE.setsockopt(fd, level, option, v, 4) != 0) {
+    if (Libc.INSTANCE.setsockopt(fd, level, option, v, 4) != 0) {
       int err = Native.getLastError();
       if (!optional) {
         throw NetlinkException.errno("set socket option " + level + "/" + option, err);
@@ -274,7 +275,7 @@ public final class NetlinkSocket implements AutoCloseable {
     Memory tv = new Memory(16);
     tv.setLong(0, timeout.toSeconds());
     tv.setLong(8, timeout.toMillisPart() * 1000L);
-    if (LibC.INSTANCE.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv, 16) != 0) {
+    if (Libc.INSTANCE.setsockopt(fd, Libc.SOL_SOCKET, Libc.SO_RCVTIMEO, tv, 16) != 0) {
       throw NetlinkException.errno("set netlink receive timeout", Native.getLastError());
     }
   }

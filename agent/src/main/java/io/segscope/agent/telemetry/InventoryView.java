@@ -4,9 +4,11 @@ import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Features;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Link;
+import io.segscope.agent.inventory.Netns;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceLimit;
 import io.segscope.exporters.model.DeviceRef;
+import io.segscope.probes.wire.DeviceKey;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,13 +33,44 @@ public final class InventoryView {
 
   private InventoryView() {}
 
-  /** Names a (netns, ifindex) from the inventory; the kernel's name when the inventory lacks it. */
-  public static DeviceRef name(Inventory inv, Map<Long, String> netnsNames, long netns, int ifindex,
-      String kernelName) {
+  /**
+   * Names a device the probes counted from the inventory record of the same namespace; the kernel's
+   * name when the inventory lacks it.
+   *
+   * <p>The probes key a device by (netns cookie, netns inode, ifindex), the inventory by (inode,
+   * ifindex) under a namespace that carries its cookie. An inode is reused once its namespace is
+   * destroyed, so the inventory's namespace under {@code key}'s inode may be another namespace than the
+   * key's: when both cookies are known and differ, nothing of that record names the device (not its
+   * device name, not its namespace name, not the /run/netns name of that inode, which is the same
+   * namespace's): it gets the kernel's name and no namespace name. Where either cookie is unknown (0:
+   * the inventory has not read the namespace's cookie yet, or the kernel has no namespace cookies), the
+   * namespace is matched by inode alone, as it was before cookies: for the moment an inode is reused
+   * before the inventory has read the new namespace's cookie, a device can be named from the other
+   * namespace's record.
+   *
+   * @param netnsNames namespace names under /run/netns by inode (the fallback when the inventory's
+   *     device has no namespace name)
+   */
+  public static DeviceRef name(Inventory inv, Map<Long, String> netnsNames, DeviceKey key, String kernelName) {
+    long netns = key.netns();
+    int ifindex = key.ifindex();
+    if (!sameNamespace(inv, key)) {
+      return new DeviceRef(netns, "", ifindex, kernelName);
+    }
     Optional<Device> d = inv.device(netns, ifindex);
     String nsName = d.map(Device::netnsName).filter(n -> !n.isEmpty())
         .orElse(netnsNames.getOrDefault(netns, ""));
     return new DeviceRef(netns, nsName, ifindex, d.map(Device::name).orElse(kernelName));
+  }
+
+  /**
+   * Whether the inventory's namespace under the key's inode is the key's namespace: the cookies are
+   * equal, or either is unknown (0), or the inventory has no namespace under that inode.
+   */
+  private static boolean sameNamespace(Inventory inv, DeviceKey key) {
+    Optional<Netns> ns = inv.namespace(key.netns());
+    return ns.isEmpty() || ns.get().cookie() == 0 || key.netnsCookie() == 0
+        || ns.get().cookie() == key.netnsCookie();
   }
 
   public static DeviceInfo info(Inventory inv, Device d) {

@@ -17,6 +17,7 @@ import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.wire.Cause;
+import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.probes.wire.GsoDetail;
 import io.segscope.probes.wire.Site;
@@ -36,9 +37,12 @@ import java.util.Optional;
  */
 public final class SnapshotAssembler {
 
-  /** Names a device from (netns inode, ifindex); the kernel's name is the fallback. */
+  /**
+   * Names a device from the probes' key (netns cookie, netns inode, ifindex); the kernel's name is the
+   * fallback.
+   */
   public interface DeviceNamer {
-    DeviceRef name(long netns, int ifindex, String kernelName);
+    DeviceRef name(DeviceKey key, String kernelName);
   }
 
   static final Map<Cause, GsoCause> CAUSES = table(Cause.class, Map.of(
@@ -93,7 +97,7 @@ public final class SnapshotAssembler {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceReading r : reading.devices()) {
       try {
-        DeviceRef ref = namer.name(r.key().netns(), r.key().ifindex(), r.kernelName());
+        DeviceRef ref = namer.name(r.key(), r.kernelName());
         var c = r.counts();
         GsoDeviceStats gso = null;
         XdpDeviceStats xdp = null;

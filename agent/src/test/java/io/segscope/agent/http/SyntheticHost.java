@@ -134,8 +134,8 @@ public final class SyntheticHost {
     ProbeReading reading = new ProbeReading(0, counters, Map.of());
     Map<Long, String> names = new HashMap<>();
     TelemetrySnapshot base = new SnapshotAssembler(build).assemble(at, reading, attachments, programs,
-        "tracepoint", "tracepoint", (netns, ifindex, kernelName) ->
-            InventoryView.name(inventory, names, netns, ifindex, kernelName));
+        "tracepoint", "tracepoint", (key, kernelName) ->
+            InventoryView.name(inventory, names, key, kernelName));
     List<DeviceInfo> infos = new ArrayList<>(devices);
     for (Device dev : inventory.devices()) {
       infos.add(InventoryView.info(inventory, dev));

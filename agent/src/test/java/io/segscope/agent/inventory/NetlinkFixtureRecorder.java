@@ -1,7 +1,7 @@
 package io.segscope.agent.inventory;
 
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.agent.netlink.LibC;
+import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkMessage;
@@ -65,13 +65,13 @@ public final class NetlinkFixtureRecorder {
       try (NetlinkSocket rtnl = NetlinkSocket.open(Netlink.NETLINK_ROUTE, Duration.ofSeconds(5), warnings)) {
         write(out.resolve("links-" + tag + ".bin"), Rtnetlink.dumpLinkMessages(rtnl));
         // the RTM_GETNSID reply about the other namespace, with the request Rtnetlink.nsidOf sends
-        int fd = LibC.INSTANCE.open(otherNs.path().toString(), LibC.O_RDONLY | LibC.O_CLOEXEC);
+        int fd = Libc.INSTANCE.open(otherNs.path().toString(), Libc.O_RDONLY | Libc.O_CLOEXEC);
         try {
           MessageBuilder request = new MessageBuilder(Rtnl.RTM_GETNSID, Netlink.NLM_F_REQUEST)
               .header(new byte[Rtnl.RTGENMSG_LENGTH]).u32(Rtnl.NETNSA_FD, fd);
           write(out.resolve("nsid-" + tag + ".bin"), rtnl.request(request, "record nsid"));
         } finally {
-          LibC.INSTANCE.close(fd);
+          Libc.INSTANCE.close(fd);
         }
       }
       NetlinkSocket genl = NetlinkSocket.open(Netlink.NETLINK_GENERIC, Duration.ofSeconds(5), warnings);

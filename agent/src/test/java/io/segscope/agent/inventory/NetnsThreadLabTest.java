@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.agent.netlink.Errno;
+import io.segscope.probes.sys.Errno;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkSocket;
@@ -62,7 +62,8 @@ class NetnsThreadLabTest {
         .isInstanceOf(NetlinkException.class).hasMessageContaining("now refers to namespace " + lab.inode(name));
     Netns gone = new Netns(1, "gone", Path.of("/run/netns/" + lab.prefix + "absent"), false);
     assertThatThrownBy(() -> thread.call(gone, () -> "entered"))
-        .isInstanceOf(NetlinkException.class).hasMessageContaining("ENOENT");
+        .isInstanceOf(NetlinkException.class)
+        .hasMessageContaining("open namespace 1 at /run/netns/" + lab.prefix + "absent: No such file or directory (errno 2)");
     assertThat(thread.call(netns(name), () -> "still usable")).isEqualTo("still usable");
   }
 

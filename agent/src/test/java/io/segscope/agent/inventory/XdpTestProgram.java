@@ -1,9 +1,9 @@
 package io.segscope.agent.inventory;
 
-import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import com.sun.jna.Pointer;
+import io.segscope.probes.sys.Errno;
+import io.segscope.probes.sys.Libc;
 import java.nio.file.Path;
 
 /**
@@ -16,14 +16,6 @@ final class XdpTestProgram {
   private static final int BPF_PROG_LOAD = 5;
   private static final int BPF_OBJ_PIN = 6;
   private static final int BPF_PROG_TYPE_XDP = 6;
-
-  interface Sys extends Library {
-    Sys INSTANCE = Native.load("c", Sys.class);
-
-    long syscall(long number, int cmd, Pointer attr, int size);
-
-    int close(int fd);
-  }
 
   private XdpTestProgram() {}
 
@@ -41,9 +33,9 @@ final class XdpTestProgram {
     attr.setPointer(8, insns);
     attr.setPointer(16, license);
     attr.setString(48, "sginv_pass");
-    int fd = (int) Sys.INSTANCE.syscall(SYS_BPF, BPF_PROG_LOAD, attr, 128);
+    int fd = (int) Libc.INSTANCE.syscall(SYS_BPF, (long) BPF_PROG_LOAD, attr, 128L);
     if (fd < 0) {
-      throw new IllegalStateException("load XDP test program (BPF_PROG_LOAD): errno " + Native.getLastError());
+      throw new IllegalStateException("load XDP test program (BPF_PROG_LOAD): " + Errno.describe(Native.getLastError()));
     }
     try {
       Memory path = new Memory(pin.toString().length() + 1L);
@@ -52,11 +44,11 @@ final class XdpTestProgram {
       pinAttr.clear();
       pinAttr.setPointer(0, path);
       pinAttr.setInt(8, fd);
-      if (Sys.INSTANCE.syscall(SYS_BPF, BPF_OBJ_PIN, pinAttr, 128) < 0) {
-        throw new IllegalStateException("pin XDP test program at " + pin + ": errno " + Native.getLastError());
+      if (Libc.INSTANCE.syscall(SYS_BPF, (long) BPF_OBJ_PIN, pinAttr, 128L) < 0) {
+        throw new IllegalStateException("pin XDP test program at " + pin + ": " + Errno.describe(Native.getLastError()));
       }
     } finally {
-      Sys.INSTANCE.close(fd);
+      Libc.INSTANCE.close(fd);
     }
   }
 }

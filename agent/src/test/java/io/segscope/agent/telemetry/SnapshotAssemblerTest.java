@@ -56,7 +56,7 @@ class SnapshotAssemblerTest {
         "kprobe:__skb_gso_segment", "kprobe", true, false, ""));
     return new SnapshotAssembler(BUILD).assemble(Instant.EPOCH, reading, attachments, SelfCost.Reading.NONE,
         modes.getOrDefault("gso_tx", ""), modes.getOrDefault("xdp_generic", ""),
-        (netns, ifindex, name) -> new DeviceRef(netns, "", ifindex, name));
+        (key, name) -> new DeviceRef(key.netns(), "", key.ifindex(), name));
   }
 
   @Test

@@ -19,10 +19,13 @@ public final class Errno {
   public static final int EFAULT = 14;
   public static final int EBUSY = 16;
   public static final int EEXIST = 17;
+  public static final int ENODEV = 19;
   public static final int EINVAL = 22;
   public static final int ENOSPC = 28;
   public static final int ENOSYS = 38;
   public static final int EOPNOTSUPP = 95;
+  /** A socket's receive queue overflowed (netlink notifications were dropped). */
+  public static final int ENOBUFS = 105;
   /** Kernel-internal ENOTSUPP (524), which some bpf commands leak to user space. */
   public static final int ENOTSUPP = 524;
 
