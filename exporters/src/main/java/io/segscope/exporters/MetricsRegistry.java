@@ -71,7 +71,8 @@ public final class MetricsRegistry implements AutoCloseable {
   private final Map<Variant, Long> demanded = new ConcurrentHashMap<>();
   static final int FORGET_AFTER_RENDERS = 12;
   private final java.util.concurrent.atomic.AtomicLong renders = new java.util.concurrent.atomic.AtomicLong();
-  private final Object renderLock = new Object();
+  /** Held while a snapshot is translated and encoded; a scrape never waits for it once one rendering exists. */
+  private final java.util.concurrent.locks.ReentrantLock renderLock = new java.util.concurrent.locks.ReentrantLock();
   private volatile Rendering rendering = new Rendering(null);
   /** Snapshots translated and cached parts encoded so far (for tests: what a scrape did not redo). */
   final java.util.concurrent.atomic.AtomicLong translations = new java.util.concurrent.atomic.AtomicLong();
@@ -116,17 +117,33 @@ public final class MetricsRegistry implements AutoCloseable {
    * publication, so that scrapes only serve bytes. Never throws for bad records (they are counted).
    */
   public void render() {
-    TelemetrySnapshot snapshot = currentOrNull();
-    if (snapshot == null) {
+    if (currentOrNull() == null) {
       return;
     }
     long n = renders.incrementAndGet();
     demanded.values().removeIf(last -> n - last > FORGET_AFTER_RENDERS);
-    Rendering r = renderingOf(snapshot);
-    for (Variant v : demanded.keySet()) {
-      r.part(v);
+    renderLock.lock();
+    try {
+      // the newest snapshot, read under the lock: a rendering never replaces a newer one
+      TelemetrySnapshot snapshot = currentOrNull();
+      if (snapshot == null) {
+        return;
+      }
+      Rendering r = rendering;
+      boolean fresh = r.snapshot != snapshot;
+      if (fresh) {
+        r = translated(snapshot);
+      }
+      for (Variant v : demanded.keySet()) {
+        r.part(v);
+      }
+      r.families = null; // the bytes are what scrapes need; a variant asked for later translates again
+      if (fresh) {
+        rendering = r; // published with every demanded variant encoded: scrapes only copy bytes
+      }
+    } finally {
+      renderLock.unlock();
     }
-    r.families = null; // the bytes are what scrapes need; a variant asked for later translates again
   }
 
   /**
@@ -183,21 +200,43 @@ public final class MetricsRegistry implements AutoCloseable {
     }
   }
 
-  /** The rendering of {@code snapshot}, translating it (and counting its bad records) the first time. */
+  /** {@code snapshot} translated, counting its bad records (once per snapshot); not yet published. */
+  private Rendering translated(TelemetrySnapshot snapshot) {
+    Rendering next = new Rendering(snapshot);
+    next.families = SnapshotTranslator.translate(snapshot, recordErrors::translationFailed);
+    translations.incrementAndGet();
+    return next;
+  }
+
+  /**
+   * The rendering a scrape serves: that of {@code snapshot} when it is rendered; the last complete
+   * rendering while a newer snapshot is being rendered (a scrape never waits for a render, at most it is one
+   * read behind); otherwise it renders the newest snapshot itself (before the first render, or when
+   * nothing calls {@link #render()}).
+   */
   private Rendering renderingOf(TelemetrySnapshot snapshot) {
     Rendering r = rendering;
     if (r.snapshot == snapshot) {
       return r;
     }
-    synchronized (renderLock) {
-      if (rendering.snapshot != snapshot) {
-        Rendering next = new Rendering(snapshot);
-        // translate once with the counting listener, so every bad record counts once per snapshot
-        next.families = SnapshotTranslator.translate(snapshot, recordErrors::translationFailed);
-        translations.incrementAndGet();
-        rendering = next;
+    if (r.snapshot != null) {
+      if (!renderLock.tryLock()) {
+        return r;
+      }
+    } else {
+      renderLock.lock();
+    }
+    try {
+      TelemetrySnapshot newest = currentOrNull();
+      if (newest == null) {
+        return rendering;
+      }
+      if (rendering.snapshot != newest) {
+        rendering = translated(newest);
       }
       return rendering;
+    } finally {
+      renderLock.unlock();
     }
   }
 

@@ -14,7 +14,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -195,6 +202,50 @@ class MetricsRegistryTest {
     byte[] body = scrape.body();
     body[0] = 'X';
     assertThat(scrape.body()[0]).isNotEqualTo((byte) 'X');
+  }
+
+  @Test
+  void aScrapeDuringARenderServesTheLastCompleteRenderingWithoutWaiting() throws Exception {
+    AtomicReference<TelemetrySnapshot> now = new AtomicReference<>(Fixtures.full());
+    CountDownLatch inRender = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<Thread> renderer = new AtomicReference<>();
+    AtomicInteger rendererCalls = new AtomicInteger();
+    Supplier<TelemetrySnapshot> source = () -> {
+      // the renderer's second call is made holding the render lock: it stays there until released
+      if (Thread.currentThread() == renderer.get() && rendererCalls.incrementAndGet() == 2) {
+        inRender.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return now.get();
+    };
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try (MetricsRegistry r = new MetricsRegistry(source)) {
+      assertThat(text(r.scrape(null))).as("the first snapshot, rendered by the scrape itself")
+          .contains("segscope_gso_sw_skbs_total{");
+      now.set(Fixtures.noDevices());
+      Future<?> rendering = pool.submit(() -> {
+        renderer.set(Thread.currentThread());
+        r.render();
+      });
+      assertThat(inRender.await(10, TimeUnit.SECONDS)).as("the render holds its lock").isTrue();
+      Future<MetricsRegistry.Scrape> scrape = pool.submit(() -> r.scrape(null));
+      String during = text(scrape.get(10, TimeUnit.SECONDS));
+      assertThat(during).as("served while the newer snapshot renders: the last complete one, whole")
+          .contains("segscope_gso_sw_skbs_total{");
+      assertThat(rendering.isDone()).as("the render was still in progress").isFalse();
+      release.countDown();
+      rendering.get(10, TimeUnit.SECONDS);
+      assertThat(text(r.scrape(null))).as("once the render is published: the newer snapshot")
+          .doesNotContain("segscope_gso_sw_skbs_total{");
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+    }
   }
 
   @Test
