@@ -46,6 +46,14 @@ public final class DeviceInventory implements AutoCloseable {
   private static final int POLL_MILLIS = 100;
   /** After a directory event, rescan again this much later (ip netns add mounts after creating). */
   private static final long SETTLE_NANOS = 300_000_000L;
+  /**
+   * While notifications keep arriving, a snapshot is published at most this often (each one is every
+   * device of every namespace, and the graph, the API and the next read work on it); once a turn
+   * brings none, at once.
+   */
+  static final long PUBLISH_EVERY_NANOS = 250_000_000L;
+  /** How long the periodic link refresh may wait for a burst of notifications to pause. */
+  private static final long MAX_REFRESH_DELAY_NANOS = 3_000_000_000L;
 
   private final InventoryConfig config;
   private final DecodeWarnings warnings;
@@ -69,6 +77,12 @@ public final class DeviceInventory implements AutoCloseable {
   private long nextRescan;
   private long nextRefresh;
   private long settleRescan = Long.MAX_VALUE;
+  /** Whether the last poll brought link notifications (set by {@link #pollEvents}). */
+  private boolean notificationsArrived;
+  /** Changes not yet published (publishing is rate-limited during a burst). */
+  private boolean publishPending;
+  private long lastPublish;
+  private final InventoryWork work = new InventoryWork();
 
   private DeviceInventory(InventoryConfig config, DecodeWarnings warnings) {
     this.config = config;
@@ -213,14 +227,25 @@ public final class DeviceInventory implements AutoCloseable {
           changed |= rescan();
           nextRescan = now + config.rescanInterval().toNanos();
         }
-        if (now >= nextRefresh) {
+        // during a burst the notifications tell what a dump would (and a dump then reads devices twice):
+        // the refresh waits for a turn without notifications, at most MAX_REFRESH_DELAY_NANOS
+        if (now >= nextRefresh && !(notificationsArrived && now - nextRefresh < MAX_REFRESH_DELAY_NANOS)) {
+          long r0 = System.nanoTime();
           changed |= refreshLinks();
+          work.refreshed(System.nanoTime() - r0);
           nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
           lastRefreshMillis = System.currentTimeMillis();
         }
-        if (changed) {
+        publishPending |= changed;
+        long t = System.nanoTime();
+        if (publishPending && (!notificationsArrived || t - lastPublish >= PUBLISH_EVERY_NANOS)) {
           publish();
+          publishPending = false;
+          lastPublish = System.nanoTime();
+          work.published(lastPublish - t, lastPublish);
         }
+        work.turnEnded(notificationsArrived, publishPending, System.nanoTime())
+            .ifPresent(summary -> LOG.log(System.Logger.Level.INFO, summary));
       } catch (RuntimeException e) {
         if (closing) {
           return;
@@ -233,6 +258,7 @@ public final class DeviceInventory implements AutoCloseable {
 
   /** Waits for notifications (up to POLL_MILLIS) and applies them; true when something changed. */
   private boolean pollEvents() {
+    notificationsArrived = false;
     List<NamespaceState> list;
     synchronized (states) {
       list = new ArrayList<>(states.values());
@@ -252,7 +278,13 @@ public final class DeviceInventory implements AutoCloseable {
       fds.setShort(8L * i + 4, (short) LibC.POLLIN);
       fds.setShort(8L * i + 6, (short) 0);
     }
-    int n = LibC.INSTANCE.poll(fds, n2, POLL_MILLIS);
+    // a pending snapshot is published when it is due or when the notifications pause: wait no longer
+    int timeout = POLL_MILLIS;
+    if (publishPending) {
+      long due = (lastPublish + PUBLISH_EVERY_NANOS - System.nanoTime()) / 1_000_000;
+      timeout = (int) Math.max(0, Math.min(POLL_MILLIS, due));
+    }
+    int n = LibC.INSTANCE.poll(fds, n2, timeout);
     if (n < 0) {
       int err = Native.getLastError();
       if (err != Errno.EINTR) {
@@ -263,6 +295,7 @@ public final class DeviceInventory implements AutoCloseable {
     boolean changed = false;
     for (int i = 0; n > 0 && i < list.size(); i++) {
       if (fds.getShort(16L * i + 6) != 0) {
+        notificationsArrived = true;
         changed |= drain(list.get(i));
       }
       if (fds.getShort(16L * i + 8 + 6) != 0) {
@@ -288,7 +321,15 @@ public final class DeviceInventory implements AutoCloseable {
       }
       throw e;
     }
-    return state.apply(events);
+    long t0 = System.nanoTime();
+    long requests = state.featureRequests();
+    long dumps = state.featureDumps();
+    LinkNotifications batch = LinkNotifications.of(events);
+    boolean changed = state.apply(batch);
+    long end = System.nanoTime();
+    work.applied(state.netns().inode(), batch, end - t0, state.featureRequests() - requests,
+        state.featureDumps() - dumps, end);
+    return changed;
   }
 
   /**
