@@ -54,6 +54,12 @@ public final class DeviceInventory implements AutoCloseable {
   static final long PUBLISH_EVERY_NANOS = 250_000_000L;
   /** How long the periodic link refresh may wait for a burst of notifications to pause. */
   private static final long MAX_REFRESH_DELAY_NANOS = 3_000_000_000L;
+  /**
+   * The periodic refresh goes through the namespaces in turns of about this long (one namespace at
+   * least), with the notifications that arrived meanwhile applied in between: a host with thousands
+   * of devices takes seconds to dump, and a burst elsewhere must not wait for all of it.
+   */
+  static final long REFRESH_TURN_NANOS = 50_000_000L;
 
   private final InventoryConfig config;
   private final DecodeWarnings warnings;
@@ -83,6 +89,8 @@ public final class DeviceInventory implements AutoCloseable {
   private boolean publishPending;
   private long lastPublish;
   private final InventoryWork work = new InventoryWork();
+  /** The namespaces (inodes) the refresh under way has still to dump; empty between refreshes. */
+  private final java.util.ArrayDeque<Long> toRefresh = new java.util.ArrayDeque<>();
 
   private DeviceInventory(InventoryConfig config, DecodeWarnings warnings) {
     this.config = config;
@@ -229,12 +237,15 @@ public final class DeviceInventory implements AutoCloseable {
         }
         // during a burst the notifications tell what a dump would (and a dump then reads devices twice):
         // the refresh waits for a turn without notifications, at most MAX_REFRESH_DELAY_NANOS
-        if (now >= nextRefresh && !(notificationsArrived && now - nextRefresh < MAX_REFRESH_DELAY_NANOS)) {
+        boolean due = !toRefresh.isEmpty() || now >= nextRefresh;
+        if (due && !(notificationsArrived && now - nextRefresh < MAX_REFRESH_DELAY_NANOS)) {
           long r0 = System.nanoTime();
-          changed |= refreshLinks();
+          changed |= refreshTurn();
           work.refreshed(System.nanoTime() - r0);
-          nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
-          lastRefreshMillis = System.currentTimeMillis();
+          if (toRefresh.isEmpty()) {
+            nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
+            lastRefreshMillis = System.currentTimeMillis();
+          }
         }
         publishPending |= changed;
         long t = System.nanoTime();
@@ -279,10 +290,10 @@ public final class DeviceInventory implements AutoCloseable {
       fds.setShort(8L * i + 6, (short) 0);
     }
     // a pending snapshot is published when it is due or when the notifications pause: wait no longer
-    int timeout = POLL_MILLIS;
+    int timeout = toRefresh.isEmpty() ? POLL_MILLIS : 0; // a refresh under way goes on at once
     if (publishPending) {
       long due = (lastPublish + PUBLISH_EVERY_NANOS - System.nanoTime()) / 1_000_000;
-      timeout = (int) Math.max(0, Math.min(POLL_MILLIS, due));
+      timeout = (int) Math.max(0, Math.min(timeout, due));
     }
     int n = LibC.INSTANCE.poll(fds, n2, timeout);
     if (n < 0) {
@@ -350,16 +361,28 @@ public final class DeviceInventory implements AutoCloseable {
   }
 
   /**
-   * Re-dumps every namespace's links for the changes the kernel does not announce, and its routes
-   * and qdiscs where notifications said they changed.
+   * One turn of the periodic refresh: re-dumps the links of the next namespaces for the changes the
+   * kernel does not announce, and their routes and qdiscs where notifications said they changed,
+   * until {@link #REFRESH_TURN_NANOS} have passed (one namespace at least). A refresh starts with
+   * every namespace followed at that moment; it is complete when {@link #toRefresh} is empty.
    */
-  private boolean refreshLinks() {
-    List<NamespaceState> list;
-    synchronized (states) {
-      list = new ArrayList<>(states.values());
+  private boolean refreshTurn() {
+    if (toRefresh.isEmpty()) {
+      synchronized (states) {
+        toRefresh.addAll(states.keySet());
+      }
     }
+    long start = System.nanoTime();
     boolean changed = false;
-    for (NamespaceState state : list) {
+    while (!toRefresh.isEmpty() && (System.nanoTime() - start < REFRESH_TURN_NANOS)) {
+      long inode = toRefresh.poll();
+      NamespaceState state;
+      synchronized (states) {
+        state = states.get(inode);
+      }
+      if (state == null) {
+        continue; // closed since the refresh started
+      }
       try {
         changed |= state.refreshLinks();
       } catch (NetlinkException e) {

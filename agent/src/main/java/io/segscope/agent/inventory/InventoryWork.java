@@ -56,7 +56,7 @@ final class InventoryWork {
     }
   }
 
-  /** The periodic link refresh ran. */
+  /** A turn of the periodic link refresh ran. */
   void refreshed(long nanos) {
     if (first >= 0) {
       refreshes++;
@@ -80,7 +80,7 @@ final class InventoryWork {
     }
     String summary = String.format(java.util.Locale.ROOT, "followed a burst of %d link notifications (%d device"
             + " changes in %d namespaces) in %d ms: applying them %d ms (features: %d requests, %d namespace dumps),"
-            + " %d snapshots published in %d ms, %d link refreshes in %d ms",
+            + " %d snapshots published in %d ms, %d link refresh turns in %d ms",
         notifications, devices, namespaces.size(), (last - first) / 1_000_000, applyNanos / 1_000_000,
         featureRequests, featureDumps, publishes, publishNanos / 1_000_000, refreshes, refreshNanos / 1_000_000);
     boolean logged = notifications >= LOGGED;

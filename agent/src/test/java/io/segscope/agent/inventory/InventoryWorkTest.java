@@ -42,7 +42,7 @@ class InventoryWorkTest {
     w.published(6 * MS, 1760 * MS);
     assertThat(w.turnEnded(false, false, 1800 * MS)).hasValue("followed a burst of 160 link notifications"
         + " (80 device changes in 2 namespaces) in 790 ms: applying them 50 ms (features: 3 requests, 1 namespace"
-        + " dumps), 2 snapshots published in 11 ms, 1 link refreshes in 7 ms");
+        + " dumps), 2 snapshots published in 11 ms, 1 link refresh turns in 7 ms");
     assertThat(w.busy()).isFalse();
     w.published(5 * MS, 2000 * MS); // not part of a burst
     w.applied(11, batch(120, 1), 10 * MS, 0, 1, 3000 * MS);
