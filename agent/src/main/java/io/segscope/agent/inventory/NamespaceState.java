@@ -79,8 +79,8 @@ final class NamespaceState implements AutoCloseable {
     features.clear();
     for (Link l : dumped) {
       links.put(l.ifindex(), l);
-      features.put(l.ifindex(), read.getOrDefault(l.ifindex(),
-          Features.unavailable("read features of " + l.name() + ": device missing from the reply")));
+      features.put(l.ifindex(), FeatureSets.SHARED.canonical(read.getOrDefault(l.ifindex(),
+          Features.unavailable("read features of " + l.name() + ": device missing from the reply"))));
     }
   }
 
@@ -125,14 +125,14 @@ final class NamespaceState implements AutoCloseable {
       featureDumps++;
       Map<Integer, Features> read = featureSource.several(changed);
       for (Link l : changed) {
-        out.put(l.ifindex(), read.getOrDefault(l.ifindex(),
-            Features.unavailable("read features of " + l.name() + ": device missing from the reply")));
+        out.put(l.ifindex(), FeatureSets.SHARED.canonical(read.getOrDefault(l.ifindex(),
+            Features.unavailable("read features of " + l.name() + ": device missing from the reply"))));
       }
       return out;
     }
     for (Link l : changed) {
       featureRequests++;
-      out.put(l.ifindex(), featureSource.one(l));
+      out.put(l.ifindex(), FeatureSets.SHARED.canonical(featureSource.one(l)));
     }
     return out;
   }
