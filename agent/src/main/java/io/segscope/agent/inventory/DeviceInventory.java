@@ -280,7 +280,13 @@ public final class DeviceInventory implements AutoCloseable {
     }
     // two sockets per namespace: link notifications, then route/netconf/tc notifications
     int n2 = 2 * list.size();
-    Memory fds = new Memory(8L * n2);
+    try (Memory fds = new Memory(8L * n2)) { // freed after the turn, not when the collector finds it
+      return poll(list, fds, n2);
+    }
+  }
+
+  /** Polls the sockets of {@code list} through {@code fds} (two pollfd each) and applies what came. */
+  private boolean poll(List<NamespaceState> list, Memory fds, int n2) {
     for (int i = 0; i < list.size(); i++) {
       fds.setInt(16L * i, list.get(i).session().eventFd());
       fds.setInt(16L * i + 8, list.get(i).session().routingEventFd());
