@@ -43,17 +43,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class DeviceInventory implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(DeviceInventory.class.getName());
-  private static final int POLL_MILLIS = 100;
+  private static final int POLL_MILLIS = FollowerTurns.POLL_MILLIS;
   /** After a directory event, rescan again this much later (ip netns add mounts after creating). */
   private static final long SETTLE_NANOS = 300_000_000L;
-  /**
-   * While notifications keep arriving, a snapshot is published at most this often (each one is every
-   * device of every namespace, and the graph, the API and the next read work on it); once a turn
-   * brings none, at once.
-   */
-  static final long PUBLISH_EVERY_NANOS = 250_000_000L;
-  /** How long the periodic link refresh may wait for a burst of notifications to pause. */
-  private static final long MAX_REFRESH_DELAY_NANOS = 3_000_000_000L;
   /**
    * The periodic refresh goes through the namespaces in turns of about this long (one namespace at
    * least), with the notifications that arrived meanwhile applied in between: a host with thousands
@@ -236,9 +228,8 @@ public final class DeviceInventory implements AutoCloseable {
           nextRescan = now + config.rescanInterval().toNanos();
         }
         // during a burst the notifications tell what a dump would (and a dump then reads devices twice):
-        // the refresh waits for a turn without notifications, at most MAX_REFRESH_DELAY_NANOS
-        boolean due = !toRefresh.isEmpty() || now >= nextRefresh;
-        if (due && !(notificationsArrived && now - nextRefresh < MAX_REFRESH_DELAY_NANOS)) {
+        // the refresh waits for a turn without notifications, at most FollowerTurns.MAX_REFRESH_DELAY_NANOS
+        if (FollowerTurns.refreshNow(!toRefresh.isEmpty(), notificationsArrived, now, nextRefresh)) {
           long r0 = System.nanoTime();
           changed |= refreshTurn();
           work.refreshed(System.nanoTime() - r0);
@@ -249,7 +240,7 @@ public final class DeviceInventory implements AutoCloseable {
         }
         publishPending |= changed;
         long t = System.nanoTime();
-        if (publishPending && (!notificationsArrived || t - lastPublish >= PUBLISH_EVERY_NANOS)) {
+        if (FollowerTurns.publishNow(publishPending, notificationsArrived, t, lastPublish)) {
           publish();
           publishPending = false;
           lastPublish = System.nanoTime();
@@ -296,11 +287,7 @@ public final class DeviceInventory implements AutoCloseable {
       fds.setShort(8L * i + 6, (short) 0);
     }
     // a pending snapshot is published when it is due or when the notifications pause: wait no longer
-    int timeout = toRefresh.isEmpty() ? POLL_MILLIS : 0; // a refresh under way goes on at once
-    if (publishPending) {
-      long due = (lastPublish + PUBLISH_EVERY_NANOS - System.nanoTime()) / 1_000_000;
-      timeout = (int) Math.max(0, Math.min(timeout, due));
-    }
+    int timeout = FollowerTurns.pollMillis(!toRefresh.isEmpty(), publishPending, System.nanoTime(), lastPublish);
     int n = LibC.INSTANCE.poll(fds, n2, timeout);
     if (n < 0) {
       int err = Native.getLastError();
