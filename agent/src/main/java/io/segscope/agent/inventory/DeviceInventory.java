@@ -43,9 +43,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class DeviceInventory implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(DeviceInventory.class.getName());
-  private static final int POLL_MILLIS = 100;
+  private static final int POLL_MILLIS = FollowerTurns.POLL_MILLIS;
   /** After a directory event, rescan again this much later (ip netns add mounts after creating). */
   private static final long SETTLE_NANOS = 300_000_000L;
+  /**
+   * The periodic refresh goes through the namespaces in turns of about this long (one namespace at
+   * least), with the notifications that arrived meanwhile applied in between: a host with thousands
+   * of devices takes seconds to dump, and a burst elsewhere must not wait for all of it.
+   */
+  static final long REFRESH_TURN_NANOS = 50_000_000L;
 
   private final InventoryConfig config;
   private final DecodeWarnings warnings;
@@ -69,6 +75,14 @@ public final class DeviceInventory implements AutoCloseable {
   private long nextRescan;
   private long nextRefresh;
   private long settleRescan = Long.MAX_VALUE;
+  /** Whether the last poll brought link notifications (set by {@link #pollEvents}). */
+  private boolean notificationsArrived;
+  /** Changes not yet published (publishing is rate-limited during a burst). */
+  private boolean publishPending;
+  private long lastPublish;
+  private final InventoryWork work = new InventoryWork();
+  /** The namespaces (inodes) the refresh under way has still to dump; empty between refreshes. */
+  private final java.util.ArrayDeque<Long> toRefresh = new java.util.ArrayDeque<>();
 
   private DeviceInventory(InventoryConfig config, DecodeWarnings warnings) {
     this.config = config;
@@ -213,14 +227,27 @@ public final class DeviceInventory implements AutoCloseable {
           changed |= rescan();
           nextRescan = now + config.rescanInterval().toNanos();
         }
-        if (now >= nextRefresh) {
-          changed |= refreshLinks();
-          nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
-          lastRefreshMillis = System.currentTimeMillis();
+        // during a burst the notifications tell what a dump would (and a dump then reads devices twice):
+        // the refresh waits for a turn without notifications, at most FollowerTurns.MAX_REFRESH_DELAY_NANOS
+        if (FollowerTurns.refreshNow(!toRefresh.isEmpty(), notificationsArrived, now, nextRefresh)) {
+          long r0 = System.nanoTime();
+          changed |= refreshTurn();
+          work.refreshed(System.nanoTime() - r0);
+          if (toRefresh.isEmpty()) {
+            nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
+            lastRefreshMillis = System.currentTimeMillis();
+          }
         }
-        if (changed) {
+        publishPending |= changed;
+        long t = System.nanoTime();
+        if (FollowerTurns.publishNow(publishPending, notificationsArrived, t, lastPublish)) {
           publish();
+          publishPending = false;
+          lastPublish = System.nanoTime();
+          work.published(lastPublish - t, lastPublish);
         }
+        work.turnEnded(notificationsArrived, publishPending, System.nanoTime())
+            .ifPresent(summary -> LOG.log(System.Logger.Level.INFO, summary));
       } catch (RuntimeException e) {
         if (closing) {
           return;
@@ -233,6 +260,7 @@ public final class DeviceInventory implements AutoCloseable {
 
   /** Waits for notifications (up to POLL_MILLIS) and applies them; true when something changed. */
   private boolean pollEvents() {
+    notificationsArrived = false;
     List<NamespaceState> list;
     synchronized (states) {
       list = new ArrayList<>(states.values());
@@ -243,7 +271,13 @@ public final class DeviceInventory implements AutoCloseable {
     }
     // two sockets per namespace: link notifications, then route/netconf/tc notifications
     int n2 = 2 * list.size();
-    Memory fds = new Memory(8L * n2);
+    try (Memory fds = new Memory(8L * n2)) { // freed after the turn, not when the collector finds it
+      return poll(list, fds, n2);
+    }
+  }
+
+  /** Polls the sockets of {@code list} through {@code fds} (two pollfd each) and applies what came. */
+  private boolean poll(List<NamespaceState> list, Memory fds, int n2) {
     for (int i = 0; i < list.size(); i++) {
       fds.setInt(16L * i, list.get(i).session().eventFd());
       fds.setInt(16L * i + 8, list.get(i).session().routingEventFd());
@@ -252,7 +286,9 @@ public final class DeviceInventory implements AutoCloseable {
       fds.setShort(8L * i + 4, (short) Libc.POLLIN);
       fds.setShort(8L * i + 6, (short) 0);
     }
-    int n = Libc.INSTANCE.poll(fds, n2, POLL_MILLIS);
+    // a pending snapshot is published when it is due or when the notifications pause: wait no longer
+    int timeout = FollowerTurns.pollMillis(!toRefresh.isEmpty(), publishPending, System.nanoTime(), lastPublish);
+    int n = Libc.INSTANCE.poll(fds, n2, timeout);
     if (n < 0) {
       int err = Native.getLastError();
       if (err != Errno.EINTR) {
@@ -263,6 +299,7 @@ public final class DeviceInventory implements AutoCloseable {
     boolean changed = false;
     for (int i = 0; n > 0 && i < list.size(); i++) {
       if (fds.getShort(16L * i + 6) != 0) {
+        notificationsArrived = true;
         changed |= drain(list.get(i));
       }
       if (fds.getShort(16L * i + 8 + 6) != 0) {
@@ -288,7 +325,15 @@ public final class DeviceInventory implements AutoCloseable {
       }
       throw e;
     }
-    return state.apply(events);
+    long t0 = System.nanoTime();
+    long requests = state.featureRequests();
+    long dumps = state.featureDumps();
+    LinkNotifications batch = LinkNotifications.of(events);
+    boolean changed = state.apply(batch);
+    long end = System.nanoTime();
+    work.applied(state.netns().inode(), batch, end - t0, state.featureRequests() - requests,
+        state.featureDumps() - dumps, end);
+    return changed;
   }
 
   /**
@@ -309,16 +354,28 @@ public final class DeviceInventory implements AutoCloseable {
   }
 
   /**
-   * Re-dumps every namespace's links for the changes the kernel does not announce, and its routes
-   * and qdiscs where notifications said they changed.
+   * One turn of the periodic refresh: re-dumps the links of the next namespaces for the changes the
+   * kernel does not announce, and their routes and qdiscs where notifications said they changed,
+   * until {@link #REFRESH_TURN_NANOS} have passed (one namespace at least). A refresh starts with
+   * every namespace followed at that moment; it is complete when {@link #toRefresh} is empty.
    */
-  private boolean refreshLinks() {
-    List<NamespaceState> list;
-    synchronized (states) {
-      list = new ArrayList<>(states.values());
+  private boolean refreshTurn() {
+    if (toRefresh.isEmpty()) {
+      synchronized (states) {
+        toRefresh.addAll(states.keySet());
+      }
     }
+    long start = System.nanoTime();
     boolean changed = false;
-    for (NamespaceState state : list) {
+    while (!toRefresh.isEmpty() && (System.nanoTime() - start < REFRESH_TURN_NANOS)) {
+      long inode = toRefresh.poll();
+      NamespaceState state;
+      synchronized (states) {
+        state = states.get(inode);
+      }
+      if (state == null) {
+        continue; // closed since the refresh started
+      }
       try {
         changed |= state.refreshLinks();
       } catch (NetlinkException e) {

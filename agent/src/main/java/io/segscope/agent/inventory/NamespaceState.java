@@ -15,9 +15,16 @@ import java.util.Set;
  * RTNLGRP_LINK notifications. Used by one thread.
  */
 final class NamespaceState implements AutoCloseable {
-  private static final int AF_UNSPEC = 0;
+  /** How a namespace's device features are read: one device, or several with one dump. */
+  interface FeatureSource {
+    Features one(Link link);
+
+    /** Features of {@code links} by ifindex (a device missing from the answer is left out). */
+    Map<Integer, Features> several(List<Link> links);
+  }
 
   private final NamespaceSession session;
+  private final FeatureSource featureSource;
   private final DecodeWarnings warnings;
   private final Map<Integer, Link> links = new HashMap<>();
   private final Map<Integer, Features> features = new HashMap<>();
@@ -26,9 +33,28 @@ final class NamespaceState implements AutoCloseable {
   private List<Qdisc> qdiscs = List.of();
   private boolean routingDirty;
   private boolean qdiscsDirty;
+  /** Feature requests for one device each, and dumps of the whole namespace (for the work log). */
+  private long featureRequests;
+  private long featureDumps;
 
   NamespaceState(NamespaceSession session, DecodeWarnings warnings) {
+    this(session, session == null ? null : new FeatureSource() {
+      @Override
+      public Features one(Link link) {
+        return session.features(link);
+      }
+
+      @Override
+      public Map<Integer, Features> several(List<Link> links) {
+        return session.features(links);
+      }
+    }, warnings);
+  }
+
+  /** With features read from {@code featureSource} (tests: recorded features without a namespace). */
+  NamespaceState(NamespaceSession session, FeatureSource featureSource, DecodeWarnings warnings) {
     this.session = session;
+    this.featureSource = featureSource;
     this.warnings = warnings;
   }
 
@@ -47,13 +73,14 @@ final class NamespaceState implements AutoCloseable {
     routingDirty = false;
     qdiscsDirty = false;
     List<Link> dumped = session.links();
-    Map<Integer, Features> read = session.features(dumped);
+    featureDumps++;
+    Map<Integer, Features> read = featureSource.several(dumped);
     links.clear();
     features.clear();
     for (Link l : dumped) {
       links.put(l.ifindex(), l);
-      features.put(l.ifindex(), read.getOrDefault(l.ifindex(),
-          Features.unavailable("read features of " + l.name() + ": device missing from the reply")));
+      features.put(l.ifindex(), FeatureSets.SHARED.canonical(read.getOrDefault(l.ifindex(),
+          Features.unavailable("read features of " + l.name() + ": device missing from the reply"))));
     }
   }
 
@@ -64,52 +91,102 @@ final class NamespaceState implements AutoCloseable {
    * Returns whether anything changed.
    */
   boolean refreshLinks() {
-    List<Link> dumped = session.links();
-    boolean changed = false;
+    return refreshLinks(session.links());
+  }
+
+  /** {@link #refreshLinks()} with the dump already read. */
+  boolean refreshLinks(List<Link> dumped) {
+    List<Link> fresh = new ArrayList<>();
     Set<Integer> seen = new HashSet<>();
     for (Link l : dumped) {
       seen.add(l.ifindex());
       Link old = links.put(l.ifindex(), l);
       if (!l.equals(old)) {
-        features.put(l.ifindex(), session.features(l));
-        changed = true;
+        fresh.add(l);
       }
     }
+    boolean changed = !fresh.isEmpty();
     changed |= links.keySet().retainAll(seen);
     features.keySet().retainAll(seen);
+    features.putAll(readFeatures(fresh));
     return changed;
   }
 
   /**
-   * Applies notifications: RTM_NEWLINK replaces the device (and re-reads its features, which
-   * change with NETDEV_FEAT_CHANGE notifications), RTM_DELLINK removes it. Bridge-family (AF_BRIDGE)
-   * port notifications are not device changes and are ignored. Returns whether anything changed.
+   * The features of {@code changed} links (already in {@link #links}): one dump of the namespace when
+   * they are many ({@link LinkNotifications#oneDump}), else one request each.
+   */
+  private Map<Integer, Features> readFeatures(List<Link> changed) {
+    Map<Integer, Features> out = new HashMap<>();
+    if (changed.isEmpty()) {
+      return out;
+    }
+    if (LinkNotifications.oneDump(changed.size(), links.size())) {
+      featureDumps++;
+      Map<Integer, Features> read = featureSource.several(changed);
+      for (Link l : changed) {
+        out.put(l.ifindex(), FeatureSets.SHARED.canonical(read.getOrDefault(l.ifindex(),
+            Features.unavailable("read features of " + l.name() + ": device missing from the reply"))));
+      }
+      return out;
+    }
+    for (Link l : changed) {
+      featureRequests++;
+      out.put(l.ifindex(), FeatureSets.SHARED.canonical(featureSource.one(l)));
+    }
+    return out;
+  }
+
+  /** Feature requests for one device each since this namespace was opened. */
+  long featureRequests() {
+    return featureRequests;
+  }
+
+  /** Dumps of the namespace's features (for several devices at once) since it was opened. */
+  long featureDumps() {
+    return featureDumps;
+  }
+
+  /**
+   * Applies notifications, coalesced per device ({@link LinkNotifications}): a device's last
+   * RTM_NEWLINK replaces it (and its features are read again: they change with NETDEV_FEAT_CHANGE
+   * notifications), a last RTM_DELLINK removes it. Features of many devices are read with one dump.
+   * Bridge-family (AF_BRIDGE) port notifications are not device changes and are ignored. Returns
+   * whether anything changed.
    */
   boolean apply(List<NetlinkMessage> events) {
+    return apply(LinkNotifications.of(events));
+  }
+
+  boolean apply(LinkNotifications batch) {
+    for (String why : batch.unreadable()) {
+      warnings.warn("apply link notification in namespace " + inode() + ": " + why);
+    }
     boolean changed = false;
-    for (NetlinkMessage m : events) {
-      if (m.type() != Rtnl.RTM_NEWLINK && m.type() != Rtnl.RTM_DELLINK) {
+    List<Link> fresh = new ArrayList<>();
+    for (Map.Entry<Integer, NetlinkMessage> e : batch.latest().entrySet()) {
+      int index = e.getKey();
+      NetlinkMessage m = e.getValue();
+      if (m.type() == Rtnl.RTM_DELLINK) {
+        changed |= links.remove(index) != null;
+        features.remove(index);
         continue;
       }
       try {
-        if (m.payloadLength() >= 1 && Byte.toUnsignedInt(m.payloadView().get(0)) != AF_UNSPEC) {
-          continue;
-        }
-        int index = LinkDecoder.ifindex(m);
-        if (m.type() == Rtnl.RTM_DELLINK) {
-          changed |= links.remove(index) != null;
-          features.remove(index);
-          continue;
-        }
         Link link = LinkDecoder.decode(m, warnings);
         links.put(index, link);
-        features.put(index, session.features(link));
+        fresh.add(link);
         changed = true;
-      } catch (NetlinkException e) {
-        warnings.warn("apply link notification in namespace " + netns().inode() + ": " + e.getMessage());
+      } catch (NetlinkException ex) {
+        warnings.warn("apply link notification in namespace " + inode() + ": " + ex.getMessage());
       }
     }
+    features.putAll(readFeatures(fresh));
     return changed;
+  }
+
+  private String inode() {
+    return session == null ? "?" : Long.toString(netns().inode());
   }
 
   /**
@@ -174,6 +251,16 @@ final class NamespaceState implements AutoCloseable {
       l.linkNetnsId().ifPresent(needed::add);
     }
     return needed;
+  }
+
+  /** The features last read for a device, if it is known. */
+  Features features(int ifindex) {
+    return features.get(ifindex);
+  }
+
+  /** The devices' links by ifindex (a copy). */
+  Map<Integer, Link> links() {
+    return new HashMap<>(links);
   }
 
   List<Device> devices() {

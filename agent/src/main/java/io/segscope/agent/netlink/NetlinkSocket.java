@@ -32,7 +32,12 @@ public final class NetlinkSocket implements AutoCloseable {
   private final int protocol;
   private final int fd;
   private final int portId;
-  private final Memory receiveBuffer = new Memory(RECEIVE_BUFFER);
+  /**
+   * One receive buffer per thread, not per socket: the inventory holds four sockets in every
+   * namespace, and a per-socket 64 KiB buffer (malloc'd, touched by the first large dump) was native
+   * memory that grew with the namespaces; replies are copied out before the next receive.
+   */
+  private static final ThreadLocal<Memory> RECEIVE = ThreadLocal.withInitial(() -> new Memory(RECEIVE_BUFFER));
   private final Memory kernelAddress = new Memory(SOCKADDR_NL_LENGTH);
   private final DecodeWarnings warnings;
   private int seq = (int) (System.nanoTime() & 0x3fffffff);
@@ -199,16 +204,17 @@ public final class NetlinkSocket implements AutoCloseable {
   }
 
   private void send(byte[] bytes, String what) {
-    Memory mem = new Memory(bytes.length);
-    mem.write(0, bytes, 0, bytes.length);
-    while (true) {
-      long n = Libc.INSTANCE.sendto(fd, mem, bytes.length, 0, kernelAddress, SOCKADDR_NL_LENGTH);
-      if (n >= 0) {
-        return;
-      }
-      int err = Native.getLastError();
-      if (err != Errno.EINTR) {
-        throw NetlinkException.errno(what + ": send request", err);
+    try (Memory mem = new Memory(bytes.length)) { // freed now, not when the collector finds it
+      mem.write(0, bytes, 0, bytes.length);
+      while (true) {
+        long n = Libc.INSTANCE.sendto(fd, mem, bytes.length, 0, kernelAddress, SOCKADDR_NL_LENGTH);
+        if (n >= 0) {
+          return;
+        }
+        int err = Native.getLastError();
+        if (err != Errno.EINTR) {
+          throw NetlinkException.errno(what + ": send request", err);
+        }
       }
     }
   }
@@ -216,6 +222,7 @@ public final class NetlinkSocket implements AutoCloseable {
   /** One datagram, or null when nonBlocking and nothing is queued. */
   private ByteBuffer receive(int flags, String what, boolean nonBlocking) {
     checkOpen(what);
+    Memory receiveBuffer = RECEIVE.get();
     while (true) {
       long n = Libc.INSTANCE.recv(fd, receiveBuffer, RECEIVE_BUFFER, flags | Libc.MSG_TRUNC);
       if (n < 0) {

@@ -143,6 +143,36 @@ class InventoryLabTest {
   }
 
   @Test
+  void compactBitsetsSayWhatNamedBitsSayForOneDeviceAndForADump() {
+    SoftAssertions soft = new SoftAssertions();
+    int compared = 0;
+    try (NetnsThread thread = new NetnsThread("compact-bitsets")) {
+      for (String ns : List.of(a, b, c)) {
+        Netns netns = new Netns(lab.inode(ns), ns, Path.of("/run/netns", ns), false);
+        compared += thread.call(netns, () -> {
+          DecodeWarnings w = new DecodeWarnings();
+          var genl = io.segscope.agent.netlink.NetlinkSocket.open(io.segscope.agent.netlink.Netlink.NETLINK_GENERIC,
+              java.time.Duration.ofSeconds(5), w);
+          try (EthtoolNetlinkFeatures reader = EthtoolNetlinkFeatures.open(genl, w).orElseThrow()) {
+            Map<Integer, Features> named = EthtoolNetlinkFeatures.decodeFeatureDump(reader.dumpFeatures(false),
+                reader.knownFeatures(), w);
+            Map<Integer, Features> compact = EthtoolNetlinkFeatures.decodeFeatureDump(reader.dumpFeatures(true),
+                reader.knownFeatures(), w);
+            soft.assertThat(compact).as(ns + " compact dump").isEqualTo(named);
+            for (Device d : devicesOf(ns)) {
+              soft.assertThat(reader.read(d.ifindex(), d.name())).as(ns + "/" + d.name()).isEqualTo(named.get(d.ifindex()));
+            }
+            soft.assertThat(w.count()).as(ns + " decode warnings").isZero();
+            return named.size();
+          }
+        });
+      }
+    }
+    soft.assertAll();
+    assertThat(compared).isEqualTo(13);
+  }
+
+  @Test
   void ioctlFallbackReadsTheSameFeatures() {
     DecodeWarnings w = new DecodeWarnings();
     Inventory viaIoctl = InventoryReader.read(InventoryConfig.defaults().withFeatures(InventoryConfig.FeatureMode.IOCTL), w);

@@ -1,0 +1,43 @@
+package io.segscope.agent.inventory;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One instance per distinct set of features: the devices of a host mostly share a few (every veth
+ * has the same), and each {@link Features} holds four sorted sets of about fifty names (some 8 KiB).
+ * With thousands of devices that was the largest part of the inventory on the heap. Only features
+ * that were read are shared (an unavailable one carries its own error text); at most {@code max}
+ * distinct sets are kept, so tenants toggling features cannot grow it without bound: beyond that a
+ * set is used as it is.
+ */
+final class FeatureSets {
+  /** The one the inventory uses. */
+  static final FeatureSets SHARED = new FeatureSets(256);
+
+  private final int max;
+  private final ConcurrentHashMap<Features, Features> seen = new ConcurrentHashMap<>();
+
+  FeatureSets(int max) {
+    this.max = max;
+  }
+
+  /** The shared instance equal to {@code f} (it becomes the shared one if it is the first). */
+  Features canonical(Features f) {
+    if (f == null || !f.available()) {
+      return f;
+    }
+    Features known = seen.get(f);
+    if (known != null) {
+      return known;
+    }
+    if (seen.size() >= max) {
+      return f;
+    }
+    known = seen.putIfAbsent(f, f);
+    return known == null ? f : known;
+  }
+
+  int size() {
+    return seen.size();
+  }
+}
