@@ -335,7 +335,8 @@ abstract class ScenarioSuite {
    * name, device by name), waiting up to 15 s for it; its evidence names the agent's mode.
    */
   JsonNode awaitRecommended(String rule, DeviceAt subject) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    long start = System.nanoTime();
+    long deadline = start + Duration.ofSeconds(15).toNanos();
     JsonNode last = null;
     while (System.nanoTime() < deadline) {
       last = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
@@ -345,6 +346,8 @@ abstract class ScenarioSuite {
             && r.path("subject").path("netns_name").asText().equals(subject.ns().name())
             && r.path("subject").path("device").asText().equals(subject.name())) {
           assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
+          System.out.printf("[%s] %s on %s open after %d ms of waiting%n", mode(), rule, subject,
+              (System.nanoTime() - start) / 1_000_000);
           return r;
         }
       }
