@@ -12,12 +12,13 @@ import java.util.Optional;
 
 /**
  * {@code tunnel_offload_missing}: device D (typically the underlay of a vxlan or geneve overlay)
- * segments encapsulated super-packets in software: its features lack the tunnel segmentation offload
- * of their GSO type (cause {@code feature_missing} with GSO type udp_tunnel, gre or ipip), or it has
- * the offload but not for encapsulated packets (cause {@code tunnel_feature_missing}: the driver's
- * hw_enc_features lack it). Where the feature is changeable and off: {@code ethtool -K D
- * tx-udp_tnl-segmentation on} (and the csum variant, gre, ipxip likewise). Where it is fixed off or
- * already on: an explanation without a command (the driver cannot do it).
+ * segments encapsulated super-packets in software (cause {@code tunnel_feature_missing}: what D lacks
+ * in features &amp; hw_enc_features is the tunnel's own GSO bit; or {@code feature_missing} with GSO type
+ * udp_tunnel, gre or ipip). The cause does not say which of the two masks lacks it; D's ethtool
+ * features do: where the tunnel segmentation feature of the GSO type seen is off and changeable (an
+ * {@code ethtool -K u0 tx-udp_tnl-segmentation off}, as in lab scenario S4): {@code ethtool -K D
+ * tx-udp_tnl-segmentation on} (and the csum variant, gre, ipxip likewise). Where it is fixed off, or
+ * on (so only hw_enc_features lacks it): an explanation without a command (the driver cannot do it).
  */
 public final class TunnelOffloadRule implements Rule {
 
@@ -76,7 +77,9 @@ public final class TunnelOffloadRule implements Rule {
     String explanation = "";
     double saving = cost.gsoCpu().cores() * share;
     String what;
-    if (!turnOn.isEmpty() && tunnelCause < missingEncap) {
+    // a changeable feature that is off is the cause whichever mask the kernel found it missing from:
+    // features & hw_enc_features lacks whatever features lacks
+    if (!turnOn.isEmpty()) {
       commands.add(NetnsCommands.ethtoolK(at.get().netns(), d.name(), turnOn));
       what = "its tunnel segmentation offload is off";
     } else {

@@ -113,6 +113,21 @@ class ShapeRulesTest {
   }
 
   @Test
+  void tunnelFeatureMissingWithTheFeatureTurnedOffTurnsItOn() {
+    // what S4 records on 6.18: the underlay's tunnel GSO bit is missing from features (ethtool -K u0
+    // tx-udp_tnl-segmentation off tx-udp_tnl-csum-segmentation off), which the probe reports as
+    // tunnel_feature_missing (it is missing from features & hw_enc_features)
+    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.TUNNEL_FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    Finding f = only(advise(LabInventories.vxlan(LabInventories.vethFeatures("tx-udp_tnl-segmentation",
+        "tx-udp_tnl-csum-segmentation")), costs), "tunnel_offload_missing");
+    assertThat(shells(f)).containsExactly(
+        "ip netns exec lab-vx ethtool -K u0 tx-udp_tnl-segmentation on tx-udp_tnl-csum-segmentation on");
+    assertThat(f.severity()).isEqualTo("warning");
+    assertThat(f.cpuSavingCores()).isGreaterThan(0);
+    assertThat(f.summary()).contains("offload is off");
+  }
+
+  @Test
   void tunnelFeatureMissingWithTheFeatureOnIsADriverLimit() {
     var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.TUNNEL_FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
     Finding f = only(advise(LabInventories.vxlan(LabInventories.vethFeatures()), costs), "tunnel_offload_missing");

@@ -326,7 +326,17 @@ abstract class ScenarioSuite {
    * window keeps the evidence for 3 s after it) and carries {@code command} among its commands.
    */
   void assertRecommended(Lab lab, String rule, DeviceAt subject, String command) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    JsonNode r = awaitRecommended(rule, subject);
+    assertThat(commands(r)).as("[%s] %s commands", mode(), rule).contains(command);
+  }
+
+  /**
+   * The open recommendation of {@code rule} whose subject is {@code subject} (namespace by inode and
+   * name, device by name), waiting up to 15 s for it; its evidence names the agent's mode.
+   */
+  JsonNode awaitRecommended(String rule, DeviceAt subject) throws Exception {
+    long start = System.nanoTime();
+    long deadline = start + Duration.ofSeconds(15).toNanos();
     JsonNode last = null;
     while (System.nanoTime() < deadline) {
       last = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
@@ -335,16 +345,22 @@ abstract class ScenarioSuite {
             && r.path("subject").path("netns").asLong() == subject.ns().inode()
             && r.path("subject").path("netns_name").asText().equals(subject.ns().name())
             && r.path("subject").path("device").asText().equals(subject.name())) {
-          java.util.List<String> cmds = new java.util.ArrayList<>();
-          r.path("commands").forEach(c -> cmds.add(c.asText()));
-          assertThat(cmds).as("[%s] %s commands", mode(), rule).contains(command);
           assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
-          return;
+          System.out.printf("[%s] %s on %s open after %d ms of waiting%n", mode(), rule, subject,
+              (System.nanoTime() - start) / 1_000_000);
+          return r;
         }
       }
       Thread.sleep(500);
     }
     throw new AssertionError("[" + mode() + "] no " + rule + " recommendation for " + subject + "; open: " + last);
+  }
+
+  /** A recommendation's commands, quoted for a POSIX shell, in order. */
+  static List<String> commands(JsonNode rec) {
+    List<String> cmds = new java.util.ArrayList<>();
+    rec.path("commands").forEach(c -> cmds.add(c.asText()));
+    return cmds;
   }
 
   /** No open recommendation concerns a device of this lab. */
@@ -636,10 +652,16 @@ abstract class ScenarioSuite {
    * super-packets of {@code size} payload bytes cut at 1,400; {@code groSink}: the sink takes GRO'd datagrams.
    */
   static Flow udp(Lab lab, Topology s, io.segscope.lab.UdpGsoSender udp, int port, int size, boolean groSink) {
+    return udp(lab, s, udp, port, size, groSink, SHORT);
+  }
+
+  /** {@link #udp(Lab, Topology, io.segscope.lab.UdpGsoSender, int, int, boolean)} for {@code duration}. */
+  static Flow udp(Lab lab, Topology s, io.segscope.lab.UdpGsoSender udp, int port, int size, boolean groSink,
+      Duration duration) {
     return () -> {
       try (io.segscope.lab.UdpGsoSender.Sink sink = udp.sink(s.receiver(), s.receiverAddr(), port, lab.workDir(),
           groSink)) {
-        io.segscope.lab.UdpGsoSender.Sent sent = udp.send(s.sender(), s.receiverAddr(), port, 1400, size, SHORT);
+        io.segscope.lab.UdpGsoSender.Sent sent = udp.send(s.sender(), s.receiverAddr(), port, 1400, size, duration);
         sink.stop();
         return sent;
       }

@@ -292,6 +292,8 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(bad.device("sender"))))
           .as("super-packets the vxlan device handed whole to its driver (which encapsulates them)").isGreaterThan(50);
       assertHealthyControl(t, ok, ok.device("underlay"), Sites.XMIT);
+      assertRecommended(lab, "tunnel_offload_missing", u0, "ip netns exec " + u0.ns().name() + " ethtool -K "
+          + u0.name() + " tx-udp_tnl-segmentation on tx-udp_tnl-csum-segmentation on");
     });
   }
 
@@ -310,6 +312,11 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertThat(skbs).as("segmented vs written by the guest %s", written).isLessThanOrEqualTo(written.sends());
       assertOnlyOn(t, bad, up, Sites.XMIT);
       assertHealthyControl(t, ok, ok.device("uplink"), Sites.XMIT);
+      // the guest sizes its super-packets for its own virtio-net device: the host raises the uplink back
+      JsonNode rec = awaitRecommended("guest_gso_size_mismatch", up);
+      assertThat(commands(rec)).containsExactly("ip -n " + up.ns().name() + " link set dev " + up.name()
+          + " gso_max_size 65536");
+      assertThat(rec.path("evidence").path("guest_devices").toString()).contains(bad.device("tap").name());
     });
   }
 
@@ -334,6 +341,10 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertSegmentedAt(t, bad, new Segmenting(r1, "ip_output_mtu", Sites.IP_OUTPUT_MTU, "mtu", "tcp4", false, false));
       assertOnlyOn(t, bad, r1, Sites.IP_OUTPUT_MTU);
       assertHealthyControl(t, ok, ok.device("routerOut"), Sites.IP_OUTPUT_MTU);
+      // the route followed through the router namespace: the sender's MTU comes down to the egress MTU
+      DeviceAt snd = bad.device("sender");
+      assertRecommended(lab, "mtu_mismatch", r1, "ip -n " + snd.ns().name() + " link set dev " + snd.name() + " mtu "
+          + Scenarios.ROUTED_EGRESS_MTU);
     })));
   }
 
@@ -375,6 +386,13 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertWithinOracle("super-packets offloaded (derived)", s, d, offloaded, x.superPackets(), extra);
     }
     assertHealthyControl(t, ok, ok.device("sender"), Sites.QDISC);
+    // tbf's own rate (1gbit = 125,000,000 B/s) with a burst that holds the largest super-packet
+    JsonNode rec = awaitRecommended("qdisc_segmentation", snd);
+    assertThat(commands(rec)).hasSize(1).first(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .matches("tc -n " + java.util.regex.Pattern.quote(snd.ns().name()) + " qdisc change dev snd0 root handle"
+            + " [0-9a-f]+: tbf rate 125000000bps burst [0-9]+ limit [0-9]+");
+    assertThat(rec.path("evidence").path("largest_super_packet_bytes").asLong())
+        .as("burst sized for a 64 KiB super-packet with its headers").isGreaterThan(65536);
   }
 
   private Case s8UdpGso(Lab lab, UdpGsoSender udp) {
@@ -391,6 +409,10 @@ class TracepointScenariosIT extends ScenarioSuite {
               .isEqualTo(skbs * 45);
           assertOnlyOn(t, bad, snd, Sites.XMIT);
           assertHealthyControl(t, ok, ok.device("sender"), Sites.XMIT);
+          // UDP GSO: exactly the feature it needs (TSO is on)
+          JsonNode rec = awaitRecommended("offload_disabled", snd);
+          assertThat(commands(rec)).containsExactly("ip netns exec " + snd.ns().name() + " ethtool -K " + snd.name()
+              + " tx-udp-segmentation on");
         });
   }
 
@@ -416,6 +438,8 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertSegmentedAt(t, bad, new Segmenting(ifb, "xmit", Sites.XMIT, "feature_missing", "tcp4", false, true));
       assertOnlyOn(t, bad, ifb, Sites.XMIT);
       assertHealthyControl(t, ok, ok.device("ifb"), Sites.XMIT);
+      assertRecommended(lab, "offload_disabled", ifb, "ip netns exec " + ifb.ns().name() + " ethtool -K " + ifb.name()
+          + " tso on");
     });
   }
 
@@ -430,6 +454,11 @@ class TracepointScenariosIT extends ScenarioSuite {
           .as("mean size of the super-packets segmented on the uplink: BIG TCP, above 64 KiB").isGreaterThan(65536);
       assertOnlyOn(t, bad, up, Sites.XMIT);
       assertHealthyControl(t, ok, ok.device("uplink"), Sites.XMIT);
+      // the sender's BIG TCP limit comes down to the uplink's 64 KiB (for IPv4 too: gso_max_size <= 64 KiB
+      // lowers gso_ipv4_max_size with it)
+      DeviceAt snd = bad.device("sender");
+      assertRecommended(lab, "gso_size_mismatch", up, "ip -n " + snd.ns().name() + " link set dev " + snd.name()
+          + " gso_max_size 65536");
     });
   }
 }
