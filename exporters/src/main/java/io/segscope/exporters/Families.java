@@ -91,6 +91,13 @@ final class Families {
           "1 if the probe program for this kernel path is attached in this mode, 0 if it is not;"
               + " attach is how (tp_btf, raw_tp, tracepoint, kprobe, kretprobe, fentry, fexit).",
           null, "path", "program", MODE, "attach");
+  static final Family PROBE_CALL_SITE_RESOLVED =
+      Family.gauge(
+          "segscope_probe_call_site_resolved",
+          "1 if the kernel call site where segscope recognises software segmentation was found in this"
+              + " kernel (function: the kernel function that holds it, where it may be inlined), 0 if not:"
+              + " segmentations there are not seen in tracepoint mode and carry site other in kprobe mode.",
+          null, "call_site", "site", "function");
   static final Family PROBE_RUN_SECONDS =
       Family.counter(
           "segscope_probe_run_seconds",
@@ -207,6 +214,7 @@ final class Families {
           XDP_GENERIC_PASSED_BYTES,
           XDP_GENERIC_COPY_DURATION,
           PROBE_ATTACHED,
+          PROBE_CALL_SITE_RESOLVED,
           PROBE_RUN_SECONDS,
           PROBE_RUNS,
           SELF_COST_SAMPLED_SECONDS,

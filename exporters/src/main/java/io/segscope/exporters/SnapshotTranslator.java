@@ -11,6 +11,7 @@ import static io.segscope.exporters.Families.GSO_SW_SITE_SKBS;
 import static io.segscope.exporters.Families.GSO_SW_SKBS;
 import static io.segscope.exporters.Families.GSO_SW_TYPE_SKBS;
 import static io.segscope.exporters.Families.PROBE_ATTACHED;
+import static io.segscope.exporters.Families.PROBE_CALL_SITE_RESOLVED;
 import static io.segscope.exporters.Families.PROBE_RUNS;
 import static io.segscope.exporters.Families.PROBE_RUN_SECONDS;
 import static io.segscope.exporters.Families.SNAPSHOT_TIMESTAMP;
@@ -26,6 +27,7 @@ import io.prometheus.metrics.model.snapshots.InfoSnapshot.InfoDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.GsoSite;
@@ -48,6 +50,8 @@ final class SnapshotTranslator {
     addAll(series, snapshot.xdp(), TranslationErrorListener.XDP, SnapshotTranslator::xdp, errors);
     addAll(
         series, snapshot.probes(), TranslationErrorListener.PROBE, SnapshotTranslator::probe, errors);
+    addAll(
+        series, snapshot.callSites(), TranslationErrorListener.PROBE, SnapshotTranslator::callSite, errors);
     addAll(
         series,
         snapshot.programs(),
@@ -177,6 +181,16 @@ final class SnapshotTranslator {
             GaugeDataPointSnapshot.builder()
                 .labels(PROBE_ATTACHED.labels(r.path(), r.program(), r.mode(), r.attach()))
                 .value(r.attached() ? 1 : 0)
+                .build()));
+  }
+
+  static List<Sample> callSite(CallSiteStatus r) {
+    return List.of(
+        new Sample(
+            PROBE_CALL_SITE_RESOLVED,
+            GaugeDataPointSnapshot.builder()
+                .labels(PROBE_CALL_SITE_RESOLVED.labels(r.callSite(), r.site(), r.function()))
+                .value(r.resolved() ? 1 : 0)
                 .build()));
   }
 

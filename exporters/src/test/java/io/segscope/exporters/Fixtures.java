@@ -1,6 +1,7 @@
 package io.segscope.exporters;
 
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
@@ -87,6 +88,9 @@ final class Fixtures {
         .addProbe(new ProbeStatus("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf", true))
         .addProbe(new ProbeStatus("gso_tx", "tp_btf__qdisc_dequeue", "tracepoint", "tp_btf", false))
         .addProbe(new ProbeStatus("xdp_generic", "kprobe__do_xdp_generic", "kprobe", "kprobe", true))
+        .addCallSite(new CallSiteStatus("validate_xmit_skb", "xmit", "validate_xmit_skb.isra.0", true))
+        .addCallSite(new CallSiteStatus("tbf_segment", "qdisc", "tbf_enqueue", true))
+        .addCallSite(new CallSiteStatus("cake_enqueue", "qdisc", "", false))
         .addProgram(new ProgramStats("tp_btf__consume_skb", 1_500_000_000L, 3000))
         .addProgram(new ProgramStats("kprobe__do_xdp_generic", 250, 1))
         .selfCostSampledSeconds(12.5)

@@ -82,6 +82,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   private final Map<String, Attachment> attached = new LinkedHashMap<>();
   private final Map<String, String> detachedWhy = new LinkedHashMap<>();
   private final Path tracefs;
+  private final List<CallSites.Resolution> callSites;
   private final int cpus;
   private final MapReader counts;
   private final MapReader gsoDetails;
@@ -93,8 +94,9 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   private boolean closed;
 
   private ProbeSession(ProbePlan plan, KernelLayout layout, LoadedObject object, Map<String, ProgramSpec> specs,
-      Map<String, String> pathOf, Map<String, Attachment> attached, Path tracefs) {
+      Map<String, String> pathOf, Map<String, Attachment> attached, Path tracefs, CallSites sites) {
     this.plan = plan;
+    this.callSites = List.copyOf(sites.resolutions());
     this.layout = layout;
     this.object = object;
     this.specs = specs;
@@ -207,7 +209,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
             "loaded %d programs and attached %d in %.1f s", specs.size(), attached.size(),
             (System.nanoTime() - t1) / 1e9));
-        return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs);
+        return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs, sites);
       }
       attached.values().forEach(Attachment::detach);
       object.close();
@@ -381,6 +383,11 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   }
 
   /** Every program of the plan, attached or not, with why not (unmeasured paths: the plan's reason). */
+  @Override
+  public List<CallSites.Resolution> callSites() {
+    return callSites;
+  }
+
   public synchronized List<ProbeAttachment> attachments() {
     List<ProbeAttachment> out = new ArrayList<>();
     for (PathPlan p : plan.paths()) {

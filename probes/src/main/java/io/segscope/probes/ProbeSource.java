@@ -1,5 +1,6 @@
 package io.segscope.probes;
 
+import io.segscope.probes.program.CallSites;
 import io.segscope.probes.wire.DeviceKey;
 import java.util.List;
 
@@ -28,4 +29,12 @@ public interface ProbeSource {
 
   /** Run statistics of every loaded program. */
   List<ProgramRunStats> programStats();
+
+  /**
+   * The segmentation call sites the session looked for and where this kernel has them (empty when
+   * the source resolves none: fakes, or a mode that needs none).
+   */
+  default List<CallSites.Resolution> callSites() {
+    return List.of();
+  }
 }

@@ -4,6 +4,7 @@ import io.segscope.agent.cost.Histograms;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
@@ -16,12 +17,14 @@ import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
+import io.segscope.probes.program.CallSites;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.probes.wire.GsoDetail;
 import io.segscope.probes.wire.Site;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -133,6 +136,20 @@ public final class SnapshotAssembler {
     }
     b.selfCostSampledSeconds(programs.sampledSeconds());
     return b.build();
+  }
+
+  /** The probes' call-site resolutions as exported; one that does not translate is skipped and counted. */
+  public List<CallSiteStatus> callSites(List<CallSites.Resolution> resolutions) {
+    List<CallSiteStatus> out = new ArrayList<>();
+    for (CallSites.Resolution r : resolutions) {
+      try {
+        out.add(new CallSiteStatus(r.callSite().name(), r.callSite().site().label(), r.function().orElse(""),
+            r.resolved()));
+      } catch (RuntimeException e) {
+        errors.skipped(TranslationErrorListener.PROBE, "call site " + r.callSite().name(), r.toString(), e);
+      }
+    }
+    return out;
   }
 
   private static GsoDeviceStats gso(DeviceRef ref, DeviceReading r, String mode) {

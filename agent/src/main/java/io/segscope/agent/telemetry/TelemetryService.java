@@ -155,7 +155,8 @@ public final class TelemetryService {
       TelemetrySnapshot base = assembler.assemble(clock.instant(),
           new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes.attachments(),
           selfCost.read(), probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-          (key, kernelName) -> InventoryView.name(inv, netnsNames, key, kernelName));
+          (key, kernelName) -> InventoryView.name(inv, netnsNames, key, kernelName))
+          .withCallSites(assembler.callSites(probes.callSites()));
       List<Recommendation> open;
       try {
         open = advisor.update(base, inv);

@@ -117,6 +117,25 @@ abstract class ScenarioSuite {
     assertThat(m.samples("segscope_probe_attached")).noneMatch(s -> s.labels().get("program").contains("start_xmit"));
   }
 
+  @Test
+  void theSegmentationCallSitesAreExportedWithWhereThisKernelHasThem() throws Exception {
+    PromText m = agent.scrape();
+    List<PromText.Sample> sites = m.samples("segscope_probe_call_site_resolved");
+    assertThat(sites).as("one series per call site segscope looks for").hasSizeGreaterThan(5);
+    for (PromText.Sample s : sites) {
+      assertThat(s.value()).as("%s", s.labels()).isIn(0.0, 1.0);
+      assertThat(s.labels().get("function").isEmpty()).as("unresolved exactly when no function: %s", s.labels())
+          .isEqualTo(s.value() == 0.0);
+    }
+    assertThat(sites).as("validate_xmit_skb, where every seed scenario segments, is found in this kernel")
+        .filteredOn(s -> s.labels().get("call_site").equals("validate_xmit_skb"))
+        .singleElement().satisfies(s -> {
+          assertThat(s.value()).isEqualTo(1.0);
+          assertThat(s.labels()).containsEntry("site", "xmit");
+          assertThat(s.labels().get("function")).isNotEmpty();
+        });
+  }
+
   /** The metric contract: which programs each path runs in each mode, tracepoints attached as {@code attach}. */
   private Map<String, List<String>> expectedPrograms(String attach) {
     String tp = attach.equals("tracepoint") ? "tp__" : attach + "__";

@@ -33,7 +33,8 @@ public record TelemetrySnapshot(
     List<NetnsInfo> namespaces,
     List<DeviceWorkload> deviceWorkloads,
     double selfCostSampledSeconds,
-    List<VerifiedSaving> verifiedSavings) {
+    List<VerifiedSaving> verifiedSavings,
+    List<CallSiteStatus> callSites) {
   public TelemetrySnapshot {
     Checks.notNull(takenAt, "TelemetrySnapshot.takenAt");
     gso = Checks.immutableList(gso, "TelemetrySnapshot.gso");
@@ -50,6 +51,16 @@ public record TelemetrySnapshot(
     namespaces = Checks.immutableList(namespaces, "TelemetrySnapshot.namespaces");
     deviceWorkloads = Checks.immutableList(deviceWorkloads, "TelemetrySnapshot.deviceWorkloads");
     verifiedSavings = Checks.immutableList(verifiedSavings, "TelemetrySnapshot.verifiedSavings");
+    callSites = Checks.immutableList(callSites, "TelemetrySnapshot.callSites");
+  }
+
+  /** A snapshot without call-site resolutions. */
+  public TelemetrySnapshot(Instant takenAt, List<GsoDeviceStats> gso, List<XdpDeviceStats> xdp,
+      List<ProbeStatus> probes, List<ProgramStats> programs, BuildInfo build, List<DeviceInfo> devices,
+      List<RecommendationInfo> recommendations, List<NetnsInfo> namespaces, List<DeviceWorkload> deviceWorkloads,
+      double selfCostSampledSeconds, List<VerifiedSaving> verifiedSavings) {
+    this(takenAt, gso, xdp, probes, programs, build, devices, recommendations, namespaces, deviceWorkloads,
+        selfCostSampledSeconds, verifiedSavings, List.of());
   }
 
   /** A snapshot without verified savings. */
@@ -77,19 +88,25 @@ public record TelemetrySnapshot(
   public TelemetrySnapshot withDevicesAndRecommendations(List<DeviceInfo> devices,
       List<RecommendationInfo> recommendations) {
     return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-        namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings);
+        namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings, callSites);
+  }
+
+  /** This snapshot with the call-site resolutions replaced. */
+  public TelemetrySnapshot withCallSites(List<CallSiteStatus> sites) {
+    return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
+        namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings, sites);
   }
 
   /** This snapshot with the verified savings replaced. */
   public TelemetrySnapshot withVerifiedSavings(List<VerifiedSaving> savings) {
     return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-        namespaces, deviceWorkloads, selfCostSampledSeconds, savings);
+        namespaces, deviceWorkloads, selfCostSampledSeconds, savings, callSites);
   }
 
   /** This snapshot with the namespaces' and devices' workloads replaced. */
   public TelemetrySnapshot withWorkloads(List<NetnsInfo> namespaces, List<DeviceWorkload> deviceWorkloads) {
     return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-        namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings);
+        namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings, callSites);
   }
 
   /** A builder starting from {@link #empty()}'s values. */
@@ -109,6 +126,7 @@ public record TelemetrySnapshot(
     private final List<NetnsInfo> namespaces = new ArrayList<>();
     private final List<DeviceWorkload> deviceWorkloads = new ArrayList<>();
     private final List<VerifiedSaving> verifiedSavings = new ArrayList<>();
+    private final List<CallSiteStatus> callSites = new ArrayList<>();
     private BuildInfo build = BuildInfo.unknown();
     private double selfCostSampledSeconds;
 
@@ -159,6 +177,11 @@ public record TelemetrySnapshot(
       return this;
     }
 
+    public Builder addCallSite(CallSiteStatus callSite) {
+      callSites.add(Checks.notNull(callSite, "TelemetrySnapshot.Builder.addCallSite argument"));
+      return this;
+    }
+
     public Builder addProgram(ProgramStats program) {
       programs.add(Checks.notNull(program, "TelemetrySnapshot.Builder.addProgram argument"));
       return this;
@@ -176,7 +199,7 @@ public record TelemetrySnapshot(
 
     public TelemetrySnapshot build() {
       return new TelemetrySnapshot(takenAt, gso, xdp, probes, programs, build, devices, recommendations,
-          namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings);
+          namespaces, deviceWorkloads, selfCostSampledSeconds, verifiedSavings, callSites);
     }
   }
 }

@@ -18,6 +18,18 @@ class ModelValidationTest {
   private static final NativeHistogram EMPTY = NativeHistogram.empty(3, 0);
 
   @Test
+  void aCallSiteIsResolvedExactlyWhenItNamesItsFunction() {
+    assertThat(new CallSiteStatus("validate_xmit_skb", "xmit", "validate_xmit_skb.isra.0", true).resolved()).isTrue();
+    assertThat(new CallSiteStatus("cake_enqueue", "qdisc", "", false).function()).isEmpty();
+    assertThatThrownBy(() -> new CallSiteStatus("cake_enqueue", "qdisc", "", true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("resolved true");
+    assertThatThrownBy(() -> new CallSiteStatus("tbf_segment", "qdisc", "tbf_enqueue", false))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new CallSiteStatus(" ", "qdisc", "", false)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new CallSiteStatus("x", "qdisc", null, false)).isInstanceOf(RuntimeException.class);
+  }
+
+  @Test
   void deviceRefRejectsBadFields() {
     assertThatThrownBy(() -> new DeviceRef(-1, "", 1, "eth0"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -23,7 +23,7 @@ import java.util.function.Function;
  * <p>A call site whose function and enclosing functions are all absent (a feature not built, a module
  * not loaded when the agent started) is {@linkplain Resolution#resolved() unresolved}: segmentation
  * there is not seen in tracepoint mode and is reported as site {@code other} in kprobe mode. The
- * agent shows every resolution ({@code segscope doctor}, {@code segscope_probe_call_site}).
+ * agent shows every resolution ({@code segscope doctor}, {@code segscope_probe_call_site_resolved}).
  *
  * <p>The same for the functions on the transmit path that drop skbs before the driver
  * ({@link #txDropFunction()}): a GSO super-packet freed there was queued but never handed to the driver.
