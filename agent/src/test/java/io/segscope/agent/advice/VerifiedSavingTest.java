@@ -173,7 +173,17 @@ class VerifiedSavingTest {
         SavingCheck.verify(rec, Costs.T0, before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, 0, cpu,
             "measured", traffic)));
     assertThat(v.apply(4e6, 0.0).verdict()).isEqualTo("verified");
-    assertThat(v.apply(4.01e6, 0.0).verdict()).isEqualTo("traffic_changed");
+    // above the band with the segmentation gone (0 of 100/s): the fix lifted the traffic, verified
+    assertThat(v.apply(4.01e6, 0.0).verdict()).isEqualTo("verified");
+    assertThat(v.apply(10e6, 0.0).savingCores()).isCloseTo(0.5, within(1e-12));
+    // above the band with segmentation left (6 and 50 of 100/s, more than GONE_SHARE): not comparable
+    java.util.function.BiFunction<Double, Double, SavingCheck.Verification> left = (traffic, sw) ->
+        SavingCheck.verify(rec, Costs.T0, before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, sw, 0.01,
+            "measured", traffic)));
+    assertThat(left.apply(4.01e6, 6.0).verdict()).isEqualTo("traffic_changed");
+    assertThat(left.apply(8e6, 50.0).verdict()).isEqualTo("traffic_changed");
+    assertThat(left.apply(8e6, 5.0).verdict()).as("at GONE_SHARE exactly").isEqualTo("verified");
+    assertThat(left.apply(8e6, 5.0).savingCores()).isCloseTo(0.5 - 0.01 / 8, within(1e-12));
     assertThat(v.apply(0.25e6, 0.0).verdict()).isEqualTo("verified");
     assertThat(v.apply(0.249e6, 0.0).verdict()).isEqualTo("traffic_changed");
     assertThat(v.apply(999.0, 0.0).verdict()).isEqualTo("no_traffic_after");
