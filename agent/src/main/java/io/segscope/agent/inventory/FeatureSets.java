@@ -1,7 +1,5 @@
 package io.segscope.agent.inventory;
 
-import java.util.concurrent.ConcurrentHashMap;
-
 /**
  * One instance per distinct set of features: the devices of a host mostly share a few (every veth
  * has the same), and each {@link Features} holds four sorted sets of about fifty names (some 8 KiB).
@@ -14,11 +12,10 @@ final class FeatureSets {
   /** The one the inventory uses. */
   static final FeatureSets SHARED = new FeatureSets(256);
 
-  private final int max;
-  private final ConcurrentHashMap<Features, Features> seen = new ConcurrentHashMap<>();
+  private final Interner<Features> seen;
 
   FeatureSets(int max) {
-    this.max = max;
+    this.seen = new Interner<>(max);
   }
 
   /** The shared instance equal to {@code f} (it becomes the shared one if it is the first). */
@@ -26,15 +23,7 @@ final class FeatureSets {
     if (f == null || !f.available()) {
       return f;
     }
-    Features known = seen.get(f);
-    if (known != null) {
-      return known;
-    }
-    if (seen.size() >= max) {
-      return f;
-    }
-    known = seen.putIfAbsent(f, f);
-    return known == null ? f : known;
+    return seen.of(f);
   }
 
   int size() {

@@ -7,7 +7,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A device's offload features by ethtool name (bit numbers change between kernels, names do not).
@@ -43,7 +42,7 @@ public record Features(Source source, List<String> known, Set<String> active, Se
 
   /** Feature names held once per process; beyond this many distinct names, names are kept as given. */
   static final int CANONICAL_LIMIT = 4096;
-  private static final Canonical NAMES = new Canonical(CANONICAL_LIMIT);
+  private static final Interner<String> NAMES = new Interner<>(CANONICAL_LIMIT);
 
   /**
    * The process-wide instance equal to {@code name}. The names come from the kernel's ETH_SS_FEATURES
@@ -51,28 +50,6 @@ public record Features(Source source, List<String> known, Set<String> active, Se
    */
   static String canonical(String name) {
     return NAMES.of(name);
-  }
-
-  /** A bounded table of shared string instances. */
-  static final class Canonical {
-    private final int limit;
-    private final ConcurrentHashMap<String, String> table = new ConcurrentHashMap<>();
-
-    Canonical(int limit) {
-      this.limit = limit;
-    }
-
-    String of(String name) {
-      String c = table.get(name);
-      if (c != null) {
-        return c;
-      }
-      if (table.size() >= limit) {
-        return name;
-      }
-      c = table.putIfAbsent(name, name);
-      return c == null ? name : c;
-    }
   }
 
   public static Features unavailable(String error) {

@@ -63,7 +63,7 @@ class FeaturesTest {
 
   @Test
   void aKernelSendingEndlessNewNamesIsBoundedNotInterned() {
-    Features.Canonical table = new Features.Canonical(3);
+    Interner<String> table = new Interner<>(3);
     String a = fresh("a");
     assertThat(table.of(a)).isSameAs(a);
     assertThat(table.of(fresh("a"))).isSameAs(a);
