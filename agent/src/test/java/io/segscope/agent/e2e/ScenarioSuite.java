@@ -716,7 +716,10 @@ abstract class ScenarioSuite {
         + " (+%d packets outside the window, %d oracle events skipped by the kernel); oracle by function %s%n", mode(),
         scenario.name(), d.name(), skbs, segs, bytes, skbs > 0 ? bytes / skbs : 0, o, extra,
         t.oracle().recursionMisses(), t.oracle().functions(d));
-    assertThat(skbs).as("%s: super-packets segmented in software on %s", scenario.name(), d.name()).isGreaterThan(50);
+    // the drive made the scenario segment (the counts' exact agreement with the oracle is checked below); how many
+    // depends on the machine's speed (39-124 per kind in one shared phase under emulation), so no more than that
+    assertThat(skbs).as("%s: super-packets segmented in software on %s", scenario.name(), d.name())
+        .isGreaterThanOrEqualTo(10);
     assertModeLabel(t, "segscope_gso_sw_skbs_total", m);
     if (t.oracle().gsoCounted()) {
       assertWithinOracle("super-packets", scenario, d, skbs, o.skbs(), extra);
