@@ -385,9 +385,7 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
     u64 words[2] = {};
     bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
     u32 site = site_of(words[0]);
-    /* words[0] in a module is the caller itself (int3 kprobe): the word above it is the module's own
-     * stack, which may hold an xmit-path address; so words[1] only for a core-kernel words[0] */
-    if (site == SITES && !in_module_area(words[0]))
+    if (site == SITES)
         site = site_of(words[1]);
     if (site == SITES) {
         int zero = 0;
