@@ -347,30 +347,13 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
 }
 #else
 /*
- * Whether a return address lies in the kernel's module area: x86-64 maps modules from
- * MODULES_VADDR (__START_KERNEL_map + KERNEL_IMAGE_SIZE = 0xffffffffc0000000 with KASLR's 1 GiB image
- * size) to MODULES_END (below the fixmap, 0xffffffffff000000); the core kernel's text lies below it,
- * the direct map, vmalloc and stacks far below. Other architectures: never (the fallback below
- * stays fentry's rule).
- */
-static __always_inline int in_module_area(u64 addr)
-{
-#if defined(__x86_64__)
-    return addr >= 0xffffffffc0000000ULL && addr < 0xffffffffff000000ULL;
-#else
-    return 0;
-#endif
-}
-
-/*
  * kprobe: the return address on the stack names the caller, classified like consume_skb locations. At
  * an int3 kprobe on the first instruction it is the word at sp; when the kprobe rides on ftrace (the
  * __fentry__ call at the function's start) the word at sp can be the return into __skb_gso_segment
  * itself, with the caller's one word above it: both are looked at (the first is never inside a call
  * site's function). Where neither resolves (a caller in a module loaded after the start, or a stack
- * layout not foreseen), a return address in the module area makes the site "other" (module code is
- * never validate_xmit_skb); otherwise the rule of fentry mode decides: the super-packet last queued on
- * this CPU is segmented after its queue (xmit), any other is "other".
+ * layout not foreseen), the rule of fentry mode decides: the super-packet last queued on this CPU
+ * is segmented after its queue (xmit), any other is "other".
  */
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
@@ -390,13 +373,7 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
     if (site == SITES) {
         int zero = 0;
         struct xmit_start *st = xmit_start_slot.lookup(&zero);
-        u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
-        /* a caller in a module loaded after the start (wireguard.ko's wg_xmit, a driver) is unresolved,
-         * but module code is never validate_xmit_skb: it is "other" (after the queue if it was queued) */
-        if (in_module_area(words[0]) || in_module_area(words[1]))
-            site = SITE_OTHER | queued;
-        else
-            site = queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+        site = st && st->skb == skb ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
     }
     gso_enter(c, skb, site);
     return 0;
