@@ -472,6 +472,7 @@ public final class AgentRuntime implements AutoCloseable {
       if (!firstReadLogged && t.firstReadDone()) {
         firstReadLogged = true;
         LOG.info("first map read done: serving telemetry " + sinceJvmStart() + " ms after the JVM started");
+        StartGarbage.release();
       }
     }
 
