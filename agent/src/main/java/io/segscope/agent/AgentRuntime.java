@@ -157,6 +157,8 @@ public final class AgentRuntime implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new ProbeException("start the device inventory: " + e.getMessage(), e);
     }
+    HeapRelease heap = HeapRelease.ofThisProcess();
+    inventory.afterBurst(() -> heap.release("a burst of device changes"));
     stop.check();
     LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
         + inventory.current().namespaces().size() + " namespaces");
@@ -190,7 +192,7 @@ public final class AgentRuntime implements AutoCloseable {
 
     hook.before(STEP_HTTP);
     Http http = opened.add(STEP_HTTP, new Http(step(stop, Vertx::vertx)), Http::close); // seconds of class loading on a slow machine
-    RuntimeBackend backend = new RuntimeBackend(inventory, workloads);
+    RuntimeBackend backend = new RuntimeBackend(inventory, workloads, heap);
     AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(), backend, metrics);
     try {
       stop.await(http.deploy(verticle), Duration.ofMinutes(2));
@@ -450,10 +452,13 @@ public final class AgentRuntime implements AutoCloseable {
     private final io.segscope.agent.workload.WorkloadResolver workloads;
     private volatile TelemetryService telemetry;
     private volatile ProbeSession probes;
+    private final HeapRelease heap;
     private boolean firstReadLogged;
 
-    RuntimeBackend(DeviceInventory inventory, io.segscope.agent.workload.WorkloadResolver workloads) {
+    RuntimeBackend(DeviceInventory inventory, io.segscope.agent.workload.WorkloadResolver workloads,
+        HeapRelease heap) {
       this.inventory = inventory;
+      this.heap = heap;
       this.workloads = workloads;
     }
 
@@ -472,7 +477,7 @@ public final class AgentRuntime implements AutoCloseable {
       if (!firstReadLogged && t.firstReadDone()) {
         firstReadLogged = true;
         LOG.info("first map read done: serving telemetry " + sinceJvmStart() + " ms after the JVM started");
-        StartGarbage.release();
+        heap.release("the start");
       }
     }
 

@@ -130,6 +130,9 @@ class ChurnSoakIT {
         long rssAfter = rssKiB(agent);
         System.out.printf("RSS %d KiB before the bursts, %d KiB after (%+d KiB); %d scrapes, %d failed%n", rssBefore,
             rssAfter, rssAfter - rssBefore, scrapes.get(), scrapeErrors.get());
+        // what the agent did with the heap the bursts grew (HeapRelease) and how it saw the bursts
+        agent.log().lines().filter(l -> l.contains("released the heap") || l.contains("followed a burst"))
+            .forEach(System.out::println);
         soft.assertThat(scrapeErrors.get()).as("failed scrapes of %d (last: %s)", scrapes.get(), lastError.get())
             .isZero();
         soft.assertThat(scrapes.get()).as("scrapes every 200 ms during the bursts").isGreaterThan(50);

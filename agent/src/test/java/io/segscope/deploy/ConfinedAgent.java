@@ -77,7 +77,7 @@ final class ConfinedAgent implements AutoCloseable {
     List<String> cmd = new ArrayList<>(List.of(Tool.UNSHARE.executable().toString(), "--mount", "--propagation",
         "slave", "/bin/sh", "-c", SETUP, "segscope-confined", jar.toAbsolutePath().toString(),
         Tool.SETPRIV.executable().toString(), "--bounding-set=" + caps, "--inh-caps=-all", "--no-new-privs",
-        "java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=/tmp", "-Djna.tmpdir=/tmp/jna",
+        "java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=/tmp", "-Djna.tmpdir=/tmp/jna",
         "-jar", IMAGE_JAR, "run", "--listen", "127.0.0.1:" + port));
     cmd.addAll(List.of(agentArgs));
     Path log = logDir.resolve("agent.log");

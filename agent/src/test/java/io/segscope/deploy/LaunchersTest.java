@@ -58,7 +58,7 @@ class LaunchersTest {
   void theLauncherPassesItWhateverSegscopeJavaOptsSays(@TempDir Path tmp) throws Exception {
     List<String> argv = launcherArgv(tmp, Map.of());
     assertThat(argv).startsWith(FLAG, "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10",
-        "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TieredStopAtLevel=1", "-jar");
+        "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1", "-jar");
     assertThat(argv.subList(argv.size() - 3, argv.size())).containsExactly("run", "--listen", ":9810");
   }
 
