@@ -13,6 +13,7 @@ import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.XdpAttachment;
 import io.segscope.agent.inventory.XdpMode;
 import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.GsoDeviceStats;
@@ -187,7 +188,8 @@ class TelemetryServiceTest {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv[0], io.segscope.agent.workload.Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), meters, errors, selection, clock);
+        List::of), () -> inv[0], io.segscope.agent.workload.Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), errors, selection,
+        clock);
   }
 
   private static List<String> gsoNames(TelemetrySnapshot s) {
