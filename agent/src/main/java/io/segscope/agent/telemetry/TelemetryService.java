@@ -10,6 +10,7 @@ import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.RecommendationInfo;
@@ -68,6 +69,11 @@ public final class TelemetryService {
   private final Counter readErrors;
   private final RecordErrors errors;
   private final DeviceSelection selection;
+  /**
+   * The probes' call sites as exported, translated once here: they are resolved when the session
+   * opens and cannot change while it is open, so every snapshot shares this one immutable list.
+   */
+  private final List<CallSiteStatus> callSites;
   private volatile boolean firstReadDone;
 
   /**
@@ -86,6 +92,7 @@ public final class TelemetryService {
     this.selection = new DeviceSelection(devices);
     this.assembler = new SnapshotAssembler(build, errors);
     this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
+    this.callSites = List.copyOf(assembler.callSites(probes.callSites()));
     this.readTimer = self.mapRead();
     this.readErrors = self.mapReadErrors();
     self.probeDiagnostics(this, List.of(Diagnostic.values()), Diagnostic::label, TelemetryService::diagnostic);
@@ -137,7 +144,7 @@ public final class TelemetryService {
           new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes.attachments(),
           selfCost.read(), probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
           (key, kernelName) -> InventoryView.name(inv, netnsNames, key, kernelName))
-          .withCallSites(assembler.callSites(probes.callSites()));
+          .withCallSites(callSites);
       List<Recommendation> open;
       try {
         open = advisor.update(base, inv);
