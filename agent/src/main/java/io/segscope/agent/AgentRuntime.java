@@ -171,15 +171,12 @@ public final class AgentRuntime implements AutoCloseable {
       TelemetryService t = telemetry.get();
       return t == null ? beforeProbes : t.latest();
     }), MetricsRegistry::close);
-    io.micrometer.core.instrument.FunctionCounter.builder("segscope.netlink.decode.warnings", warnings,
-            w -> w.count())
-        .description("Netlink attributes or messages skipped because their bytes were malformed")
-        .register(metrics.meters());
+    metrics.self().netlinkDecodeWarnings(warnings, w -> w.count());
 
     hook.before(STEP_WORKLOADS);
     // who each namespace belongs to: its own thread, so a slow or absent container runtime never delays a read
     var workloads = opened.add(STEP_WORKLOADS, new io.segscope.agent.workload.WorkloadResolver(
-        options.workloadConfig(), () -> inventory.current().namespaces(), metrics.meters(), Clock.systemUTC()),
+        options.workloadConfig(), () -> inventory.current().namespaces(), metrics.self(), Clock.systemUTC()),
         io.segscope.agent.workload.WorkloadResolver::close);
     inventory.addListener((before, after) -> {
       if (!namespaceSet(before).equals(namespaceSet(after))) {
@@ -231,7 +228,7 @@ public final class AgentRuntime implements AutoCloseable {
           + String.join(", ", options.intent().entries().stream().map(e -> e.text()).toList()));
     }
     TelemetryService service = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor,
-        build, metrics.meters(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
+        build, metrics.self(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
     telemetry.set(service);
     backend.attached(service, probes);
     verticle.readNow(); // the first read with the probes attached, not one --interval later
@@ -419,26 +416,8 @@ public final class AgentRuntime implements AutoCloseable {
    * segscope_inventory_resyncs_total{reason}.
    */
   static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
-    io.micrometer.core.instrument.Gauge.builder("segscope.inventory.last.refresh.timestamp", inventory,
-            i -> i.lastRefresh().toEpochMilli() / 1000.0)
-        .baseUnit("seconds")
-        .description("When the device inventory last refreshed every namespace's links (it does every second; "
-            + "a stale value means the inventory is stuck)")
-        .register(metrics.meters());
-    io.micrometer.core.instrument.Gauge.builder("segscope.inventory.running", inventory,
-            i -> i.death().isPresent() ? 0 : 1)
-        .description("1 while the thread that follows devices runs, 0 after it died (device names and "
-            + "settings then stop changing; see the agent log and /readyz)")
-        .register(metrics.meters());
-    for (String reason : DeviceInventory.RESYNC_REASONS) {
-      io.micrometer.core.instrument.FunctionCounter.builder("segscope.inventory.resyncs", inventory,
-              i -> i.resyncs(reason))
-          .tag("reason", reason)
-          .description("Times a namespace's devices were read again in full: reason=overflow when a burst of "
-              + "link changes overflowed its notification socket (ENOBUFS); nothing is lost, the full read "
-              + "repairs it")
-          .register(metrics.meters());
-    }
+    metrics.self().inventory(inventory, i -> i.lastRefresh().toEpochMilli() / 1000.0,
+        i -> i.death().isPresent() ? 0 : 1, DeviceInventory.RESYNC_REASONS, DeviceInventory::resyncs);
   }
 
   /**

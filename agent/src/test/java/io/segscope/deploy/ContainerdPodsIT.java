@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.inventory.NetnsDiscovery;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.WorkloadKind;
@@ -367,7 +368,7 @@ class ContainerdPodsIT {
     NetnsDiscovery discovery = new NetnsDiscovery(Path.of("/proc"),
         List.of(Path.of("/run/netns"), containerd.netnsDir()));
     return new WorkloadResolver(new WorkloadResolver.Config(endpoints, Duration.ofSeconds(1), Duration.ofSeconds(10),
-        Path.of("/proc")), discovery::scan, meters, Clock.systemUTC());
+        Path.of("/proc")), discovery::scan, new SelfMetrics(meters), Clock.systemUTC());
   }
 
   /** Polls /api/v1/devices until both pods' namespaces are named from the CRI. */

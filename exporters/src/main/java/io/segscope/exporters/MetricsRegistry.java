@@ -32,7 +32,7 @@ import java.util.zip.GZIPOutputStream;
 /**
  * The agent's one metrics registry: the {@code segscope_*} families translated from telemetry
  * snapshots, and Micrometer meters (JVM memory, GC, threads, class loading, JVM info, process CPU,
- * uptime, open files, and whatever the agent registers on {@link #meters()}), so one scrape returns
+ * uptime, open files, and the agent's own meters, all registered by {@link SelfMetrics}), so one scrape returns
  * everything.
  *
  * <p>The snapshot families are rendered once per snapshot, not per scrape: {@link #render()} (called
@@ -50,8 +50,6 @@ import java.util.zip.GZIPOutputStream;
  * snapshot, and logged once each ({@link RecordErrors}).
  */
 public final class MetricsRegistry implements AutoCloseable {
-  /** Micrometer name of the skipped-record counter; exported as segscope_exporter_errors_total. */
-  static final String ERRORS_METER = "segscope.exporter.errors";
   private static final byte[] OPENMETRICS_EOF = "# EOF\n".getBytes(StandardCharsets.UTF_8);
   private static final List<MetricFamilyDescriptor> SNAPSHOT_FAMILIES =
       Families.ALL.stream().map(Family::descriptor).toList();
@@ -60,6 +58,7 @@ public final class MetricsRegistry implements AutoCloseable {
   private final PrometheusRegistry prometheus = new PrometheusRegistry();
   private final Supplier<TelemetrySnapshot> source;
   private final PrometheusMeterRegistry meters;
+  private final SelfMetrics self;
   private final JvmGcMetrics gcMetrics;
   private final RecordErrors recordErrors;
   private final ExpositionFormats formats = ExpositionFormats.init();
@@ -88,8 +87,9 @@ public final class MetricsRegistry implements AutoCloseable {
     this.source = Objects.requireNonNull(source, "source");
     meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, prometheus, Clock.SYSTEM);
     meters.config().meterFilter(new ReservedNames(meters));
-    gcMetrics = StandardMeters.bind(meters);
-    recordErrors = new RecordErrors(meters);
+    self = new SelfMetrics(meters);
+    gcMetrics = self.bindJvmAndProcess();
+    recordErrors = new RecordErrors(self);
   }
 
   /**
@@ -102,7 +102,12 @@ public final class MetricsRegistry implements AutoCloseable {
   }
 
   /** Where the agent registers its own meters (they appear in the same scrape). */
-  public MeterRegistry meters() {
+  public SelfMetrics self() {
+    return self;
+  }
+
+  /** The Micrometer registry behind {@link #self()} (for tests: what a meter reads). */
+  MeterRegistry meters() {
     return meters;
   }
 

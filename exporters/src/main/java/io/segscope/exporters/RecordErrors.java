@@ -38,7 +38,7 @@ public final class RecordErrors implements TranslationErrorListener {
   /** Distinct failing records remembered for log-once; beyond it failures are counted, not logged. */
   static final int MAX_REMEMBERED = 4096;
 
-  private final MeterRegistry meters;
+  private final SelfMetrics self;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Set<String> logged = Collections.newSetFromMap(Collections.synchronizedMap(
       new LinkedHashMap<>(16, 0.75f, false)));
@@ -46,7 +46,12 @@ public final class RecordErrors implements TranslationErrorListener {
 
   /** Counters on {@code meters}, every kind at 0. */
   public RecordErrors(MeterRegistry meters) {
-    this.meters = meters;
+    this(new SelfMetrics(meters));
+  }
+
+  /** Counters registered by {@code self}, every kind at 0. */
+  public RecordErrors(SelfMetrics self) {
+    this.self = self;
     for (String kind : KINDS) {
       counter(kind);
     }
@@ -92,11 +97,7 @@ public final class RecordErrors implements TranslationErrorListener {
   }
 
   private Counter counter(String kind) {
-    return counters.computeIfAbsent(kind, k -> Counter.builder(MetricsRegistry.ERRORS_METER)
-        .description("Records left out of a map read or a scrape (any name, any value): one bad record never "
-            + "stops the rest. Logged once per record (see the agent log).")
-        .tag("kind", k)
-        .register(meters));
+    return counters.computeIfAbsent(kind, self::exporterErrors);
   }
 
   private static String identity(Object record) {

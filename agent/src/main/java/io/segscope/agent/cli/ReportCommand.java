@@ -150,7 +150,8 @@ public final class ReportCommand implements Callable<Integer> {
       var d = io.segscope.agent.workload.WorkloadResolver.Config.defaults();
       try (var resolver = new io.segscope.agent.workload.WorkloadResolver(
           new io.segscope.agent.workload.WorkloadResolver.Config(cri, d.callTimeout(), d.refresh(), d.proc()),
-          inv::namespaces, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), java.time.Clock.systemUTC())) {
+          inv::namespaces, new io.segscope.exporters.SelfMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+          java.time.Clock.systemUTC())) {
         workloads = resolver.resolveNow();
       }
       System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),

@@ -34,17 +34,7 @@ public record Attribute(int type, boolean nestedFlag, boolean netByteOrder, Byte
 
   /** The string up to the first NUL (or the whole payload when it has none), UTF-8. */
   public String asString() {
-    ByteBuffer b = view();
-    int end = b.limit();
-    for (int i = 0; i < b.limit(); i++) {
-      if (b.get(i) == 0) {
-        end = i;
-        break;
-      }
-    }
-    byte[] bytes = new byte[end];
-    b.get(bytes);
-    return new String(bytes, StandardCharsets.UTF_8);
+    return new String(untilNul(), StandardCharsets.UTF_8);
   }
 
   /**
@@ -52,6 +42,11 @@ public record Attribute(int type, boolean nestedFlag, boolean netByteOrder, Byte
    * ({@link io.segscope.probes.names.NameCodec}): valid UTF-8 as is, other bytes as {@code \xHH}.
    */
   public String asName() {
+    return io.segscope.probes.names.NameCodec.decode(untilNul());
+  }
+
+  /** The payload's bytes up to the first NUL, or all of them when it has none. */
+  private byte[] untilNul() {
     ByteBuffer b = view();
     int end = b.limit();
     for (int i = 0; i < b.limit(); i++) {
@@ -62,7 +57,7 @@ public record Attribute(int type, boolean nestedFlag, boolean netByteOrder, Byte
     }
     byte[] bytes = new byte[end];
     b.get(bytes);
-    return io.segscope.probes.names.NameCodec.decode(bytes);
+    return bytes;
   }
 
   /** The attributes inside this one, one level deeper; see {@link AttributeSet#parse}. */

@@ -1,16 +1,16 @@
 package io.segscope.agent.telemetry;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.RecommendationInfo;
@@ -69,6 +69,11 @@ public final class TelemetryService {
   private final Counter readErrors;
   private final RecordErrors errors;
   private final DeviceSelection selection;
+  /**
+   * The probes' call sites as exported, translated once here: they are resolved when the session
+   * opens and cannot change while it is open, so every snapshot shares this one immutable list.
+   */
+  private final List<CallSiteStatus> callSites;
   private volatile boolean firstReadDone;
 
   /**
@@ -76,7 +81,7 @@ public final class TelemetryService {
    */
   public TelemetryService(ProbeSource probes, SelfCost selfCost, Supplier<Inventory> inventory,
       Supplier<io.segscope.agent.workload.Workloads> workloads, Advisor advisor, BuildInfo build,
-      MeterRegistry meters, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
+      SelfMetrics self, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
     this.probes = probes;
     this.selfCost = selfCost;
     this.inventory = inventory;
@@ -87,28 +92,11 @@ public final class TelemetryService {
     this.selection = new DeviceSelection(devices);
     this.assembler = new SnapshotAssembler(build, errors);
     this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
-    this.readTimer = Timer.builder("segscope.map.read")
-        .description("Time to read the BPF maps once and build the snapshot")
-        .register(meters);
-    this.readErrors = Counter.builder("segscope.map.read.errors")
-        .description("Map reads that failed (the previous snapshot is kept)")
-        .register(meters);
-    for (Diagnostic d : Diagnostic.values()) {
-      FunctionCounter.builder("segscope.probe.diagnostic", this, s -> s.diagnostic(d))
-          .tag("kind", d.label())
-          .description("Events the programs could not fully attribute, by kind (docs/metrics.md): "
-              + java.util.Arrays.stream(Diagnostic.values()).map(Diagnostic::label)
-                  .collect(java.util.stream.Collectors.joining(", ")))
-          .register(meters);
-    }
-    FunctionCounter.builder("segscope.devices.dropped", selection, DeviceSelection::dropped)
-        .description("Devices left out of metrics, API and advice because --max-devices was reached; each "
-            + "counted once when it appears")
-        .register(meters);
-    io.micrometer.core.instrument.Gauge.builder("segscope.devices.reported", selection, DeviceSelection::reported)
-        .description("Devices reported in metrics, API and advice (after --device-include/--device-exclude, at most "
-            + "--max-devices)")
-        .register(meters);
+    this.callSites = List.copyOf(assembler.callSites(probes.callSites()));
+    this.readTimer = self.mapRead();
+    this.readErrors = self.mapReadErrors();
+    self.probeDiagnostics(this, List.of(Diagnostic.values()), Diagnostic::label, TelemetryService::diagnostic);
+    self.deviceSelection(selection, DeviceSelection::dropped, DeviceSelection::reported);
   }
 
   private double diagnostic(Diagnostic d) {
@@ -156,7 +144,7 @@ public final class TelemetryService {
           new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes.attachments(),
           selfCost.read(), probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
           (key, kernelName) -> InventoryView.name(inv, netnsNames, key, kernelName))
-          .withCallSites(assembler.callSites(probes.callSites()));
+          .withCallSites(callSites);
       List<Recommendation> open;
       try {
         open = advisor.update(base, inv);

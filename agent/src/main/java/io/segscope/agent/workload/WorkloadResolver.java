@@ -1,10 +1,9 @@
 package io.segscope.agent.workload;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.exporters.SelfMetrics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,7 +66,7 @@ public final class WorkloadResolver implements AutoCloseable {
   private final ProcessOwners owners;
   private final Map<Path, CriSource> sources = new LinkedHashMap<>();
   private final Map<Path, AtomicInteger> upGauges = new HashMap<>();
-  private final MeterRegistry meters;
+  private final SelfMetrics self;
   private final Counter criErrors;
   private final Counter procErrors;
   private final Timer roundTimer;
@@ -78,23 +77,15 @@ public final class WorkloadResolver implements AutoCloseable {
   private boolean changed;
   private final Map<Path, Boolean> loggedUp = new HashMap<>();
 
-  public WorkloadResolver(Config config, Supplier<List<Netns>> namespaces, MeterRegistry meters, Clock clock) {
+  public WorkloadResolver(Config config, Supplier<List<Netns>> namespaces, SelfMetrics self, Clock clock) {
     this.config = config;
     this.namespaces = namespaces;
     this.clock = clock;
-    this.meters = meters;
+    this.self = self;
     this.owners = new ProcessOwners(config.proc());
-    this.criErrors = Counter.builder("segscope.workload.errors").tag("source", "cri")
-        .description("Failed attempts to learn who a network namespace belongs to: CRI calls that failed or"
-            + " timed out (source=cri), /proc scans that failed (source=proc)")
-        .register(meters);
-    this.procErrors = Counter.builder("segscope.workload.errors").tag("source", "proc")
-        .description("Failed attempts to learn who a network namespace belongs to: CRI calls that failed or"
-            + " timed out (source=cri), /proc scans that failed (source=proc)")
-        .register(meters);
-    this.roundTimer = Timer.builder("segscope.workload.refresh")
-        .description("Time of one round of workload resolution (CRI calls and the /proc scan)")
-        .register(meters);
+    this.criErrors = self.workloadErrors("cri");
+    this.procErrors = self.workloadErrors("proc");
+    this.roundTimer = self.workloadRefresh();
     this.thread = new Thread(this::run, "segscope-workloads");
     this.thread.setDaemon(true);
   }
@@ -251,13 +242,7 @@ public final class WorkloadResolver implements AutoCloseable {
     List<Path> out = new ArrayList<>();
     for (Path p : want) {
       sources.computeIfAbsent(p, s -> {
-        AtomicInteger up = upGauges.computeIfAbsent(s, x -> {
-          AtomicInteger g = new AtomicInteger();
-          Gauge.builder("segscope.cri.up", g, AtomicInteger::get).tag("endpoint", x.toString())
-              .description("1 if the container runtime at this CRI socket answered the last ListPodSandbox, else 0")
-              .register(meters);
-          return g;
-        });
+        AtomicInteger up = upGauges.computeIfAbsent(s, x -> self.criUp(x.toString()));
         return new CriSource(s, config.callTimeout(), msg -> {
           criErrors.increment();
           LOG.fine(msg);

@@ -39,21 +39,17 @@ class AdviceEndToEndIT {
   @LabTest
   void s1GsoSizeMismatchIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
-    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
-      agent.awaitReady(Duration.ofSeconds(90));
-      JsonNode rec = awaitRecommendation(agent, lab, s1, "gso_size_mismatch", Duration.ofSeconds(10));
-      DeviceAt uplink = s1.devices().get("uplink");
-      DeviceAt sender = s1.devices().get("sender");
-      assertThat(rec.path("subject").path("device").asText()).isEqualTo(uplink.name());
-      assertThat(rec.path("subject").path("netns").asLong()).isEqualTo(uplink.ns().inode());
-      assertThat(commands(rec)).containsExactly(
+    DeviceAt uplink = s1.device("uplink");
+    DeviceAt sender = s1.device("sender");
+    try (AgentProcess agent = fastAdviceAgent()) {
+      JsonNode rec = awaitAdviceOn(agent, lab, s1, "gso_size_mismatch", iperf(lab, s1), uplink,
           "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384");
       assertThat(rec.path("cpu_saving_cores").asDouble()).isGreaterThan(0);
       assertThat(agent.scrape().sum("segscope_recommendation_info",
           labels("rule", "gso_size_mismatch", "device", uplink.name()))).isEqualTo(1.0);
 
       // traffic long enough after the fix for a full advice window once the evidence stopped
-      runCommandsThenExpectFixed(agent, lab, s1, rec, uplink, Duration.ofSeconds(7));
+      runCommandsThenExpectFixed(agent, s1, rec, uplink, Duration.ofSeconds(7), iperf(lab, s1));
       expectVerifiedSaving(agent, rec);
     }
   }
@@ -62,14 +58,11 @@ class AdviceEndToEndIT {
   @LabTest
   void s2OffloadDisabledIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s2 = Scenarios.s2OffloadLost(lab, false);
-    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
-      agent.awaitReady(Duration.ofSeconds(90));
-      JsonNode rec = awaitRecommendation(agent, lab, s2, "offload_disabled", Duration.ofSeconds(10));
-      DeviceAt lower = s2.devices().get("lower");
-      assertThat(rec.path("subject").path("device").asText()).isEqualTo(lower.name());
-      assertThat(commands(rec)).containsExactly(
+    DeviceAt lower = s2.device("lower");
+    try (AgentProcess agent = fastAdviceAgent()) {
+      JsonNode rec = awaitAdviceOn(agent, lab, s2, "offload_disabled", iperf(lab, s2), lower,
           "ip netns exec " + lower.ns().name() + " ethtool -K " + lower.name() + " tso on");
-      runCommandsThenExpectFixed(agent, lab, s2, rec, lower);
+      runCommandsThenExpectFixed(agent, s2, rec, lower, Duration.ofSeconds(3), iperf(lab, s2));
     }
   }
 
@@ -77,11 +70,10 @@ class AdviceEndToEndIT {
   @LabTest
   void s3GenericXdpCopiesAreFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s3 = Scenarios.s3GenericXdp(lab, false);
-    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
-      agent.awaitReady(Duration.ofSeconds(90));
-      JsonNode rec = awaitRecommendation(agent, lab, s3, "generic_xdp_copy", Duration.ofSeconds(10));
-      DeviceAt receiver = s3.devices().get("receiver");
-      assertThat(rec.path("subject").path("device").asText()).isEqualTo(receiver.name());
+    DeviceAt receiver = s3.device("receiver");
+    try (AgentProcess agent = fastAdviceAgent()) {
+      // the commands name the program id the recommendation found: checked below
+      JsonNode rec = awaitAdviceOn(agent, lab, s3, "generic_xdp_copy", iperf(lab, s3), receiver);
       List<String> cmds = commands(rec);
       String prog = rec.path("evidence").path("xdp_program_id").asText();
       String pin = "/sys/fs/bpf/segscope-xdp-" + prog;
@@ -117,16 +109,12 @@ class AdviceEndToEndIT {
   @LabTest
   void s6MtuMismatchIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s6 = Scenarios.s6RoutedSmallerEgressMtu(lab, false);
-    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
-      agent.awaitReady(Duration.ofSeconds(90));
-      JsonNode rec = awaitRecommendation(agent, lab, s6, "mtu_mismatch", Duration.ofSeconds(10));
-      DeviceAt routerOut = s6.device("routerOut");
-      DeviceAt sender = s6.device("sender");
-      assertThat(rec.path("subject").path("device").asText()).isEqualTo(routerOut.name());
-      assertThat(rec.path("subject").path("netns").asLong()).isEqualTo(routerOut.ns().inode());
-      assertThat(commands(rec)).containsExactly("ip -n " + sender.ns().name() + " link set dev " + sender.name()
-          + " mtu " + Scenarios.ROUTED_EGRESS_MTU);
-      runCommandsThenExpectFixed(agent, lab, s6, rec, routerOut, Duration.ofSeconds(7));
+    DeviceAt routerOut = s6.device("routerOut");
+    DeviceAt sender = s6.device("sender");
+    try (AgentProcess agent = fastAdviceAgent()) {
+      JsonNode rec = awaitAdviceOn(agent, lab, s6, "mtu_mismatch", iperf(lab, s6), routerOut,
+          "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " mtu " + Scenarios.ROUTED_EGRESS_MTU);
+      runCommandsThenExpectFixed(agent, s6, rec, routerOut, Duration.ofSeconds(7), iperf(lab, s6));
       expectDropVerifiedUnlessTrafficRose(agent, rec);
     }
   }
@@ -143,15 +131,11 @@ class AdviceEndToEndIT {
     UdpGsoSender udp = UdpGsoSender.build(lab.workDir());
     Topology s8 = Scenarios.s8UdpGsoOffloadOff(lab, false);
     Load datagrams = d -> ScenarioSuite.udp(lab, s8, udp, 9108, 63000, true, d).send();
-    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
-      agent.awaitReady(Duration.ofSeconds(90));
-      JsonNode rec = awaitRecommendation(agent, lab, s8, "offload_disabled", Duration.ofSeconds(10), datagrams);
-      DeviceAt sender = s8.device("sender");
-      assertThat(rec.path("subject").path("device").asText()).isEqualTo(sender.name());
-      assertThat(rec.path("subject").path("netns").asLong()).isEqualTo(sender.ns().inode());
-      assertThat(commands(rec)).containsExactly(
+    DeviceAt sender = s8.device("sender");
+    try (AgentProcess agent = fastAdviceAgent()) {
+      JsonNode rec = awaitAdviceOn(agent, lab, s8, "offload_disabled", datagrams, sender,
           "ip netns exec " + sender.ns().name() + " ethtool -K " + sender.name() + " tx-udp-segmentation on");
-      runCommandsThenExpectFixed(agent, lab, s8, rec, sender, Duration.ofSeconds(7), datagrams);
+      runCommandsThenExpectFixed(agent, s8, rec, sender, Duration.ofSeconds(7), datagrams);
       expectDropVerifiedUnlessTrafficRose(agent, rec);
     }
   }
@@ -161,8 +145,7 @@ class AdviceEndToEndIT {
   void healthyControlsGetNoAdvice(Lab lab) throws Exception {
     List<Topology> healthy = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s2OffloadLost(lab, true),
         Scenarios.s3GenericXdp(lab, true));
-    try (AgentProcess agent = AgentProcess.start(FAST_ADVICE)) {
-      agent.awaitReady(Duration.ofSeconds(90));
+    try (AgentProcess agent = fastAdviceAgent()) {
       PromText before = agent.scrape();
       for (Topology t : healthy) {
         CompletableFuture<?> traffic = CompletableFuture.runAsync(
@@ -209,10 +192,32 @@ class AdviceEndToEndIT {
     return d -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), d);
   }
 
-  /** Runs iperf3 in the background and polls the API until the rule's recommendation opens. */
-  private static JsonNode awaitRecommendation(AgentProcess agent, Lab lab, Topology t, String rule, Duration traffic)
-      throws Exception {
-    return awaitRecommendation(agent, lab, t, rule, traffic, iperf(lab, t));
+  /** An agent with {@link #FAST_ADVICE}, ready (programs attached, /readyz 200). */
+  private static AgentProcess fastAdviceAgent() throws Exception {
+    AgentProcess agent = AgentProcess.start(FAST_ADVICE);
+    try {
+      agent.awaitReady(Duration.ofSeconds(90));
+      return agent;
+    } catch (Exception | Error e) {
+      agent.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The scenario's drive and the check of what opens: runs {@code load} for up to 10 s until the
+   * rule's recommendation opens, which must be about {@code subject} (device and namespace) and,
+   * when {@code commands} are given, say exactly those.
+   */
+  private static JsonNode awaitAdviceOn(AgentProcess agent, Lab lab, Topology t, String rule, Load load,
+      DeviceAt subject, String... commands) throws Exception {
+    JsonNode rec = awaitRecommendation(agent, lab, t, rule, Duration.ofSeconds(10), load);
+    assertThat(rec.path("subject").path("device").asText()).as("device of %s", rec).isEqualTo(subject.name());
+    assertThat(rec.path("subject").path("netns").asLong()).as("netns of %s", rec).isEqualTo(subject.ns().inode());
+    if (commands.length > 0) {
+      assertThat(commands(rec)).containsExactly(commands);
+    }
+    return rec;
   }
 
   /** Runs {@code load} in the background and polls the API until the rule's recommendation opens. */
@@ -241,18 +246,8 @@ class AdviceEndToEndIT {
     }
   }
 
-  private static void runCommandsThenExpectFixed(AgentProcess agent, Lab lab, Topology t, JsonNode rec, DeviceAt d)
-      throws Exception {
-    runCommandsThenExpectFixed(agent, lab, t, rec, d, Duration.ofSeconds(3));
-  }
-
-  private static void runCommandsThenExpectFixed(AgentProcess agent, Lab lab, Topology t, JsonNode rec, DeviceAt d,
-      Duration trafficAfter) throws Exception {
-    runCommandsThenExpectFixed(agent, lab, t, rec, d, trafficAfter, iperf(lab, t));
-  }
-
   /** Runs the recommendation's commands, then {@code load}: none is segmented on {@code d}, and it closes. */
-  private static void runCommandsThenExpectFixed(AgentProcess agent, Lab lab, Topology t, JsonNode rec, DeviceAt d,
+  private static void runCommandsThenExpectFixed(AgentProcess agent, Topology t, JsonNode rec, DeviceAt d,
       Duration trafficAfter, Load load) throws Exception {
     Map<String, String> dev = labels("netns", Long.toString(d.ns().inode()), "device", d.name());
     runAll(commands(rec));

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
 import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.probes.ProbeReading;
@@ -37,7 +38,7 @@ class NamespaceReuseExportTest {
         Duration.ofSeconds(60), List::of), () -> inv, io.segscope.agent.workload.Workloads::none,
         new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
             AdviceContext.Thresholds.DEFAULT, false),
-        new BuildInfo("test", "0.26.0", "6.18"), meters, new RecordErrors(meters), DeviceSelection.Config.DEFAULT,
+        new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), new RecordErrors(meters), DeviceSelection.Config.DEFAULT,
         Clock.fixed(VanishedDevicesTest.T0, ZoneOffset.UTC));
     t.refresh();
     assertThat(t.latest().gso()).singleElement().satisfies(g -> {

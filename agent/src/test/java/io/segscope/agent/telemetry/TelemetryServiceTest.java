@@ -13,7 +13,9 @@ import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.XdpAttachment;
 import io.segscope.agent.inventory.XdpMode;
 import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
@@ -21,6 +23,7 @@ import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
+import io.segscope.probes.program.CallSites;
 import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.Counts;
@@ -100,6 +103,18 @@ class TelemetryServiceTest {
     @Override
     public String mode(String path) {
       return path.equals("gso_tx") ? "tracepoint" : "";
+    }
+
+    /** The call sites the session resolved (one found, one not), and how often they were asked for. */
+    final List<CallSites.Resolution> sites = List.of(
+        new CallSites.Resolution(CallSites.CALL_SITES.get(0), Optional.of("validate_xmit_skb.isra.0"), ""),
+        new CallSites.Resolution(CallSites.CALL_SITES.get(1), Optional.empty(), ""));
+    int callSiteQueries;
+
+    @Override
+    public List<CallSites.Resolution> callSites() {
+      callSiteQueries++;
+      return sites;
     }
   }
 
@@ -187,7 +202,8 @@ class TelemetryServiceTest {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv[0], io.segscope.agent.workload.Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), meters, errors, selection, clock);
+        List::of), () -> inv[0], io.segscope.agent.workload.Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), errors, selection,
+        clock);
   }
 
   private static List<String> gsoNames(TelemetrySnapshot s) {
@@ -293,6 +309,28 @@ class TelemetryServiceTest {
     probes.reading = new ProbeReading(2, counted, Map.of());
     t.refresh();
     assertThat(gsoNames(t.latest())).containsExactlyInAnyOrder("veth0", "veth2", "veth3");
+  }
+
+  @Test
+  void callSitesAreTranslatedOnceWhenTheServiceOpensAndEverySnapshotSharesTheResult() {
+    Inventory[] inv = {inventory(List.of(device(2, "eth0")))};
+    TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
+    assertThat(probes.callSiteQueries).isEqualTo(1);
+    probes.reading = new ProbeReading(1, List.of(counters(ROOT, 2, "eth0", 10)), Map.of());
+    t.refresh();
+    List<CallSiteStatus> first = t.latest().callSites();
+    probes.reading = new ProbeReading(2, List.of(counters(ROOT, 2, "eth0", 20)), Map.of());
+    clock.now = clock.now.plusSeconds(5);
+    t.refresh();
+    TelemetrySnapshot second = t.latest();
+    assertThat(second.gso()).singleElement().satisfies(g -> assertThat(g.swSkbs()).isEqualTo(20));
+    assertThat(probes.callSiteQueries).as("asked once, at construction").isEqualTo(1);
+    assertThat(second.callSites()).as("the same list, not a new translation").isSameAs(first);
+    CallSites.CallSite found = CallSites.CALL_SITES.get(0);
+    CallSites.CallSite absent = CallSites.CALL_SITES.get(1);
+    assertThat(first).containsExactly(
+        new CallSiteStatus(found.name(), found.site().label(), "validate_xmit_skb.isra.0", true),
+        new CallSiteStatus(absent.name(), absent.site().label(), "", false));
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.agent.workload.cri.v1.LinuxPodSandboxStatus;
 import io.segscope.agent.workload.cri.v1.ListPodSandboxRequest;
 import io.segscope.agent.workload.cri.v1.ListPodSandboxResponse;
@@ -94,7 +95,7 @@ class WorkloadResolverTest {
 
   private WorkloadResolver resolver() {
     return new WorkloadResolver(new WorkloadResolver.Config(new CriEndpoints(List.of(socket), false, List.of()),
-        Duration.ofMillis(500), Duration.ofSeconds(30), proc), () -> List.copyOf(namespaces), meters,
+        Duration.ofMillis(500), Duration.ofSeconds(30), proc), () -> List.copyOf(namespaces), new SelfMetrics(meters),
         Clock.systemUTC());
   }
 
@@ -208,7 +209,7 @@ class WorkloadResolverTest {
     Files.delete(proc.resolve("nobody/ns/net"));
     namespaces.add(new Netns(named, "lab-a", dir.resolve("lab-a"), false));
     try (WorkloadResolver r = new WorkloadResolver(new WorkloadResolver.Config(CriEndpoints.none(),
-        Duration.ofMillis(500), Duration.ofSeconds(30), proc), () -> List.copyOf(namespaces), meters,
+        Duration.ofMillis(500), Duration.ofSeconds(30), proc), () -> List.copyOf(namespaces), new SelfMetrics(meters),
         Clock.systemUTC())) {
       Workloads w = r.resolveNow();
       assertThat(w.byNetns().get(docker).name()).isEqualTo("docker:abababababab");

@@ -1,6 +1,5 @@
 package io.segscope.bench.jmh;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.inventory.Device;
@@ -14,6 +13,7 @@ import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
 import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
@@ -223,12 +223,12 @@ final class Fleet {
   }
 
   /** The agent's reader over {@code probes}, with the default advice settings and no workloads. */
-  TelemetryService service(Probes probes, Clock clock, MeterRegistry meters, RecordErrors errors) {
+  TelemetryService service(Probes probes, Clock clock, SelfMetrics self, RecordErrors errors) {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     Inventory inv = inventory;
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv, io.segscope.agent.workload.Workloads::none, advisor, BUILD, meters, errors,
+        List::of), () -> inv, io.segscope.agent.workload.Workloads::none, advisor, BUILD, self, errors,
         DeviceSelection.Config.DEFAULT, clock);
   }
 

@@ -61,7 +61,7 @@ public class HotPathBenchmarks {
     probes = new Fleet.Probes(readings[0], fleet.attachments);
     clock = new Fleet.StepClock();
     registry = new MetricsRegistry(() -> current);
-    service = fleet.service(probes, clock, registry.meters(), registry.recordErrors());
+    service = fleet.service(probes, clock, registry.self(), registry.recordErrors());
     snapshots = new TelemetrySnapshot[2];
     for (int i = 0; i < 2; i++) {
       probes.reading = readings[i];

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.telemetry.TelemetryService;
 import io.segscope.exporters.RecordErrors;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeReading;
@@ -54,7 +55,7 @@ class FleetTest {
     Fleet.StepClock clock = new Fleet.StepClock();
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     RecordErrors errors = new RecordErrors(meters);
-    TelemetryService t = f.service(probes, clock, meters, errors);
+    TelemetryService t = f.service(probes, clock, new SelfMetrics(meters), errors);
     // past the advice window and the open-after hold, one read interval at a time
     for (int read = 1; read <= 14; read++) {
       probes.reading = f.reading(read);

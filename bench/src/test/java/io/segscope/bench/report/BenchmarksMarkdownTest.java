@@ -14,25 +14,47 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchmarksMarkdownTest {
   private static final List<String> ALL = List.of("kernel", "overhead", "scale", "guest", "jmh");
 
-  private static String render(Path dir, RunInfo run, boolean guestPart) throws Exception {
-    Results r = new Results(dir);
-    r.write("run", run);
-    r.write("kernel", Fixtures.kernel());
-    r.write("accuracy", Fixtures.accuracy(1000));
-    r.write("overhead", Fixtures.overhead());
-    r.write("scale", Fixtures.scale(12.0, 200L << 20));
-    if (guestPart) {
-      r.write("guest", Fixtures.guest(1000, 128));
+  /** A run's results directory, filled part by part, and the BENCHMARKS.md rendered from it. */
+  private static final class Run {
+    private final Path dir;
+    private final Results results;
+
+    private Run(Path dir, RunInfo run) {
+      this.dir = dir;
+      this.results = new Results(dir);
+      results.write("run", run);
     }
-    r.write("jmh", Fixtures.jmh());
-    Path md = dir.resolve("B.md");
-    BenchmarksMarkdown.write(r, md);
-    return Files.readString(md);
+
+    /** A run of {@code parts} in which none failed. */
+    static Run of(Path dir, String... parts) {
+      return new Run(dir, Fixtures.run(List.of(parts), Map.of()));
+    }
+
+    /** A run of every part with the default fixtures ({@code guest} left out unless {@code guestPart}). */
+    static Run full(Path dir, RunInfo run, boolean guestPart) {
+      Run r = new Run(dir, run).with("kernel", Fixtures.kernel()).with("accuracy", Fixtures.accuracy(1000))
+          .with("overhead", Fixtures.overhead()).with("scale", Fixtures.scale(12.0, 200L << 20));
+      if (guestPart) {
+        r.with("guest", Fixtures.guest(1000, 128));
+      }
+      return r.with("jmh", Fixtures.jmh());
+    }
+
+    Run with(String part, Object result) {
+      results.write(part, result);
+      return this;
+    }
+
+    String markdown() throws Exception {
+      Path md = dir.resolve("B.md");
+      BenchmarksMarkdown.write(results, md);
+      return Files.readString(md);
+    }
   }
 
   @Test
   void everyTargetHasItsRowWithTheMeasuredValueAndVerdict(@TempDir Path dir) throws Exception {
-    String text = render(dir, Fixtures.run(ALL, Map.of()), true);
+    String text = Run.full(dir, Fixtures.run(ALL, Map.of()), true).markdown();
     assertThat(text).contains("| all segscope programs' run time ÷ segmentation time measured, S1 (tracepoint mode,"
         + " tp_btf) | 20.34 % | ≤ 8 % | **missed** |");
     assertThat(text).contains("| end-to-end agent cost per software-segmented 64 KiB super-packet ÷ its segmentation"
@@ -59,7 +81,7 @@ class BenchmarksMarkdownTest {
 
   @Test
   void missesAreExplainedFromTheRunsOwnFigures(@TempDir Path dir) throws Exception {
-    String text = render(dir, Fixtures.run(ALL, Map.of()), true);
+    String text = Run.full(dir, Fixtures.run(ALL, Map.of()), true).markdown();
     // runs per super-packet: the events' own rates
     assertThat(text).contains("consume_skb fires 6.50 times, net_dev_queue fires 11.40 times (empty programs' runs"
         + " ÷ 1,000 super-packets): hooking these events costs at least 17.9 runs per super-packet");
@@ -93,13 +115,8 @@ class BenchmarksMarkdownTest {
   @Test
   void aLatencyThatDoesNotGrowWithTheDevicesAndAnRssNoHeapSettingMeetsAreSaidSo(@TempDir Path dir)
       throws Exception {
-    Results r = new Results(dir);
-    r.write("run", Fixtures.run(List.of("scale"), Map.of()));
     // 14 ms at 10 devices, 12 ms at 1,000; heap 20 MiB of a 200 MiB RSS, 30 MiB of it live
-    r.write("scale", Fixtures.scale(14.0, 12.0, 200L << 20, 20L << 20));
-    Path md = dir.resolve("B.md");
-    BenchmarksMarkdown.write(r, md);
-    String text = Files.readString(md);
+    String text = Run.of(dir, "scale").with("scale", Fixtures.scale(14.0, 12.0, 200L << 20, 20L << 20)).markdown();
     assertThat(text).contains("At 10 devices the gzip p50 is 14.0 ms, no less than at 1,000: the devices do not"
         + " explain it here, the machine's noise does.");
     assertThat(text).doesNotContain("grows -");
@@ -110,12 +127,8 @@ class BenchmarksMarkdownTest {
 
   @Test
   void lessCpuWithTheAgentThanWithoutIsNotMeasuredNotMet(@TempDir Path dir) throws Exception {
-    Results r = new Results(dir);
-    r.write("run", Fixtures.run(List.of("overhead"), Map.of()));
-    r.write("overhead", Fixtures.overhead(196)); // 4 ns per segment less with the agent, in every pair
-    Path md = dir.resolve("B.md");
-    BenchmarksMarkdown.write(r, md);
-    String text = Files.readString(md);
+    // 4 ns per segment less with the agent, in every pair
+    String text = Run.of(dir, "overhead").with("overhead", Fixtures.overhead(196)).markdown();
     assertThat(text).containsPattern("\\| end-to-end agent cost per software-segmented 64 KiB super-packet ÷ its"
         + " segmentation time \\(UDP_SEGMENT sender\\) \\| [^|]* \\| ≤ 10 % \\| not measured \\|");
     assertThat(text).contains("with the agent the sender used less CPU, so this run's noise is larger than the"
@@ -124,12 +137,8 @@ class BenchmarksMarkdownTest {
 
   @Test
   void fewerConsumeSkbFiringsThanSuperPacketsSayTheWindowsDidNotMatch(@TempDir Path dir) throws Exception {
-    Results r = new Results(dir);
-    r.write("run", Fixtures.run(List.of("kernel"), Map.of()));
-    r.write("kernel", Fixtures.kernel(10_000)); // 6,500 consume_skb firings for 10,000 super-packets
-    Path md = dir.resolve("B.md");
-    BenchmarksMarkdown.write(r, md);
-    String text = Files.readString(md);
+    // 6,500 consume_skb firings for 10,000 super-packets
+    String text = Run.of(dir, "kernel").with("kernel", Fixtures.kernel(10_000)).markdown();
     // 1.79 runs per super-packet would meet ≤ 3, but not from windows that do not match: not judged
     assertThat(text).contains("| segscope BPF program runs per software-segmented super-packet, S1 (run_cnt ÷"
         + " super-packets) | 1.8 | ≤ 3 | not measured |");
@@ -141,8 +150,8 @@ class BenchmarksMarkdownTest {
 
   @Test
   void aPartThatDidNotRunOrFailedLeavesItsFiguresNotMeasuredWithTheReason(@TempDir Path dir) throws Exception {
-    String text = render(dir, Fixtures.run(List.of("kernel", "overhead", "scale", "jmh", "guest"),
-        Map.of("guest", "IllegalStateException: boom")), false);
+    String text = Run.full(dir, Fixtures.run(List.of("kernel", "overhead", "scale", "jmh", "guest"),
+        Map.of("guest", "IllegalStateException: boom")), false).markdown();
     assertThat(text).contains("| kernel BPF map memory at 1,000 devices with 128 possible CPUs (Debian 6.1 guest:"
         + " Percpu + Slab growth) | — | ≤ 64 MiB | not measured |");
     assertThat(text).contains("not measured): part guest failed: IllegalStateException: boom");
@@ -151,12 +160,7 @@ class BenchmarksMarkdownTest {
 
   @Test
   void aQuickRunsSmallerCountsAreReportedButNotJudged(@TempDir Path dir) throws Exception {
-    Results r = new Results(dir);
-    r.write("run", Fixtures.run(List.of("guest"), Map.of()));
-    r.write("guest", Fixtures.guest(100, 128));
-    Path md = dir.resolve("B.md");
-    BenchmarksMarkdown.write(r, md);
-    String text = Files.readString(md);
+    String text = Run.of(dir, "guest").with("guest", Fixtures.guest(100, 128)).markdown();
     assertThat(text).contains("| kernel BPF map memory at 100 devices with 128 possible CPUs").contains("| not measured |")
         .contains("measured at 100 devices and 128 possible CPUs, not 1,000 and 128");
     assertThat(text).contains("| Percpu | 10.0 MiB | 20.7 MiB | 10.0 MiB | 10.7 MiB | 10.7 MiB |");

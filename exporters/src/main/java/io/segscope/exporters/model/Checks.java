@@ -38,6 +38,19 @@ final class Checks {
     return value;
   }
 
+  /** The classes of {@link List#of}/{@link List#copyOf} lists: immutable, and never holding null. */
+  private static final java.util.Set<Class<?>> IMMUTABLE_LISTS = java.util.Set.copyOf(List.of(
+      List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass())); // List.of() and 3+ share one
+
+  /**
+   * {@link #immutableList}, except that a {@link List#copyOf} list (already immutable and free of
+   * null) is taken as it is: for lists that stay the same from one snapshot to the next and are shared.
+   */
+  static <T> List<T> sharedList(List<T> list, String what) {
+    notNull(list, what);
+    return IMMUTABLE_LISTS.contains(list.getClass()) ? list : immutableList(list, what);
+  }
+
   /** An unmodifiable copy of {@code list}, rejecting a null list or a null element with a message. */
   static <T> List<T> immutableList(List<T> list, String what) {
     notNull(list, what);

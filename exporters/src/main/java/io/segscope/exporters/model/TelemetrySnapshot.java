@@ -51,7 +51,7 @@ public record TelemetrySnapshot(
     namespaces = Checks.immutableList(namespaces, "TelemetrySnapshot.namespaces");
     deviceWorkloads = Checks.immutableList(deviceWorkloads, "TelemetrySnapshot.deviceWorkloads");
     verifiedSavings = Checks.immutableList(verifiedSavings, "TelemetrySnapshot.verifiedSavings");
-    callSites = Checks.immutableList(callSites, "TelemetrySnapshot.callSites");
+    callSites = Checks.sharedList(callSites, "TelemetrySnapshot.callSites");
   }
 
   /** A snapshot without call-site resolutions. */
