@@ -180,7 +180,7 @@ class InventoryLabTest {
     int compared = 0;
     for (String ns : List.of(a, b, c)) {
       for (Device d : devicesOf(ns)) {
-        Features io = viaIoctl.device(d.key()).orElseThrow().features();
+        Features io = viaIoctl.device(d.id()).orElseThrow().features();
         Features nl = d.features();
         soft.assertThat(io.source()).as(d.name() + " (" + io.error() + ")").isEqualTo(Features.Source.ETHTOOL_IOCTL);
         soft.assertThat(io.active()).as(d.name() + " active").isEqualTo(nl.active());
@@ -215,8 +215,8 @@ class InventoryLabTest {
     Chain bridge = inventory.chain(device(b, "br0"));
     assertThat(bridge.up()).as("only br0's own stack transmits on br0").isEmpty();
     assertThat(bridge.down()).extracting(Hop::name).startsWith("vb0", "vb1", "vb3");
-    assertThat(bridge.exits()).containsExactlyInAnyOrder(device(a, "mv0").key(), device(c, "mv1").key(),
-        device(b, "vx0").key());
+    assertThat(bridge.exits()).containsExactlyInAnyOrder(device(a, "mv0").id(), device(c, "mv1").id(),
+        device(b, "vx0").id());
     // what reaches port vb0's transmit path (where a segmentation toward a would happen)
     Chain port = inventory.chain(device(b, "vb0"));
     Map<String, Relation> up = port.up().stream().collect(Collectors.toMap(h -> h.name(), Hop::relation));
