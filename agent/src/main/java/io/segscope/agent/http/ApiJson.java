@@ -150,12 +150,10 @@ final class ApiJson {
       JsonObject o = recommendation(r);
       if (served != null) {
         var f = r.finding();
-        o.getJsonObject("subject").put("workload", workload(served.served(f.subject().netns(),
-            f.subject().ifindex()).workload()));
+        o.getJsonObject("subject").put("workload", workload(served.served(f.subject().id()).workload()));
         JsonArray ds = o.getJsonArray("devices");
         for (int i = 0; i < ds.size() && i < f.devices().size(); i++) {
-          io.segscope.exporters.model.DeviceRef d = f.devices().get(i);
-          ds.getJsonObject(i).put("workload", workload(served.served(d.netns(), d.ifindex()).workload()));
+          ds.getJsonObject(i).put("workload", workload(served.served(f.devices().get(i).id()).workload()));
         }
       }
       a.add(o);

@@ -120,7 +120,7 @@ public final class SnapshotAssembler {
           b.addXdp(xdp);
         }
       } catch (RuntimeException e) {
-        errors.skipped(RecordErrors.COUNTERS, r.id().netns() + "/" + r.id().ifindex() + "/" + r.kernelName(),
+        errors.skipped(RecordErrors.COUNTERS, r.id().withoutCookie() + "/" + r.kernelName(),
             "of device " + r.kernelName() + " (netns " + r.id().netns() + ", ifindex " + r.id().ifindex() + ")", e);
       }
     }

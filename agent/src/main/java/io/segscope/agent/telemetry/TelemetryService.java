@@ -169,7 +169,7 @@ public final class TelemetryService {
         try {
           devices.add(InventoryView.info(inv, d));
         } catch (RuntimeException e) {
-          errors.skipped(TranslationErrorListener.DEVICE, d.netns() + "/" + d.ifindex() + "/" + d.name(),
+          errors.skipped(TranslationErrorListener.DEVICE, d.id().withoutCookie() + "/" + d.name(),
               "of device " + d.name() + " (netns " + d.netns() + ", ifindex " + d.ifindex() + ")", e);
         }
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.device.DeviceId;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -100,6 +101,23 @@ class InventoryLabTest {
     }
     assertThat(inventory.namespaces()).filteredOn(Netns::root).hasSize(1);
     assertThat(devicesOf(a).size() + devicesOf(b).size() + devicesOf(c).size()).isEqualTo(13);
+  }
+
+  @Test
+  void everyDeviceIsIdentifiedWithItsNamespacesCookie() {
+    // SO_NETNS_COOKIE is 5.14+: this kernel has it, so every device's id carries a cookie, the one of
+    // its namespace, and the three lab namespaces have three different ones
+    for (String ns : List.of(a, b, c)) {
+      long cookie = inventory.namespace(lab.inode(ns)).orElseThrow().cookie();
+      assertThat(cookie).as("cookie of %s", ns).isNotZero();
+      assertThat(devicesOf(ns)).isNotEmpty().allSatisfy(d -> {
+        assertThat(d.id()).isEqualTo(new DeviceId(cookie, lab.inode(ns), d.ifindex()));
+        assertThat(inventory.device(d.id())).contains(d);
+        assertThat(inventory.device(d.id().withCookie(cookie + 1))).as("another namespace's cookie").isEmpty();
+      });
+    }
+    assertThat(List.of(a, b, c)).extracting(ns -> inventory.namespace(lab.inode(ns)).orElseThrow().cookie())
+        .doesNotHaveDuplicates();
   }
 
   @Test

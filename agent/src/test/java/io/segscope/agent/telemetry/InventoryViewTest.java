@@ -67,6 +67,19 @@ class InventoryViewTest {
   }
 
   @Test
+  void theInventoryFindsADeviceByIdUnlessBothCookiesAreKnownAndDiffer() {
+    Inventory inv = blue();
+    Device d = inv.devices().stream().filter(x -> x.netns() == LAB).findFirst().orElseThrow();
+    assertThat(d.id()).as("the device carries its namespace's cookie").isEqualTo(BLUE_KEY);
+    assertThat(inv.device(BLUE_KEY)).contains(d);
+    assertThat(inv.device(DeviceId.of(LAB, 2))).as("the probes of a kernel without cookies").contains(d);
+    assertThat(inv.device(GREEN_KEY)).as("the namespace that had the inode next").isEmpty();
+    assertThat(namespace("blue", 0, "veth-blue").device(GREEN_KEY)).as("the inventory lacks the cookie")
+        .map(Device::name).contains("veth-blue");
+    assertThat(inv.device(new DeviceId(BLUE, LAB, 3))).isEmpty();
+  }
+
+  @Test
   void bothKeysInOneReadAreNamedApartByTheAssembler() {
     // the read that meets both entries (report's path: nothing filters the old one before naming)
     ProbeReading r = new ProbeReading(0, List.of(reading(BLUE, LAB, 2, "k-blue", 500),
