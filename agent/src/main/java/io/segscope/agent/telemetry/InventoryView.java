@@ -37,8 +37,8 @@ public final class InventoryView {
    * Names a device the probes counted from the inventory record of the same namespace; the kernel's
    * name when the inventory lacks it.
    *
-   * <p>The probes key a device by (netns cookie, netns inode, ifindex), the inventory by (inode,
-   * ifindex) under a namespace that carries its cookie. An inode is reused once its namespace is
+   * <p>Both sides identify a device by {@link DeviceId} (netns cookie, netns inode, ifindex); the
+   * inventory holds one namespace per inode, with the cookie it read for it. An inode is reused once its namespace is
    * destroyed, so the inventory's namespace under {@code key}'s inode may be another namespace than the
    * key's: when both cookies are known and differ, nothing of that record names the device (not its
    * device name, not its namespace name, not the /run/netns name of that inode, which is the same
