@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,6 +70,25 @@ class ContainerfileTest {
     assertThat(argv).anyMatch(a -> a.startsWith("-Djna.tmpdir=/tmp/"));
     JsonNode cmd = new ObjectMapper().readTree(starting("CMD").get(0).substring("CMD ".length()));
     assertThat(cmd.get(0).asText()).isEqualTo("run");
+  }
+
+  @Test
+  void copiesEveryModuleTheAgentsBuildNeeds() {
+    // the root pom's default modules (the bench profile's are not built here): each one's pom and
+    // sources, or "-pl agent -am" does not find the reactor
+    String pom = RepoFiles.text("pom.xml");
+    String modules = pom.substring(pom.indexOf("<modules>"), pom.indexOf("</modules>"));
+    List<String> names = new ArrayList<>();
+    Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(modules);
+    while (m.find()) {
+      names.add(m.group(1));
+    }
+    assertThat(names).contains("testkit", "device", "probes", "exporters", "agent");
+    List<String> copies = starting("COPY");
+    for (String module : names) {
+      assertThat(copies).as("COPY of module %s", module)
+          .contains("COPY " + module + "/pom.xml " + module + "/", "COPY " + module + "/src " + module + "/src");
+    }
   }
 
   @Test

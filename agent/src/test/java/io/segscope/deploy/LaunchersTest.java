@@ -25,7 +25,7 @@ class LaunchersTest {
   private static List<String> launcherArgv(Path tmp, Map<String, String> env) throws Exception {
     Path root = tmp.resolve("root");
     Files.createDirectories(root.resolve("scripts"));
-    for (String d : List.of("probes", "exporters", "agent/target")) {
+    for (String d : List.of("device", "probes", "exporters", "agent/target")) {
       Files.createDirectories(root.resolve(d));
     }
     Files.writeString(root.resolve("pom.xml"), "<project/>\n");

@@ -103,7 +103,7 @@ public final class RecordErrors implements TranslationErrorListener {
   private static String identity(Object record) {
     DeviceRef d = device(record);
     if (d != null) {
-      return d.netns() + "/" + d.ifindex() + "/" + d.device();
+      return d.id().withoutCookie() + "/" + d.device();
     }
     if (record instanceof RecommendationInfo r) {
       return r.id();

@@ -2,6 +2,7 @@ package io.segscope.exporters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceLimit;
 import io.segscope.exporters.model.DeviceRef;
@@ -25,7 +26,7 @@ class DeviceAndAdviceFamiliesTest {
     Map<DeviceLimit, Long> limits = new EnumMap<>(DeviceLimit.class);
     limits.put(DeviceLimit.GSO_MAX_SIZE, 16384L);
     limits.put(DeviceLimit.MTU, 1500L);
-    DeviceInfo up = new DeviceInfo(new DeviceRef(4026532301L, "lab-sw", 3, "up0"), "veth", "br0", "rcv0",
+    DeviceInfo up = new DeviceInfo(new DeviceRef(DeviceId.of(4026532301L, 3), "lab-sw", "up0"), "veth", "br0", "rcv0",
         "4026532302", "none", limits,
         Map.of("tx-tcp-segmentation", new DeviceInfo.Feature(true, false),
             "tx-checksum-ipv4", new DeviceInfo.Feature(false, true)));
@@ -46,7 +47,7 @@ class DeviceAndAdviceFamiliesTest {
   @Test
   void recommendationsExportInfoAndSaving() throws Exception {
     RecommendationInfo r = new RecommendationInfo("gso_size_mismatch-0123456789ab", "gso_size_mismatch", "warning",
-        new DeviceRef(4026532301L, "lab-sw", 3, "up0"), 0.085);
+        new DeviceRef(DeviceId.of(4026532301L, 3), "lab-sw", "up0"), 0.085);
     String text = scrape(TelemetrySnapshot.builder().takenAt(Instant.EPOCH).addRecommendation(r).build());
     assertThat(text)
         .contains("segscope_recommendation_info{device=\"up0\",id=\"gso_size_mismatch-0123456789ab\","
@@ -57,8 +58,8 @@ class DeviceAndAdviceFamiliesTest {
 
   @Test
   void acceptedRecommendationsAndVerifiedSavingsExport() throws Exception {
-    DeviceRef up = new DeviceRef(4026532301L, "lab-sw", 3, "up0");
-    DeviceRef vx = new DeviceRef(4026531840L, "", 7, "vxlan.calico");
+    DeviceRef up = new DeviceRef(DeviceId.of(4026532301L, 3), "lab-sw", "up0");
+    DeviceRef vx = new DeviceRef(DeviceId.of(4026531840L, 7), "", "vxlan.calico");
     TelemetrySnapshot s = TelemetrySnapshot.builder().takenAt(Instant.EPOCH)
         .addRecommendation(new RecommendationInfo("offload_disabled-aaaaaaaaaaaa", "offload_disabled", "warning", vx,
             0.02, "accepted"))

@@ -1,5 +1,6 @@
 package io.segscope.exporters;
 
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceRef;
@@ -20,10 +21,10 @@ import java.util.Optional;
 final class Fixtures {
   private Fixtures() {}
 
-  static final DeviceRef UPLINK = new DeviceRef(4026532281L, "lab-bridge", 7, "uplink0");
-  static final DeviceRef VETH = new DeviceRef(4026531840L, "", 12, "veth-s1");
-  static final DeviceRef RECV = new DeviceRef(4026532400L, "lab-recv", 3, "eth0");
-  static final DeviceRef RECV2 = new DeviceRef(4026532401L, "", 4, "eth1");
+  static final DeviceRef UPLINK = new DeviceRef(DeviceId.of(4026532281L, 7), "lab-bridge", "uplink0");
+  static final DeviceRef VETH = new DeviceRef(DeviceId.of(4026531840L, 12), "", "veth-s1");
+  static final DeviceRef RECV = new DeviceRef(DeviceId.of(4026532400L, 3), "lab-recv", "eth0");
+  static final DeviceRef RECV2 = new DeviceRef(DeviceId.of(4026532401L, 4), "", "eth1");
 
   /** The probes' duration layout: native schema 3 over seconds, zero bucket up to 2^(-217/8) s. */
   static final double ZERO_THRESHOLD = Math.pow(2, -217 / 8.0);

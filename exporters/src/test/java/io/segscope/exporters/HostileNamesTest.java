@@ -3,6 +3,7 @@ package io.segscope.exporters;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_35_0.Metrics;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
@@ -38,7 +39,7 @@ class HostileNamesTest {
   }
 
   private static GsoDeviceStats gso(int ifindex, String name, long skbs) {
-    return new GsoDeviceStats(new DeviceRef(4026531840L, "", ifindex, name), "tracepoint", skbs, skbs, skbs,
+    return new GsoDeviceStats(new DeviceRef(DeviceId.of(4026531840L, ifindex), "", name), "tracepoint", skbs, skbs, skbs,
         Fixtures.EMPTY_DURATION, Fixtures.EMPTY_SEGMENTS, 0, Map.of(), Map.of(), Map.of());
   }
 

@@ -2,6 +2,7 @@ package io.segscope.exporters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.DeviceWorkload;
 import io.segscope.exporters.model.NetnsInfo;
@@ -26,8 +27,8 @@ class WorkloadFamiliesTest {
     TelemetrySnapshot s = TelemetrySnapshot.builder().takenAt(Instant.EPOCH)
         .addNamespace(new NetnsInfo(4026531840L, "", WorkloadInfo.host()))
         .addNamespace(new NetnsInfo(4026532901L, "cni-1b2c", POD))
-        .addDeviceWorkload(new DeviceWorkload(new DeviceRef(4026531840L, "", 7, "veth1b2c3d4e"), 4026532901L, POD))
-        .addDeviceWorkload(new DeviceWorkload(new DeviceRef(4026531840L, "", 2, "eth0"), 4026531840L,
+        .addDeviceWorkload(new DeviceWorkload(new DeviceRef(DeviceId.of(4026531840L, 7), "", "veth1b2c3d4e"), 4026532901L, POD))
+        .addDeviceWorkload(new DeviceWorkload(new DeviceRef(DeviceId.of(4026531840L, 2), "", "eth0"), 4026531840L,
             WorkloadInfo.host()))
         .build();
     String text = scrape(s, "text/plain");

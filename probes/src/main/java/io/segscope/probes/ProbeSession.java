@@ -1,6 +1,7 @@
 package io.segscope.probes;
 
 import com.sun.jna.Memory;
+import io.segscope.device.DeviceId;
 import io.segscope.probes.btf.Btf;
 import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.compile.CompiledObject;
@@ -88,7 +89,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   private final MapReader gsoDetails;
   private final MapReader xdpDetails;
   private final MapReader names;
-  private final Map<DeviceKey, Long> offloaded = new HashMap<>();
+  private final Map<DeviceId, Long> offloaded = new HashMap<>();
   private boolean xdpWanted;
   private boolean segmentationWanted;
   private boolean closed;
@@ -310,25 +311,25 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   public synchronized ProbeReading read() throws ProbeException {
     ensureOpen();
     try {
-      Map<DeviceKey, String> nameOf = new HashMap<>();
+      Map<DeviceId, String> nameOf = new HashMap<>();
       names.forEach((k, ko, v, vo) -> nameOf.put(DeviceKey.read(k, ko), nameAt(v, vo)));
-      Map<DeviceKey, GsoDetail> gso = new HashMap<>();
+      Map<DeviceId, GsoDetail> gso = new HashMap<>();
       gsoDetails.forEach((k, ko, v, vo) -> gso.put(DeviceKey.read(k, ko), GsoDetail.read(v, vo)));
-      Map<DeviceKey, XdpDetail> xdp = new HashMap<>();
+      Map<DeviceId, XdpDetail> xdp = new HashMap<>();
       if (xdpDetails != null) {
         xdpDetails.forEach((k, ko, v, vo) -> xdp.put(DeviceKey.read(k, ko), XdpDetail.read(v, vo)));
       }
       List<DeviceReading> devices = new ArrayList<>();
       int stride = (Counts.SIZE + 7) & ~7;
       counts.forEach((k, ko, v, vo) -> {
-        DeviceKey key = DeviceKey.read(k, ko);
+        DeviceId key = DeviceKey.read(k, ko);
         Counts c = Counts.sumPerCpu(v, vo, cpus, stride);
         long off = Math.max(offloaded.getOrDefault(key, 0L), Math.max(0, c.offloadedRaw()));
         offloaded.put(key, off);
         devices.add(new DeviceReading(key, nameOf.getOrDefault(key, ""), c, off, Optional.ofNullable(gso.get(key)),
             Optional.ofNullable(xdp.get(key))));
       });
-      offloaded.keySet().retainAll(devices.stream().map(DeviceReading::key).toList());
+      offloaded.keySet().retainAll(devices.stream().map(DeviceReading::id).toList());
       return new ProbeReading(System.nanoTime(), devices, diagnostics());
     } catch (SysException e) {
       throw new ProbeException("read maps: " + e.getMessage(), e);
@@ -367,10 +368,10 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   }
 
   /** Drops a vanished device's entries from every map, so its series disappear. */
-  public synchronized void forget(DeviceKey key) throws ProbeException {
+  public synchronized void forget(DeviceId key) throws ProbeException {
     ensureOpen();
     try (Memory k = new Memory(DeviceKey.SIZE)) {
-      key.write(k.getByteBuffer(0, DeviceKey.SIZE).order(ByteOrder.nativeOrder()), 0);
+      DeviceKey.write(key, k.getByteBuffer(0, DeviceKey.SIZE).order(ByteOrder.nativeOrder()), 0);
       for (String map : List.of("dev_counts", "gso_detail", "dev_names", "xdp_detail")) {
         if (object.hasMap(map)) {
           Bpf.mapDelete(object.mapFd(map), k);

@@ -1,7 +1,7 @@
 package io.segscope.probes;
 
+import io.segscope.device.DeviceId;
 import io.segscope.probes.program.CallSites;
-import io.segscope.probes.wire.DeviceKey;
 import java.util.List;
 
 /**
@@ -25,7 +25,7 @@ public interface ProbeSource {
   void setSegmentationSeen(boolean seen) throws ProbeException;
 
   /** Drops a vanished device's entries. */
-  void forget(DeviceKey key) throws ProbeException;
+  void forget(DeviceId key) throws ProbeException;
 
   /** Run statistics of every loaded program. */
   List<ProgramRunStats> programStats();

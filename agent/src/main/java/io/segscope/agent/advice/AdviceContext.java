@@ -3,9 +3,9 @@ package io.segscope.agent.advice;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.DeviceGraph;
-import io.segscope.agent.inventory.DeviceKey;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import java.util.Collection;
 import java.util.HashMap;
@@ -22,7 +22,7 @@ import java.util.Optional;
  *     linearizing them (6.9+; detected from BTF)
  */
 public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean xdpFragsCopy,
-    Map<DeviceKey, DeviceCost> costs) {
+    Map<DeviceId, DeviceCost> costs) {
 
   /**
    * How much evidence a rule needs.
@@ -50,8 +50,8 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
   /** The context of one window's costs. */
   public static AdviceContext of(Inventory inventory, Thresholds thresholds, boolean xdpFragsCopy,
       Collection<DeviceCost> costs) {
-    Map<DeviceKey, DeviceCost> byKey = new HashMap<>();
-    costs.forEach(c -> byKey.put(c.key(), c));
+    Map<DeviceId, DeviceCost> byKey = new HashMap<>();
+    costs.forEach(c -> byKey.put(c.id().withoutCookie(), c));
     return new AdviceContext(inventory, thresholds, xdpFragsCopy, byKey);
   }
 
@@ -71,7 +71,7 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
 
   /** The inventory's device and namespace for a cost's (netns, ifindex); empty if either is unknown. */
   Optional<Located> locate(DeviceCost cost) {
-    Optional<Device> d = inventory.device(cost.key());
+    Optional<Device> d = inventory.device(cost.id());
     Optional<Netns> ns = netns(cost.device().netns());
     return d.isPresent() && ns.isPresent() ? Optional.of(new Located(d.get(), ns.get())) : Optional.empty();
   }
@@ -85,8 +85,8 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
   }
 
   /** GSO super-packets per second that reached the device's transmit path in this window (0 if unmeasured). */
-  double gsoTraffic(DeviceKey key) {
-    DeviceCost c = costs.get(key);
+  double gsoTraffic(DeviceId key) {
+    DeviceCost c = costs.get(key.withoutCookie());
     return c == null ? 0 : c.gsoSkbsPerSec();
   }
 
@@ -97,9 +97,9 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
    * bridges (a bridge transmits only for its own host stack). At most {@code max}.
    */
   List<DeviceGraph.Source> localSources(Device d, int max) {
-    List<DeviceGraph.Source> local = graph().sources(d.key()).stream()
+    List<DeviceGraph.Source> local = graph().sources(d.id()).stream()
         .filter(s -> s.origin() == DeviceGraph.Origin.LOCAL).toList();
-    List<DeviceGraph.Source> measured = local.stream().filter(s -> gsoTraffic(s.device().key()) > 0).toList();
+    List<DeviceGraph.Source> measured = local.stream().filter(s -> gsoTraffic(s.device().id()) > 0).toList();
     List<DeviceGraph.Source> chosen = !measured.isEmpty() ? measured : local.stream()
         .filter(s -> s.leaf() && !s.device().kind().equals("bridge") && !s.device().kind().equals("openvswitch"))
         .toList();
@@ -108,7 +108,7 @@ public record AdviceContext(Inventory inventory, Thresholds thresholds, boolean 
 
   /** The exporters' name of a device (the one identity the API, metrics and findings share). */
   static DeviceRef ref(Device d) {
-    return new DeviceRef(d.netns(), d.netnsName(), d.ifindex(), d.name());
+    return new DeviceRef(d.id(), d.netnsName(), d.name());
   }
 
   /** A device as a person finds it: {@code NETNS_NAME/DEVICE}, or {@code netns:INODE/DEVICE} when unnamed. */

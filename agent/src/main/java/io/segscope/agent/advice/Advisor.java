@@ -3,6 +3,7 @@ package io.segscope.agent.advice;
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.Inventory;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.time.Duration;
 import java.time.Instant;
@@ -94,7 +95,7 @@ public final class Advisor {
     if (from == null || !from.takenAt().isBefore(now)) {
       return open;
     }
-    java.util.Map<io.segscope.agent.inventory.DeviceKey, DeviceCost> byKey = CostModel.window(from, snapshot);
+    java.util.Map<DeviceId, DeviceCost> byKey = CostModel.window(from, snapshot);
     Collection<DeviceCost> costs = byKey.values();
     lastCosts = costs;
     List<Finding> findings = recommender.evaluate(costs, AdviceContext.of(inventory, thresholds, xdpFragsCopy, costs));

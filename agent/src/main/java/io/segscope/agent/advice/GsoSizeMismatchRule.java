@@ -104,7 +104,7 @@ public final class GsoSizeMismatchRule implements Rule {
       c.put("kind", u.kind().isEmpty() ? "physical" : u.kind());
       c.put("relation", src.relation().name().toLowerCase(java.util.Locale.ROOT));
       c.put("distance", src.distance());
-      c.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.key())));
+      c.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.id())));
       c.put("gso_max_size", u.link().gsoMaxSize().orElse(-1));
       c.put("gso_ipv4_max_size", u.link().gsoIpv4MaxSize().orElse(-1));
       c.put("gso_max_segs", u.link().gsoMaxSegs().orElse(-1));

@@ -43,11 +43,11 @@ public final class GuestGsoSizeRule implements Rule {
     }
     Device d = at.get().device();
     List<String> guests = new ArrayList<>();
-    if (DeviceGraph.GUEST_TX_KINDS.contains(d.kind()) && ctx.graph().sources(d.key()).stream()
+    if (DeviceGraph.GUEST_TX_KINDS.contains(d.kind()) && ctx.graph().sources(d.id()).stream()
         .noneMatch(s -> s.relation() == io.segscope.agent.inventory.Relation.UPPER)) {
       guests.add(AdviceContext.label(d)); // the macvtap itself: the hypervisor writes into it
     }
-    ctx.graph().sources(d.key()).stream().filter(s -> s.origin() == DeviceGraph.Origin.GUEST)
+    ctx.graph().sources(d.id()).stream().filter(s -> s.origin() == DeviceGraph.Origin.GUEST)
         .forEach(s -> guests.add(AdviceContext.label(s.device())));
     if (guests.isEmpty()) {
       return Optional.empty();

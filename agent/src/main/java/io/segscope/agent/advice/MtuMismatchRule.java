@@ -70,10 +70,10 @@ public final class MtuMismatchRule implements Rule {
       s.put("device", AdviceContext.label(u));
       s.put("mtu", u.link().mtu());
       s.put("distance", src.distance());
-      s.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.key())));
+      s.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.id())));
       senders.add(s);
     }
-    List<String> wire = ctx.graph().sources(d.key()).stream()
+    List<String> wire = ctx.graph().sources(d.id()).stream()
         .filter(s -> s.origin() == DeviceGraph.Origin.WIRE).map(s -> AdviceContext.label(s.device())).toList();
     Map<String, Object> ev = Evidence.gso(cost);
     ev.put("cause_mtu_share", Evidence.round(share));

@@ -1,7 +1,7 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.DeviceKey;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import java.time.Instant;
 import java.util.Map;
@@ -91,17 +91,17 @@ public final class SavingCheck {
   }
 
   /** The finding's devices measured in one window. */
-  static Measure measure(Finding f, Map<DeviceKey, DeviceCost> costs, Instant from, Instant to) {
+  static Measure measure(Finding f, Map<DeviceId, DeviceCost> costs, Instant from, Instant to) {
     double sw = 0;
     double cpu = 0;
     for (DeviceRef d : f.devices()) {
-      DeviceCost c = costs.get(new DeviceKey(d.netns(), d.ifindex()));
+      DeviceCost c = costs.get(d.id().withoutCookie());
       if (c != null) {
         sw += xdp(f) ? c.xdpCopiedPerSec() : c.swSkbsPerSec();
         cpu += xdp(f) ? c.xdpCpu().cores() : c.gsoCpu().cores();
       }
     }
-    DeviceCost s = costs.get(new DeviceKey(f.subject().netns(), f.subject().ifindex()));
+    DeviceCost s = costs.get(f.subject().id().withoutCookie());
     double traffic = s == null ? 0 : xdp(f) ? s.xdpCopiedPerSec() + s.xdpPassedPerSec() : s.gsoTrafficBytesPerSec();
     String basis = s == null ? "none" : xdp(f) ? s.xdpCpu().basis() : s.gsoCpu().basis();
     return new Measure(from, to, sw, cpu, basis, traffic);

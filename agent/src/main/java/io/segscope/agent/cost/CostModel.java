@@ -1,6 +1,6 @@
 package io.segscope.agent.cost;
 
-import io.segscope.agent.inventory.DeviceKey;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.GsoSite;
@@ -34,26 +34,30 @@ public final class CostModel {
 
   private CostModel() {}
 
-  /** Costs keyed by device ({@link DeviceKey}: netns inode, ifindex). */
-  public static Map<DeviceKey, DeviceCost> window(TelemetrySnapshot from, TelemetrySnapshot to) {
+  /**
+   * Costs keyed by device: {@link DeviceId#withoutCookie()} (inode, ifindex, as the records are
+   * labelled; a snapshot never holds two namespaces of one inode, and the inventory is joined the same
+   * way).
+   */
+  public static Map<DeviceId, DeviceCost> window(TelemetrySnapshot from, TelemetrySnapshot to) {
     double seconds = Duration.between(from.takenAt(), to.takenAt()).toNanos() / 1e9;
     if (!(seconds > 0)) {
       throw new IllegalArgumentException("cost window: the later snapshot (" + to.takenAt()
           + ") must be after the earlier one (" + from.takenAt() + ")");
     }
-    Map<DeviceKey, GsoDeviceStats> gsoBefore = new HashMap<>();
-    from.gso().forEach(g -> gsoBefore.put(new DeviceKey(g.device().netns(), g.device().ifindex()), g));
-    Map<DeviceKey, XdpDeviceStats> xdpBefore = new HashMap<>();
-    from.xdp().forEach(x -> xdpBefore.put(new DeviceKey(x.device().netns(), x.device().ifindex()), x));
-    Map<DeviceKey, GsoDeviceStats> gsoNow = new LinkedHashMap<>();
-    to.gso().forEach(g -> gsoNow.put(new DeviceKey(g.device().netns(), g.device().ifindex()), g));
-    Map<DeviceKey, XdpDeviceStats> xdpNow = new LinkedHashMap<>();
-    to.xdp().forEach(x -> xdpNow.put(new DeviceKey(x.device().netns(), x.device().ifindex()), x));
+    Map<DeviceId, GsoDeviceStats> gsoBefore = new HashMap<>();
+    from.gso().forEach(g -> gsoBefore.put(g.device().id().withoutCookie(), g));
+    Map<DeviceId, XdpDeviceStats> xdpBefore = new HashMap<>();
+    from.xdp().forEach(x -> xdpBefore.put(x.device().id().withoutCookie(), x));
+    Map<DeviceId, GsoDeviceStats> gsoNow = new LinkedHashMap<>();
+    to.gso().forEach(g -> gsoNow.put(g.device().id().withoutCookie(), g));
+    Map<DeviceId, XdpDeviceStats> xdpNow = new LinkedHashMap<>();
+    to.xdp().forEach(x -> xdpNow.put(x.device().id().withoutCookie(), x));
 
-    Set<DeviceKey> keys = new HashSet<>(gsoNow.keySet());
+    Set<DeviceId> keys = new HashSet<>(gsoNow.keySet());
     keys.addAll(xdpNow.keySet());
-    Map<DeviceKey, DeviceCost> out = new LinkedHashMap<>();
-    for (DeviceKey k : keys) {
+    Map<DeviceId, DeviceCost> out = new LinkedHashMap<>();
+    for (DeviceId k : keys) {
       out.put(k, cost(seconds, gsoBefore.get(k), gsoNow.get(k), xdpBefore.get(k), xdpNow.get(k)));
     }
     return out;

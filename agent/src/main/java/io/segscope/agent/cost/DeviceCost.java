@@ -1,6 +1,6 @@
 package io.segscope.agent.cost;
 
-import io.segscope.agent.inventory.DeviceKey;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoSite;
@@ -44,9 +44,9 @@ public record DeviceCost(
     typesPerSec = Map.copyOf(typesPerSec);
   }
 
-  /** The device's identity. */
-  public DeviceKey key() {
-    return new DeviceKey(device.netns(), device.ifindex());
+  /** The device's identity, as its record carries it. */
+  public DeviceId id() {
+    return device.id();
   }
 
   /** GSO super-packets per second that reached the device's transmit path: segmented or handed on intact. */

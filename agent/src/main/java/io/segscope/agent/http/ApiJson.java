@@ -4,7 +4,6 @@ import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.Chain;
 import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.DeviceKey;
 import io.segscope.agent.inventory.Features;
 import io.segscope.agent.inventory.Hop;
 import io.segscope.agent.inventory.Inventory;
@@ -13,6 +12,7 @@ import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.Workloads;
+import io.segscope.device.DeviceId;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Collection;
@@ -35,9 +35,9 @@ final class ApiJson {
   static JsonObject devices(Inventory inv, Collection<DeviceCost> costs, Predicate<Device> filter,
       Workloads workloads) {
     DeviceWorkloads served = new DeviceWorkloads(inv, workloads);
-    Map<DeviceKey, DeviceCost> byKey = new HashMap<>();
+    Map<DeviceId, DeviceCost> byKey = new HashMap<>();
     for (DeviceCost c : costs) {
-      byKey.put(new DeviceKey(c.device().netns(), c.device().ifindex()), c);
+      byKey.put(c.id().withoutCookie(), c);
     }
     JsonArray namespaces = new JsonArray();
     for (Netns n : inv.namespaces()) {
@@ -47,7 +47,7 @@ final class ApiJson {
     JsonArray devices = new JsonArray();
     for (Device d : inv.devices()) {
       if (filter.test(d)) {
-        JsonObject o = device(inv, d, byKey.get(d.key()));
+        JsonObject o = device(inv, d, byKey.get(d.id().withoutCookie()));
         DeviceWorkloads.Served w = served.served(d);
         o.put("workload", workload(w.workload()).put("netns", w.netns()).put("via", w.viaLink() ? "link" : "netns"));
         devices.add(o);
@@ -150,12 +150,10 @@ final class ApiJson {
       JsonObject o = recommendation(r);
       if (served != null) {
         var f = r.finding();
-        o.getJsonObject("subject").put("workload", workload(served.served(f.subject().netns(),
-            f.subject().ifindex()).workload()));
+        o.getJsonObject("subject").put("workload", workload(served.served(f.subject().id()).workload()));
         JsonArray ds = o.getJsonArray("devices");
         for (int i = 0; i < ds.size() && i < f.devices().size(); i++) {
-          io.segscope.exporters.model.DeviceRef d = f.devices().get(i);
-          ds.getJsonObject(i).put("workload", workload(served.served(d.netns(), d.ifindex()).workload()));
+          ds.getJsonObject(i).put("workload", workload(served.served(f.devices().get(i).id()).workload()));
         }
       }
       a.add(o);

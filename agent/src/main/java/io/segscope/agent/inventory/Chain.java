@@ -1,5 +1,6 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.device.DeviceId;
 import java.util.List;
 
 /**
@@ -14,7 +15,7 @@ import java.util.List;
  * @param unresolved references that could not be followed (a peer in a namespace the agent cannot
  *     see, an ifindex that no longer exists), described in words
  */
-public record Chain(DeviceKey device, List<Hop> down, List<Hop> up, List<DeviceKey> exits,
+public record Chain(DeviceId device, List<Hop> down, List<Hop> up, List<DeviceId> exits,
     List<String> unresolved) {
 
   public Chain {

@@ -1,5 +1,7 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.device.DeviceId;
+import java.util.Objects;
 /**
  * One device of the inventory.
  *
@@ -9,20 +11,27 @@ package io.segscope.agent.inventory;
  * @param features its offload features ({@link Features#unavailable} when unreadable)
  * @param driver its driver's name (e.g. {@code vmxnet3}) for a physical device of the root namespace,
  *     read from sysfs; "" when unknown or not applicable (virtual devices, other namespaces)
+ * @param netnsCookie its namespace's cookie ({@link Netns#cookie()}), 0 when not known
  */
-public record Device(long netns, String netnsName, Link link, Features features, String driver) {
+public record Device(long netns, String netnsName, Link link, Features features, String driver, long netnsCookie) {
 
   public Device {
-    java.util.Objects.requireNonNull(driver, "driver");
+    Objects.requireNonNull(driver, "driver");
   }
 
-  /** A device whose driver is not known. */
+  /** A device whose namespace's cookie is not known. */
+  public Device(long netns, String netnsName, Link link, Features features, String driver) {
+    this(netns, netnsName, link, features, driver, DeviceId.UNKNOWN_COOKIE);
+  }
+
+  /** A device whose driver and namespace cookie are not known. */
   public Device(long netns, String netnsName, Link link, Features features) {
     this(netns, netnsName, link, features, "");
   }
 
-  public DeviceKey key() {
-    return new DeviceKey(netns, link.ifindex());
+  /** Which device this is: its namespace's cookie where known, inode and ifindex. */
+  public DeviceId id() {
+    return new DeviceId(netnsCookie, netns, link.ifindex());
   }
 
   public String name() {

@@ -1,5 +1,6 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.device.DeviceId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -79,12 +80,12 @@ public final class DeviceGraph {
   private enum Kind { TX, RX, BRIDGE, ROUTE }
 
   /** A state; {@code via} is the ingress port of a BRIDGE state (null otherwise). */
-  private record State(Kind kind, DeviceKey device, DeviceKey via) {
-    static State tx(DeviceKey d) {
+  private record State(Kind kind, DeviceId device, DeviceId via) {
+    static State tx(DeviceId d) {
       return new State(Kind.TX, d, null);
     }
 
-    static State rx(DeviceKey d) {
+    static State rx(DeviceId d) {
       return new State(Kind.RX, d, null);
     }
   }
@@ -92,16 +93,16 @@ public final class DeviceGraph {
   private record Edge(State to, Relation relation) {}
 
   private final Inventory inventory;
-  private final Map<DeviceKey, DeviceKey> peer = new HashMap<>();
-  private final Map<DeviceKey, DeviceKey> lower = new HashMap<>();
-  private final Map<DeviceKey, List<DeviceKey>> uppers = new HashMap<>();
-  private final Map<DeviceKey, DeviceKey> master = new HashMap<>();
-  private final Map<DeviceKey, List<DeviceKey>> ports = new HashMap<>();
+  private final Map<DeviceId, DeviceId> peer = new HashMap<>();
+  private final Map<DeviceId, DeviceId> lower = new HashMap<>();
+  private final Map<DeviceId, List<DeviceId>> uppers = new HashMap<>();
+  private final Map<DeviceId, DeviceId> master = new HashMap<>();
+  private final Map<DeviceId, List<DeviceId>> ports = new HashMap<>();
   /** Per namespace: devices whose received packets the namespace routes (forwarding on, not a port). */
-  private final Map<Long, List<DeviceKey>> forwarders = new HashMap<>();
+  private final Map<Long, List<DeviceId>> forwarders = new HashMap<>();
   /** Per underlay namespace: tunnels without a lower device that send through its routing. */
-  private final Map<Long, List<DeviceKey>> tunnels = new HashMap<>();
-  private final Map<DeviceKey, List<String>> unresolved = new HashMap<>();
+  private final Map<Long, List<DeviceId>> tunnels = new HashMap<>();
+  private final Map<DeviceId, List<String>> unresolved = new HashMap<>();
 
   DeviceGraph(Inventory inventory) {
     this.inventory = inventory;
@@ -109,12 +110,12 @@ public final class DeviceGraph {
       index(d);
     }
     for (Device d : inventory.devices()) {
-      if (!master.containsKey(d.key()) && !d.name().equals("lo")
+      if (!master.containsKey(d.id()) && !d.name().equals("lo")
           && inventory.routing(d.netns()).forwards(d.ifindex())) {
-        forwarders.computeIfAbsent(d.netns(), k -> new ArrayList<>()).add(d.key());
+        forwarders.computeIfAbsent(d.netns(), k -> new ArrayList<>()).add(d.id());
       }
-      if (TUNNEL_KINDS.contains(d.kind()) && !lower.containsKey(d.key())) {
-        underlayNetns(d).ifPresent(ns -> tunnels.computeIfAbsent(ns, k -> new ArrayList<>()).add(d.key()));
+      if (TUNNEL_KINDS.contains(d.kind()) && !lower.containsKey(d.id())) {
+        underlayNetns(d).ifPresent(ns -> tunnels.computeIfAbsent(ns, k -> new ArrayList<>()).add(d.id()));
       }
     }
   }
@@ -124,12 +125,12 @@ public final class DeviceGraph {
       Optional<Device> target = inventory.linkTarget(d);
       if (target.isEmpty()) {
         note(d, describeMissingLink(d));
-      } else if (!target.get().key().equals(d.key())) {
+      } else if (!target.get().id().equals(d.id())) {
         if (PAIR_KINDS.contains(d.kind())) {
-          peer.put(d.key(), target.get().key());
+          peer.put(d.id(), target.get().id());
         } else {
-          lower.put(d.key(), target.get().key());
-          uppers.computeIfAbsent(target.get().key(), k -> new ArrayList<>()).add(d.key());
+          lower.put(d.id(), target.get().id());
+          uppers.computeIfAbsent(target.get().id(), k -> new ArrayList<>()).add(d.id());
         }
       }
     }
@@ -139,8 +140,8 @@ public final class DeviceGraph {
         note(d, d.name() + ": master ifindex " + d.link().master().getAsInt() + " not found in namespace "
             + d.netns());
       } else {
-        master.put(d.key(), m.get().key());
-        ports.computeIfAbsent(m.get().key(), k -> new ArrayList<>()).add(d.key());
+        master.put(d.id(), m.get().id());
+        ports.computeIfAbsent(m.get().id(), k -> new ArrayList<>()).add(d.id());
       }
     }
   }
@@ -162,25 +163,22 @@ public final class DeviceGraph {
   }
 
   private void note(Device d, String text) {
-    unresolved.computeIfAbsent(d.key(), k -> new ArrayList<>()).add(text);
+    unresolved.computeIfAbsent(d.id(), k -> new ArrayList<>()).add(text);
   }
 
-  private String kind(DeviceKey k) {
+  private String kind(DeviceId k) {
     return inventory.device(k).map(Device::kind).orElse("");
   }
 
-  private boolean isSwitch(DeviceKey k) {
+  private boolean isSwitch(DeviceId k) {
     return SWITCH_KINDS.contains(kind(k));
   }
 
   /** Devices some route of {@code netns} leaves by (that exist). */
-  private List<DeviceKey> egress(long netns) {
-    List<DeviceKey> out = new ArrayList<>();
+  private List<DeviceId> egress(long netns) {
+    List<DeviceId> out = new ArrayList<>();
     for (Integer i : inventory.routing(netns).egress().keySet()) {
-      DeviceKey k = new DeviceKey(netns, i);
-      if (inventory.device(k).isPresent()) {
-        out.add(k);
-      }
+      inventory.device(netns, i).ifPresent(d -> out.add(d.id()));
     }
     out.sort(null);
     return out;
@@ -188,18 +186,18 @@ public final class DeviceGraph {
 
   private List<Edge> successors(State s) {
     List<Edge> out = new ArrayList<>();
-    DeviceKey d = s.device();
+    DeviceId d = s.device();
     switch (s.kind()) {
       case TX -> {
-        DeviceKey p = peer.get(d);
+        DeviceId p = peer.get(d);
         if (p != null) {
           out.add(new Edge(State.rx(p), Relation.PEER));
         }
-        DeviceKey l = lower.get(d);
+        DeviceId l = lower.get(d);
         if (l != null) {
           out.add(new Edge(State.tx(l), Relation.LOWER));
         }
-        for (DeviceKey q : ports.getOrDefault(d, List.of())) {
+        for (DeviceId q : ports.getOrDefault(d, List.of())) {
           out.add(new Edge(State.tx(q), Relation.PORT));
         }
         if (l == null && TUNNEL_KINDS.contains(kind(d))) {
@@ -207,7 +205,7 @@ public final class DeviceGraph {
             OptionalLong ns = underlayNetns(t);
             return ns.isPresent() ? Optional.of(ns.getAsLong()) : Optional.empty();
           }).ifPresent(ns -> {
-            for (DeviceKey y : egress(ns)) {
+            for (DeviceId y : egress(ns)) {
               if (!y.equals(d)) {
                 out.add(new Edge(State.tx(y), Relation.ROUTE));
               }
@@ -216,10 +214,10 @@ public final class DeviceGraph {
         }
       }
       case RX -> {
-        for (DeviceKey u : uppers.getOrDefault(d, List.of())) {
+        for (DeviceId u : uppers.getOrDefault(d, List.of())) {
           out.add(new Edge(State.rx(u), Relation.UPPER));
         }
-        DeviceKey m = master.get(d);
+        DeviceId m = master.get(d);
         if (m != null) {
           out.add(new Edge(isSwitch(m) ? new State(Kind.BRIDGE, m, d) : State.rx(m), Relation.MASTER));
         } else if (forwarders.getOrDefault(d.netns(), List.of()).contains(d)) {
@@ -227,7 +225,7 @@ public final class DeviceGraph {
         }
       }
       case BRIDGE -> {
-        for (DeviceKey q : ports.getOrDefault(d, List.of())) {
+        for (DeviceId q : ports.getOrDefault(d, List.of())) {
           if (!q.equals(s.via())) {
             out.add(new Edge(State.tx(q), Relation.PORT));
           }
@@ -235,7 +233,7 @@ public final class DeviceGraph {
         out.add(new Edge(State.rx(d), Relation.MASTER));
       }
       case ROUTE -> {
-        for (DeviceKey y : egress(d.netns())) {
+        for (DeviceId y : egress(d.netns())) {
           if (!y.equals(d)) {
             out.add(new Edge(State.tx(y), Relation.ROUTE));
           }
@@ -249,16 +247,16 @@ public final class DeviceGraph {
   /** The edges into {@code s}, each with the relation of its source to {@code s}'s device. */
   private List<Edge> predecessors(State s) {
     List<Edge> out = new ArrayList<>();
-    DeviceKey d = s.device();
+    DeviceId d = s.device();
     switch (s.kind()) {
       case TX -> {
-        for (DeviceKey u : uppers.getOrDefault(d, List.of())) {
+        for (DeviceId u : uppers.getOrDefault(d, List.of())) {
           out.add(new Edge(State.tx(u), Relation.UPPER));
         }
-        DeviceKey m = master.get(d);
+        DeviceId m = master.get(d);
         if (m != null) {
           if (isSwitch(m)) {
-            for (DeviceKey p : ports.getOrDefault(m, List.of())) {
+            for (DeviceId p : ports.getOrDefault(m, List.of())) {
               if (!p.equals(d)) {
                 out.add(new Edge(new State(Kind.BRIDGE, m, p), Relation.MASTER));
               }
@@ -267,12 +265,12 @@ public final class DeviceGraph {
           out.add(new Edge(State.tx(m), Relation.MASTER));
         }
         if (inventory.routing(d.netns()).isEgress(d.ifindex())) {
-          for (DeviceKey x : forwarders.getOrDefault(d.netns(), List.of())) {
+          for (DeviceId x : forwarders.getOrDefault(d.netns(), List.of())) {
             if (!x.equals(d)) {
               out.add(new Edge(new State(Kind.ROUTE, x, null), Relation.ROUTE));
             }
           }
-          for (DeviceKey t : tunnels.getOrDefault(d.netns(), List.of())) {
+          for (DeviceId t : tunnels.getOrDefault(d.netns(), List.of())) {
             if (!t.equals(d)) {
               out.add(new Edge(State.tx(t), Relation.ROUTE));
             }
@@ -280,20 +278,20 @@ public final class DeviceGraph {
         }
       }
       case RX -> {
-        DeviceKey p = peer.get(d);
+        DeviceId p = peer.get(d);
         if (p != null) {
           out.add(new Edge(State.tx(p), Relation.PEER));
         }
-        DeviceKey l = lower.get(d);
+        DeviceId l = lower.get(d);
         if (l != null) {
           out.add(new Edge(State.rx(l), Relation.LOWER));
         }
         if (isSwitch(d)) {
-          for (DeviceKey q : ports.getOrDefault(d, List.of())) {
+          for (DeviceId q : ports.getOrDefault(d, List.of())) {
             out.add(new Edge(new State(Kind.BRIDGE, d, q), Relation.PORT));
           }
         } else {
-          for (DeviceKey q : ports.getOrDefault(d, List.of())) {
+          for (DeviceId q : ports.getOrDefault(d, List.of())) {
             out.add(new Edge(State.rx(q), Relation.PORT));
           }
         }
@@ -315,13 +313,13 @@ public final class DeviceGraph {
   private Walk walk(State start, boolean forward) {
     Map<State, Integer> dist = new HashMap<>();
     Map<State, Relation> relation = new HashMap<>();
-    Map<State, DeviceKey> via = new HashMap<>();
+    Map<State, DeviceId> via = new HashMap<>();
     Set<State> settled = new HashSet<>();
     Deque<State> queue = new ArrayDeque<>();
     dist.put(start, 0);
     queue.add(start);
     List<Hop> hops = new ArrayList<>();
-    Set<DeviceKey> reported = new HashSet<>(List.of(start.device()));
+    Set<DeviceId> reported = new HashSet<>(List.of(start.device()));
     while (!queue.isEmpty()) {
       State s = queue.pollFirst();
       if (!settled.add(s)) {
@@ -361,10 +359,10 @@ public final class DeviceGraph {
    * device itself when nothing lies below it); and the references that could not be followed.
    */
   public Chain chain(Device start) {
-    State s = State.tx(start.key());
+    State s = State.tx(start.id());
     Walk down = walk(s, true);
     Walk up = walk(s, false);
-    Set<DeviceKey> ends = new LinkedHashSet<>();
+    Set<DeviceId> ends = new LinkedHashSet<>();
     List<State> reached = new ArrayList<>(down.states().keySet());
     reached.sort((a, b) -> Integer.compare(down.states().get(a), down.states().get(b)));
     for (State x : reached) {
@@ -372,14 +370,14 @@ public final class DeviceGraph {
         ends.add(x.device());
       }
     }
-    List<String> notes = new ArrayList<>(unresolved.getOrDefault(start.key(), List.of()));
+    List<String> notes = new ArrayList<>(unresolved.getOrDefault(start.id(), List.of()));
     for (Hop h : down.hops()) {
       notes.addAll(unresolved.getOrDefault(h.device(), List.of()));
     }
     for (Hop h : up.hops()) {
       notes.addAll(unresolved.getOrDefault(h.device(), List.of()));
     }
-    return new Chain(start.key(), down.hops(), up.hops(), new ArrayList<>(ends), notes);
+    return new Chain(start.id(), down.hops(), up.hops(), new ArrayList<>(ends), notes);
   }
 
   /**
@@ -389,7 +387,7 @@ public final class DeviceGraph {
    * receive path nothing on this host feeds (a physical NIC: {@link Origin#WIRE}; a tap:
    * {@link Origin#GUEST}).
    */
-  public List<Source> sources(DeviceKey device) {
+  public List<Source> sources(DeviceId device) {
     State start = State.tx(device);
     Walk up = walk(start, false);
     List<Map.Entry<State, Integer>> states = new ArrayList<>(up.states().entrySet());
@@ -397,7 +395,7 @@ public final class DeviceGraph {
         .thenComparing(e -> e.getKey().device())
         .thenComparing(e -> e.getKey().kind()));
     List<Source> out = new ArrayList<>();
-    Set<DeviceKey> seen = new HashSet<>(List.of(device));
+    Set<DeviceId> seen = new HashSet<>(List.of(device));
     for (Map.Entry<State, Integer> e : states) {
       State s = e.getKey();
       Optional<Device> d = inventory.device(s.device());

@@ -1,5 +1,6 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.device.DeviceId;
 /**
  * One device reached while walking a chain.
  *
@@ -9,4 +10,4 @@ package io.segscope.agent.inventory;
  * @param relation how it relates to {@code via}
  * @param distance number of steps from the chain's start (1 for a neighbour)
  */
-public record Hop(DeviceKey device, String name, DeviceKey via, Relation relation, int distance) {}
+public record Hop(DeviceId device, String name, DeviceId via, Relation relation, int distance) {}

@@ -1,5 +1,6 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.device.DeviceId;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,7 +19,8 @@ public final class Inventory {
   private final List<Netns> namespaces;
   private final List<Device> devices;
   private final Map<Long, Map<Integer, Long>> nsids;
-  private final Map<DeviceKey, Device> byKey = new HashMap<>();
+  /** By {@link DeviceId#withoutCookie()}: a snapshot holds one namespace per inode. */
+  private final Map<DeviceId, Device> byId = new HashMap<>();
   private final long rootNetns;
   private final Instant readAt;
   private final Map<Long, Routing> routing;
@@ -50,7 +52,7 @@ public final class Inventory {
     ns.sort(Comparator.comparing((Netns n) -> !n.root()).thenComparingLong(Netns::inode));
     this.namespaces = List.copyOf(ns);
     List<Device> sorted = new ArrayList<>(devices);
-    sorted.sort(Comparator.comparing(Device::key));
+    sorted.sort(Comparator.comparing(Device::id));
     this.devices = List.copyOf(sorted);
     Map<Long, Map<Integer, Long>> copy = new HashMap<>();
     nsids.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
@@ -61,7 +63,7 @@ public final class Inventory {
     qdiscs.forEach((k, v) -> q.put(k, List.copyOf(v)));
     this.qdiscs = Map.copyOf(q);
     for (Device d : this.devices) {
-      byKey.put(d.key(), d);
+      byId.put(d.id().withoutCookie(), d);
     }
     this.rootNetns = this.namespaces.stream().filter(Netns::root).mapToLong(Netns::inode).findFirst()
         .orElse(-1);
@@ -100,12 +102,16 @@ public final class Inventory {
     return nsids.getOrDefault(netns, Map.of());
   }
 
-  public Optional<Device> device(DeviceKey key) {
-    return Optional.ofNullable(byKey.get(key));
+  /**
+   * The device {@code id} designates: the one of its inode and ifindex, unless both it and {@code id}
+   * know their namespace's cookie and the cookies differ (another namespace had the inode).
+   */
+  public Optional<Device> device(DeviceId id) {
+    return Optional.ofNullable(byId.get(id.withoutCookie())).filter(d -> d.id().sameDevice(id));
   }
 
   public Optional<Device> device(long netns, int ifindex) {
-    return device(new DeviceKey(netns, ifindex));
+    return device(DeviceId.of(netns, ifindex));
   }
 
   public Optional<Device> device(long netns, String name) {

@@ -268,7 +268,7 @@ final class NamespaceState implements AutoCloseable {
     Netns ns = netns();
     for (Link l : links.values()) {
       String driver = ns.root() && l.kind().isEmpty() ? drivers.driver(l.ifindex(), l.name()) : "";
-      out.add(new Device(ns.inode(), ns.name(), l, features.get(l.ifindex()), driver));
+      out.add(new Device(ns.inode(), ns.name(), l, features.get(l.ifindex()), driver, ns.cookie()));
     }
     return out;
   }

@@ -75,7 +75,7 @@ public final class ReportRenderer {
     for (DeviceCost c : active) {
       String ns = c.device().netnsName().isEmpty() ? "netns " + c.device().netns() : c.device().netnsName();
       b.append(String.format("== %s (%s, ifindex %d)%n", c.device().device(), ns, c.device().ifindex()));
-      b.append("  serves: ").append(describe(served.served(c.device().netns(), c.device().ifindex()))).append('\n');
+      b.append("  serves: ").append(describe(served.served(c.device().id()))).append('\n');
       if (c.swSkbsPerSec() > 0) {
         b.append(String.format("  software GSO: %.0f super-packets/s -> %.0f segments/s, %.1f MB/s; CPU %.4f cores "
             + "(%s); offloaded %.0f/s%n", c.swSkbsPerSec(), c.swSegmentsPerSec(), c.swBytesPerSec() / 1e6,
@@ -106,7 +106,7 @@ public final class ReportRenderer {
           b.append("  (copy time not measured in this mode)\n");
         }
       }
-      Optional<Device> d = in.inventory().device(c.device().netns(), c.device().ifindex());
+      Optional<Device> d = in.inventory().device(c.device().id());
       d.ifPresent(dev -> b.append(chain(in.inventory(), dev)));
       b.append('\n');
     }
@@ -119,7 +119,7 @@ public final class ReportRenderer {
         in.intent().acceptedBy(f, in.inventory().rootNetns()).ifPresent(e -> b.append("  accepted (measured, not "
             + "advised): ").append(e.text()).append(" (").append(e.source()).append(')')
             .append(e.reason().isEmpty() ? "" : ": " + e.reason()).append('\n'));
-        b.append("  serves: ").append(describe(served.served(f.subject().netns(), f.subject().ifindex())))
+        b.append("  serves: ").append(describe(served.served(f.subject().id())))
             .append('\n');
         b.append(String.format("  expected saving: %.4f cores (%s); confidence %s%n", f.cpuSavingCores(),
             f.savingBasis(), f.confidence()));

@@ -1,9 +1,9 @@
 package io.segscope.agent.telemetry;
 
 import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.DeviceKey;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.device.DeviceId;
 import io.segscope.probes.wire.DeviceReading;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,8 +59,8 @@ public final class DeviceSelection {
   public record Selected(Inventory inventory, List<DeviceReading> counters) {}
 
   private final Config config;
-  private final Set<DeviceKey> reported = new LinkedHashSet<>();
-  private final Set<DeviceKey> refused = new HashSet<>();
+  private final Set<DeviceId> reported = new LinkedHashSet<>();
+  private final Set<DeviceId> refused = new HashSet<>();
   private volatile long dropped;
   private volatile int reportedCount;
 
@@ -73,14 +73,14 @@ public final class DeviceSelection {
    * inventory does not know is judged by the name the kernel recorded.
    */
   public synchronized Selected select(Inventory inventory, List<DeviceReading> counted) {
-    Map<DeviceKey, String> candidates = new LinkedHashMap<>();
+    Map<DeviceId, String> candidates = new LinkedHashMap<>();
     for (Device d : inventory.devices()) {
-      candidates.put(d.key(), d.name());
+      candidates.put(d.id().withoutCookie(), d.name());
     }
     for (DeviceReading c : counted) {
-      candidates.putIfAbsent(new DeviceKey(c.key().netns(), c.key().ifindex()), c.kernelName());
+      candidates.putIfAbsent(c.id().withoutCookie(), c.kernelName());
     }
-    Set<DeviceKey> present = new LinkedHashSet<>();
+    Set<DeviceId> present = new LinkedHashSet<>();
     candidates.forEach((k, name) -> {
       if (config.matches(name)) {
         present.add(k);
@@ -88,7 +88,7 @@ public final class DeviceSelection {
     });
     reported.retainAll(present);
     refused.retainAll(present);
-    for (DeviceKey k : present) {
+    for (DeviceId k : present) {
       if (reported.contains(k)) {
         continue;
       }
@@ -105,13 +105,13 @@ public final class DeviceSelection {
     }
     List<Device> devices = new ArrayList<>();
     for (Device d : inventory.devices()) {
-      if (reported.contains(d.key())) {
+      if (reported.contains(d.id().withoutCookie())) {
         devices.add(d);
       }
     }
     List<DeviceReading> counters = new ArrayList<>();
     for (DeviceReading c : counted) {
-      if (reported.contains(new DeviceKey(c.key().netns(), c.key().ifindex()))) {
+      if (reported.contains(c.id().withoutCookie())) {
         counters.add(c);
       }
     }
@@ -128,7 +128,7 @@ public final class DeviceSelection {
     List<Device> fresh = new ArrayList<>();
     for (Device d : inventory.devices()) {
       if (config.matches(d.name())) {
-        (reported.contains(d.key()) ? devices : fresh).add(d);
+        (reported.contains(d.id().withoutCookie()) ? devices : fresh).add(d);
       }
     }
     for (Device d : fresh) {

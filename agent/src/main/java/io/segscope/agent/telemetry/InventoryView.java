@@ -5,10 +5,10 @@ import io.segscope.agent.inventory.Features;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Link;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceLimit;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.probes.wire.DeviceKey;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,8 +37,8 @@ public final class InventoryView {
    * Names a device the probes counted from the inventory record of the same namespace; the kernel's
    * name when the inventory lacks it.
    *
-   * <p>The probes key a device by (netns cookie, netns inode, ifindex), the inventory by (inode,
-   * ifindex) under a namespace that carries its cookie. An inode is reused once its namespace is
+   * <p>Both sides identify a device by {@link DeviceId} (netns cookie, netns inode, ifindex); the
+   * inventory holds one namespace per inode, with the cookie it read for it. An inode is reused once its namespace is
    * destroyed, so the inventory's namespace under {@code key}'s inode may be another namespace than the
    * key's: when both cookies are known and differ, nothing of that record names the device (not its
    * device name, not its namespace name, not the /run/netns name of that inode, which is the same
@@ -51,26 +51,23 @@ public final class InventoryView {
    * @param netnsNames namespace names under /run/netns by inode (the fallback when the inventory's
    *     device has no namespace name)
    */
-  public static DeviceRef name(Inventory inv, Map<Long, String> netnsNames, DeviceKey key, String kernelName) {
-    long netns = key.netns();
-    int ifindex = key.ifindex();
+  public static DeviceRef name(Inventory inv, Map<Long, String> netnsNames, DeviceId key, String kernelName) {
     if (!sameNamespace(inv, key)) {
-      return new DeviceRef(netns, "", ifindex, kernelName);
+      return new DeviceRef(key, "", kernelName);
     }
-    Optional<Device> d = inv.device(netns, ifindex);
+    Optional<Device> d = inv.device(key);
     String nsName = d.map(Device::netnsName).filter(n -> !n.isEmpty())
-        .orElse(netnsNames.getOrDefault(netns, ""));
-    return new DeviceRef(netns, nsName, ifindex, d.map(Device::name).orElse(kernelName));
+        .orElse(netnsNames.getOrDefault(key.netns(), ""));
+    return new DeviceRef(key, nsName, d.map(Device::name).orElse(kernelName));
   }
 
   /**
    * Whether the inventory's namespace under the key's inode is the key's namespace: the cookies are
    * equal, or either is unknown (0), or the inventory has no namespace under that inode.
    */
-  private static boolean sameNamespace(Inventory inv, DeviceKey key) {
+  private static boolean sameNamespace(Inventory inv, DeviceId key) {
     Optional<Netns> ns = inv.namespace(key.netns());
-    return ns.isEmpty() || ns.get().cookie() == 0 || key.netnsCookie() == 0
-        || ns.get().cookie() == key.netnsCookie();
+    return ns.isEmpty() || key.sameNamespace(ns.get().cookie());
   }
 
   public static DeviceInfo info(Inventory inv, Device d) {
@@ -104,7 +101,7 @@ public final class InventoryView {
         }
       }
     }
-    DeviceRef ref = new DeviceRef(d.netns(), d.netnsName(), d.ifindex(), d.name());
+    DeviceRef ref = new DeviceRef(d.id(), d.netnsName(), d.name());
     return new DeviceInfo(ref, d.kind(), master, link, linkNetns, l.xdp().mode().label(), limits, features);
   }
 

@@ -1,6 +1,7 @@
 package io.segscope.agent.telemetry;
 
 import io.segscope.agent.cost.Histograms;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
@@ -19,7 +20,6 @@ import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.program.CallSites;
 import io.segscope.probes.wire.Cause;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.probes.wire.GsoDetail;
 import io.segscope.probes.wire.Site;
@@ -45,7 +45,7 @@ public final class SnapshotAssembler {
    * fallback.
    */
   public interface DeviceNamer {
-    DeviceRef name(DeviceKey key, String kernelName);
+    DeviceRef name(DeviceId key, String kernelName);
   }
 
   static final Map<Cause, GsoCause> CAUSES = table(Cause.class, Map.of(
@@ -100,7 +100,7 @@ public final class SnapshotAssembler {
     TelemetrySnapshot.Builder b = TelemetrySnapshot.builder().takenAt(at).buildInfo(build);
     for (DeviceReading r : reading.devices()) {
       try {
-        DeviceRef ref = namer.name(r.key(), r.kernelName());
+        DeviceRef ref = namer.name(r.id(), r.kernelName());
         var c = r.counts();
         GsoDeviceStats gso = null;
         XdpDeviceStats xdp = null;
@@ -120,8 +120,8 @@ public final class SnapshotAssembler {
           b.addXdp(xdp);
         }
       } catch (RuntimeException e) {
-        errors.skipped(RecordErrors.COUNTERS, r.key().netns() + "/" + r.key().ifindex() + "/" + r.kernelName(),
-            "of device " + r.kernelName() + " (netns " + r.key().netns() + ", ifindex " + r.key().ifindex() + ")", e);
+        errors.skipped(RecordErrors.COUNTERS, r.id().withoutCookie() + "/" + r.kernelName(),
+            "of device " + r.kernelName() + " (netns " + r.id().netns() + ", ifindex " + r.id().ifindex() + ")", e);
       }
     }
     for (ProbeAttachment a : attachments) {

@@ -6,6 +6,7 @@ import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Inventory;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.TranslationErrorListener;
@@ -20,7 +21,6 @@ import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ProbeSource;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.probes.wire.Diagnostic;
 import java.time.Clock;
@@ -56,7 +56,7 @@ public final class TelemetryService {
   private final Clock clock;
   private final VanishedDevices vanished = new VanishedDevices(
       new io.segscope.agent.inventory.ProcNamespaceHolders(java.nio.file.Path.of("/proc"))::held);
-  private final Map<DeviceKey, Long> lastSwSkbs = new java.util.HashMap<>();
+  private final Map<DeviceId, Long> lastSwSkbs = new java.util.HashMap<>();
   /**
    * How long the on-demand timing program stays attached after the last read that saw software
    * segmentation grow: bursty traffic does not attach and detach it every interval.
@@ -119,7 +119,7 @@ public final class TelemetryService {
       Inventory all = inventory.get();
       // first, so that no record below can keep a vanished device's entries (and series) alive
       try {
-        for (DeviceKey gone : vanished.update(clock.instant(), reading.devices(), all)) {
+        for (DeviceId gone : vanished.update(clock.instant(), reading.devices(), all)) {
           probes.forget(gone);
         }
       } catch (ProbeException | RuntimeException e) {
@@ -132,10 +132,10 @@ public final class TelemetryService {
       } catch (ProbeException | RuntimeException e) {
         LOG.log(Level.WARNING, "attach on-demand probes: " + e.getMessage(), e instanceof RuntimeException ? e : null);
       }
-      if (reading.devices().stream().anyMatch(r -> vanished.superseded(r.key()))) {
+      if (reading.devices().stream().anyMatch(r -> vanished.superseded(r.id()))) {
         // a destroyed namespace's counters never appear under the labels of the one that reused its inode
         reading = new ProbeReading(reading.takenAtNanos(), reading.devices().stream()
-            .filter(r -> !vanished.superseded(r.key())).toList(), reading.diagnostics());
+            .filter(r -> !vanished.superseded(r.id())).toList(), reading.diagnostics());
       }
       DeviceSelection.Selected sel = selection.select(all, reading.devices());
       Inventory inv = sel.inventory();
@@ -157,7 +157,7 @@ public final class TelemetryService {
         try {
           devices.add(InventoryView.info(inv, d));
         } catch (RuntimeException e) {
-          errors.skipped(TranslationErrorListener.DEVICE, d.netns() + "/" + d.ifindex() + "/" + d.name(),
+          errors.skipped(TranslationErrorListener.DEVICE, d.id().withoutCookie() + "/" + d.name(),
               "of device " + d.name() + " (netns " + d.netns() + ", ifindex " + d.ifindex() + ")", e);
         }
       }
@@ -209,11 +209,11 @@ public final class TelemetryService {
 
   private boolean segmentationGrew(ProbeReading reading) {
     boolean grew = false;
-    Map<DeviceKey, Long> now = new java.util.HashMap<>();
+    Map<DeviceId, Long> now = new java.util.HashMap<>();
     for (DeviceReading r : reading.devices()) {
       long sw = r.counts().swSkbs();
-      now.put(r.key(), sw);
-      grew |= sw > lastSwSkbs.getOrDefault(r.key(), 0L);
+      now.put(r.id(), sw);
+      grew |= sw > lastSwSkbs.getOrDefault(r.id(), 0L);
     }
     lastSwSkbs.clear();
     lastSwSkbs.putAll(now);

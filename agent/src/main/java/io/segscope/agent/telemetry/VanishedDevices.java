@@ -2,8 +2,8 @@ package io.segscope.agent.telemetry;
 
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.device.DeviceId;
 import io.segscope.probes.wire.Counts;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,13 +59,13 @@ public final class VanishedDevices {
   private final Duration idle;
   private final Duration recheck;
   private final NamespaceHolders holders;
-  private final Map<DeviceKey, Instant> missingSince = new HashMap<>();
-  private final Map<DeviceKey, Long> lastTotal = new HashMap<>();
-  private final Map<DeviceKey, Instant> lastMoved = new HashMap<>();
+  private final Map<DeviceId, Instant> missingSince = new HashMap<>();
+  private final Map<DeviceId, Long> lastTotal = new HashMap<>();
+  private final Map<DeviceId, Instant> lastMoved = new HashMap<>();
   /** Namespaces (inode) last found held, and when: looked for again after {@link #recheck}. */
   private final Map<Long, Instant> heldAt = new HashMap<>();
   /** The keys of the last update whose inode another (the current) namespace has. */
-  private Set<DeviceKey> superseded = Set.of();
+  private Set<DeviceId> superseded = Set.of();
 
   /**
    * As the agent runs it: 15 s grace, 10 min idle, a held namespace's holder looked at again every 5 s
@@ -83,21 +83,21 @@ public final class VanishedDevices {
   }
 
   /** The devices to forget now (the caller drops them from the maps and from this reading). */
-  public List<DeviceKey> update(Instant now, List<DeviceReading> counted, Inventory inventory) {
-    Set<DeviceKey> forget = new LinkedHashSet<>();
-    Set<DeviceKey> present = new HashSet<>();
+  public List<DeviceId> update(Instant now, List<DeviceReading> counted, Inventory inventory) {
+    Set<DeviceId> forget = new LinkedHashSet<>();
+    Set<DeviceId> present = new HashSet<>();
     for (DeviceReading r : counted) {
       long total = total(r.counts());
-      if (!Long.valueOf(total).equals(lastTotal.put(r.key(), total))) {
-        lastMoved.put(r.key(), now);
+      if (!Long.valueOf(total).equals(lastTotal.put(r.id(), total))) {
+        lastMoved.put(r.id(), now);
       }
     }
     Map<Long, Long> current = currentCookies(counted, inventory, lastMoved);
     boolean inventoryRead = !inventory.namespaces().isEmpty();
-    Map<Long, List<DeviceKey>> idleUnknown = new HashMap<>();
-    Set<DeviceKey> older = new HashSet<>();
+    Map<Long, List<DeviceId>> idleUnknown = new HashMap<>();
+    Set<DeviceId> older = new HashSet<>();
     for (DeviceReading r : counted) {
-      DeviceKey k = r.key();
+      DeviceId k = r.id();
       present.add(k);
       Long owner = current.get(k.netns());
       if (k.netnsCookie() != 0 && owner != null && owner != k.netnsCookie()) {
@@ -133,7 +133,7 @@ public final class VanishedDevices {
       }
     }
     forget.addAll(destroyed(now, idleUnknown));
-    for (DeviceKey k : forget) {
+    for (DeviceId k : forget) {
       missingSince.remove(k);
       lastTotal.remove(k);
       lastMoved.remove(k);
@@ -152,7 +152,7 @@ public final class VanishedDevices {
    * Whether the last {@link #update} found {@code key}'s inode taken by a newer namespace: its counters
    * must not be exported at all (they would appear under the new namespace's labels).
    */
-  public boolean superseded(DeviceKey key) {
+  public boolean superseded(DeviceId key) {
     return superseded.contains(key);
   }
 
@@ -160,7 +160,7 @@ public final class VanishedDevices {
    * The idle devices of namespaces the inventory lacks whose namespace nothing holds any more. Holders
    * are looked for only for namespaces not found held within {@link #recheck}.
    */
-  private List<DeviceKey> destroyed(Instant now, Map<Long, List<DeviceKey>> idleUnknown) {
+  private List<DeviceId> destroyed(Instant now, Map<Long, List<DeviceId>> idleUnknown) {
     if (idleUnknown.isEmpty()) {
       return List.of();
     }
@@ -175,7 +175,7 @@ public final class VanishedDevices {
       return List.of();
     }
     Set<Long> held = holders.held(Set.copyOf(ask));
-    List<DeviceKey> gone = new ArrayList<>();
+    List<DeviceId> gone = new ArrayList<>();
     for (Long inode : ask) {
       if (held.contains(inode)) {
         heldAt.put(inode, now);
@@ -200,7 +200,7 @@ public final class VanishedDevices {
    * moved at the same read).
    */
   static Map<Long, Long> currentCookies(List<DeviceReading> counted, Inventory inventory,
-      Map<DeviceKey, Instant> lastMoved) {
+      Map<DeviceId, Instant> lastMoved) {
     Map<Long, Long> current = new HashMap<>();
     for (Netns n : inventory.namespaces()) {
       if (n.cookie() != 0) {
@@ -210,7 +210,7 @@ public final class VanishedDevices {
     Map<Long, Instant> latest = new HashMap<>();
     Map<Long, Set<Long>> latestCookies = new HashMap<>();
     for (DeviceReading r : counted) {
-      DeviceKey k = r.key();
+      DeviceId k = r.id();
       if (k.netnsCookie() == 0 || current.containsKey(k.netns())) {
         continue;
       }
@@ -232,8 +232,8 @@ public final class VanishedDevices {
   }
 
   /** Whether the key belongs to the namespace the inventory has under its inode (or no cookie says). */
-  private static boolean sameNamespace(DeviceKey k, Netns ns) {
-    return ns.cookie() == 0 || k.netnsCookie() == 0 || k.netnsCookie() == ns.cookie();
+  private static boolean sameNamespace(DeviceId k, Netns ns) {
+    return k.sameNamespace(ns.cookie());
   }
 
   private static long total(Counts c) {

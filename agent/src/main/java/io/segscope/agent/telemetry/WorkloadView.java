@@ -35,7 +35,7 @@ final class WorkloadView {
     for (Device d : inv.devices()) {
       try {
         DeviceWorkloads.Served w = served.served(d);
-        devices.add(new DeviceWorkload(new DeviceRef(d.netns(), d.netnsName(), d.ifindex(), d.name()), w.netns(),
+        devices.add(new DeviceWorkload(new DeviceRef(d.id(), d.netnsName(), d.name()), w.netns(),
             w.workload().info()));
       } catch (RuntimeException e) {
         errors.increment();

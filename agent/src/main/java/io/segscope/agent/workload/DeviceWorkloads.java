@@ -3,6 +3,7 @@ package io.segscope.agent.workload;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.device.DeviceId;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -46,9 +47,9 @@ public final class DeviceWorkloads {
     return new Served(d.netns(), own, false);
   }
 
-  /** The workload a device (netns, ifindex) serves; its namespace's when the device is not in the inventory. */
-  public Served served(long netns, int ifindex) {
-    return inventory.device(netns, ifindex).map(this::served)
-        .orElseGet(() -> new Served(netns, ofNetns(netns), false));
+  /** The workload a device serves; its namespace's when the device is not in the inventory. */
+  public Served served(DeviceId id) {
+    return inventory.device(id).map(this::served)
+        .orElseGet(() -> new Served(id.netns(), ofNetns(id.netns()), false));
   }
 }

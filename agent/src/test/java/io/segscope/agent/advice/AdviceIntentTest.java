@@ -3,6 +3,7 @@ package io.segscope.agent.advice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,8 +29,8 @@ class AdviceIntentTest {
 
   @Test
   void matchesTheRuleTheNamespaceByNameInodeOrRootAndTheDeviceGlob() {
-    DeviceRef calico = new DeviceRef(ROOT, "", 7, "vxlan.calico");
-    DeviceRef pod = new DeviceRef(4026532300L, "lab-snd", 2, "snd0");
+    DeviceRef calico = new DeviceRef(DeviceId.of(ROOT, 7), "", "vxlan.calico");
+    DeviceRef pod = new DeviceRef(DeviceId.of(4026532300L, 2), "lab-snd", "snd0");
     Finding off = finding("offload_disabled", calico);
     assertThat(entry("offload_disabled:*/vxlan.calico").accepts(off, ROOT)).isTrue();
     assertThat(entry("offload_disabled:root/vxlan.*").accepts(off, ROOT)).isTrue();
@@ -40,7 +41,7 @@ class AdviceIntentTest {
     assertThat(entry("offload_disabled:*/vxlan").accepts(off, ROOT)).as("the whole name must match").isFalse();
     assertThat(entry("offload_disabled:root/*").accepts(off, 1)).as("root is the host's namespace only").isFalse();
     // any device of the finding: the subject, or one its commands would change
-    Finding mismatch = finding("gso_size_mismatch", new DeviceRef(4026532301L, "lab-sw", 3, "up0"), pod);
+    Finding mismatch = finding("gso_size_mismatch", new DeviceRef(DeviceId.of(4026532301L, 3), "lab-sw", "up0"), pod);
     assertThat(entry("gso_size_mismatch:lab-snd/snd*").accepts(mismatch, ROOT)).isTrue();
     assertThat(entry("gso_size_mismatch:4026532300/{snd0,eth0}").accepts(mismatch, ROOT)).isTrue();
     assertThat(entry("gso_size_mismatch:lab-rcv/*").accepts(mismatch, ROOT)).isFalse();
@@ -50,13 +51,13 @@ class AdviceIntentTest {
   void hostileDeviceNamesAreMatchedAsDataNeverAsPatterns() {
     for (String name : List.of("$(reboot)", ";poweroff", "a'b", "x*y", "[a", "{a,b}", "a\\xffb", "\\x01\\x02",
         "--help", "-n")) {
-      Finding f = finding("offload_disabled", new DeviceRef(ROOT, "", 9, name));
+      Finding f = finding("offload_disabled", new DeviceRef(DeviceId.of(ROOT, 9), "", name));
       assertThat(entry("offload_disabled:*/*").accepts(f, ROOT)).as(name).isTrue();
       assertThat(entry("offload_disabled:*/eth*").accepts(f, ROOT)).as(name).isFalse();
     }
     // a glob can name one such device exactly, escaping what globs would read
-    Finding star = finding("offload_disabled", new DeviceRef(ROOT, "", 9, "x*y"));
-    Finding other = finding("offload_disabled", new DeviceRef(ROOT, "", 9, "xzy"));
+    Finding star = finding("offload_disabled", new DeviceRef(DeviceId.of(ROOT, 9), "", "x*y"));
+    Finding other = finding("offload_disabled", new DeviceRef(DeviceId.of(ROOT, 9), "", "xzy"));
     assertThat(entry("offload_disabled:*/x\\*y").accepts(star, ROOT)).isTrue();
     assertThat(entry("offload_disabled:*/x\\*y").accepts(other, ROOT)).isFalse();
   }

@@ -11,6 +11,7 @@ import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Link;
 import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.PathBytes;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoSite;
@@ -254,7 +255,7 @@ class CommandInjectionTest {
   record ToolCall(boolean inNetns, boolean ip, List<byte[]> argv) {}
 
   private static XdpDeviceStats xdpCopies(long netns) {
-    return new XdpDeviceStats(new DeviceRef(netns, "", 2, "rcv0"), "tracepoint", 108000, 0, 108000L * 65000, 0,
+    return new XdpDeviceStats(new DeviceRef(DeviceId.of(netns, 2), "", "rcv0"), "tracepoint", 108000, 0, 108000L * 65000, 0,
         java.util.Optional.empty());
   }
 

@@ -2,13 +2,14 @@ package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.cost.Histograms;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.agent.cost.Histograms;
-import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
+import io.segscope.probes.wire.DurationBuckets;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.EnumMap;
@@ -32,7 +33,7 @@ final class Costs {
     if (sw > 0) {
       causes.put(cause, sw);
     }
-    return new GsoDeviceStats(new DeviceRef(netns, "", ifindex, name), "tracepoint", sw, sw * 45, bytes,
+    return new GsoDeviceStats(new DeviceRef(DeviceId.of(netns, ifindex), "", name), "tracepoint", sw, sw * 45, bytes,
         Histograms.duration(dur, sw * timedEach), Histograms.segments(segs, sw * 45), offloaded, causes, Map.of(),
         Map.of());
   }

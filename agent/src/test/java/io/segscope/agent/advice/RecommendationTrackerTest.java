@@ -2,6 +2,7 @@ package io.segscope.agent.advice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,7 +14,7 @@ class RecommendationTrackerTest {
   private static final Instant T = Instant.parse("2026-11-30T19:00:00Z");
 
   private static Finding finding(String device) {
-    DeviceRef d = new DeviceRef(1, "ns", 2, device);
+    DeviceRef d = new DeviceRef(DeviceId.of(1, 2), "ns", device);
     return new Finding("gso_size_mismatch", "warning", d, List.of(d), "s", Map.of(), List.of(Command.of("cmd")), 0.1,
         "basis", "high", "risk");
   }
@@ -78,7 +79,7 @@ class RecommendationTrackerTest {
   void openListIsMostExpensiveFirst() {
     var t = new RecommendationTracker(Duration.ZERO, Duration.ofSeconds(30));
     Finding cheap = finding("a");
-    DeviceRef b = new DeviceRef(1, "ns", 3, "b");
+    DeviceRef b = new DeviceRef(DeviceId.of(1, 3), "ns", "b");
     Finding dear = new Finding("offload_disabled", "warning", b, List.of(b), "s", Map.of(), List.of(Command.of("c")), 0.9, "",
         "high", "");
     t.update(at(0), List.of(cheap, dear));

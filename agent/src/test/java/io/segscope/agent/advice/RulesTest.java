@@ -6,15 +6,16 @@ import static io.segscope.agent.advice.LabInventories.SWITCH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.cost.Histograms;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
-import io.segscope.agent.cost.Histograms;
 import io.segscope.exporters.model.NativeHistogram;
-import io.segscope.probes.wire.DurationBuckets;
-import java.util.Optional;
 import io.segscope.exporters.model.XdpDeviceStats;
+import io.segscope.probes.wire.DurationBuckets;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class RulesTest {
@@ -122,7 +123,7 @@ class RulesTest {
   // ---- generic_xdp_copy (S3)
 
   private static XdpDeviceStats xdp(long copied, long passed, Optional<NativeHistogram> timing, String mode) {
-    return new XdpDeviceStats(new DeviceRef(RECEIVER, "", 2, "rcv0"), mode, copied, passed, copied * 65000,
+    return new XdpDeviceStats(new DeviceRef(DeviceId.of(RECEIVER, 2), "", "rcv0"), mode, copied, passed, copied * 65000,
         passed * 1500, timing);
   }
 

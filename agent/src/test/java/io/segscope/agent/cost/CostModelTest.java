@@ -4,20 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.probes.wire.DurationBuckets;
-import java.util.Optional;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
+import io.segscope.probes.wire.DurationBuckets;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class CostModelTest {
   private static final Instant T = Instant.parse("2026-11-30T19:00:00Z");
-  private static final DeviceRef UP = new DeviceRef(7, "sw", 3, "up0");
+  private static final DeviceRef UP = new DeviceRef(DeviceId.of(7, 3), "sw", "up0");
 
   private static GsoDeviceStats gso(long sw, long timed, double nanos, long offloaded) {
     long[] dur = new long[DurationBuckets.SLOTS];
@@ -39,7 +40,7 @@ class CostModelTest {
   @Test
   void ratesAndMeasuredCpuFromCounterDeltas() {
     var c = CostModel.window(snap(0, gso(1000, 1000, 8e6, 0)), snap(10, gso(11000, 11000, 88e6, 500)))
-        .get(new io.segscope.agent.inventory.DeviceKey(7, 3));
+        .get(DeviceId.of(7, 3));
     assertThat(c.seconds()).isEqualTo(10.0);
     assertThat(c.swSkbsPerSec()).isEqualTo(1000.0);
     assertThat(c.swSegmentsPerSec()).isEqualTo(45000.0);
@@ -55,7 +56,7 @@ class CostModelTest {
   @Test
   void partlyTimedCpuIsExtrapolatedAndSaysSo() {
     var c = CostModel.window(snap(0, gso(0, 0, 0, 0)), snap(10, gso(10000, 5000, 40e6, 0)))
-        .get(new io.segscope.agent.inventory.DeviceKey(7, 3));
+        .get(DeviceId.of(7, 3));
     assertThat(c.gsoCpu().basis()).isEqualTo("extrapolated");
     assertThat(c.gsoCpu().cores()).isCloseTo(2 * 40e6 / 1e9 / 10, within(1e-12));
     assertThat(c.gsoCpu().explanation()).contains("50%");
@@ -65,7 +66,7 @@ class CostModelTest {
   void aCounterResetCountsFromTheRestart() {
     // the device was forgotten and seen again: its counters restarted below their old values
     var c = CostModel.window(snap(0, gso(90000, 90000, 9e8, 0)), snap(10, gso(2000, 2000, 2e7, 0)))
-        .get(new io.segscope.agent.inventory.DeviceKey(7, 3));
+        .get(DeviceId.of(7, 3));
     assertThat(c.swSkbsPerSec()).isEqualTo(200.0);
     assertThat(c.gsoCpu().cores()).isCloseTo(2e7 / 1e9 / 10, within(1e-12));
   }
@@ -75,14 +76,14 @@ class CostModelTest {
     var gone = CostModel.window(snap(0, gso(5, 5, 5, 0)), snap(10));
     assertThat(gone).isEmpty();
     var fresh = CostModel.window(snap(0), snap(10, gso(300, 300, 3e6, 0)));
-    assertThat(fresh.get(new io.segscope.agent.inventory.DeviceKey(7, 3)).swSkbsPerSec()).isEqualTo(30.0);
+    assertThat(fresh.get(DeviceId.of(7, 3)).swSkbsPerSec()).isEqualTo(30.0);
   }
 
   @Test
   void untimedXdpCopiesGetAnEstimateWithItsBasis() {
     var x = new XdpDeviceStats(UP, "tracepoint", 36000, 10, 36000L * 65000, 10L * 1500, Optional.empty());
     var after = TelemetrySnapshot.builder().takenAt(T.plusSeconds(1)).addXdp(x).build();
-    var c = CostModel.window(snap(0), after).get(new io.segscope.agent.inventory.DeviceKey(7, 3));
+    var c = CostModel.window(snap(0), after).get(DeviceId.of(7, 3));
     assertThat(c.xdpCopiedPerSec()).isEqualTo(36000.0);
     assertThat(c.xdpCpu().basis()).isEqualTo("estimated");
     assertThat(c.xdpCpu().cores()).isCloseTo(36000 * 600e-9, within(1e-12));

@@ -6,6 +6,7 @@ import io.segscope.agent.advice.Command;
 import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.advice.SavingCheck;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
@@ -19,7 +20,7 @@ class ApiJsonAdviceTest {
   private static final Instant T = Instant.parse("2026-12-01T10:00:00Z");
 
   private static Recommendation rec(String rule, String state, String by) {
-    DeviceRef d = new DeviceRef(4026532301L, "lab-sw", 3, "up0");
+    DeviceRef d = new DeviceRef(DeviceId.of(4026532301L, 3), "lab-sw", "up0");
     Finding f = new Finding(rule, "warning", d, List.of(d), "summary", Map.of(), rule.equals("wireguard_segmentation")
         ? List.of() : List.of(Command.of("ip", "link", "set", "dev", "up0", "gso_max_size", "65536")), 0.0855,
         "basis", "high", "risk", rule.equals("wireguard_segmentation") ? "WireGuard has no GSO offload" : "");

@@ -2,12 +2,13 @@ package io.segscope.agent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.exporters.model.DeviceRef;
 import io.segscope.agent.advice.Command;
 import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.PodNode;
+import io.segscope.device.DeviceId;
+import io.segscope.exporters.model.DeviceRef;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.List;
@@ -36,8 +37,8 @@ class ApiJsonWorkloadTest {
 
   @Test
   void theRecommendationsSubjectAndDevicesNameTheirPods() {
-    DeviceRef subject = new DeviceRef(PodNode.HOST, "", 10, "veth1b2c");
-    DeviceRef fix = new DeviceRef(PodNode.POD, "cni-1b2c", 2, "eth0");
+    DeviceRef subject = new DeviceRef(DeviceId.of(PodNode.HOST, 10), "", "veth1b2c");
+    DeviceRef fix = new DeviceRef(DeviceId.of(PodNode.POD, 2), "cni-1b2c", "eth0");
     Finding f = new Finding("gso_size_mismatch", "warning", subject, List.of(subject, fix), "summary", Map.of(),
         List.of(Command.of("nsenter", "--net=/run/netns/cni-1b2c", "--", "ip", "link", "set", "dev", "eth0", "gso_max_size", "16384")), 0.01, "basis", "high",
         "risk");

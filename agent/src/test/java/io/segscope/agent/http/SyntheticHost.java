@@ -8,19 +8,19 @@ import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.XdpAttachment;
 import io.segscope.agent.inventory.XdpMode;
 import io.segscope.agent.telemetry.InventoryView;
+import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.SnapshotAssembler;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceInfo;
-import io.segscope.exporters.model.TelemetrySnapshot;
-import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.exporters.model.ProgramStats;
+import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.Counts;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.GsoDetail;
 import io.segscope.probes.wire.GsoType;
 import io.segscope.probes.wire.Site;
@@ -124,7 +124,7 @@ public final class SyntheticHost {
         dur[DurationBuckets.slotOf(9000)] = sw;
         gso = Optional.of(new GsoDetail(name(i), sw, sw * 9000, causes, sites, types, seg, dur));
       }
-      out.add(new DeviceReading(new DeviceKey(0, ns, 2 + i / 2), name(i), c, off, gso, Optional.empty()));
+      out.add(new DeviceReading(new DeviceId(0, ns, 2 + i / 2), name(i), c, off, gso, Optional.empty()));
     }
     return out;
   }

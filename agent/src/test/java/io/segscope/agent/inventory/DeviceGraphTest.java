@@ -3,6 +3,7 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
+import io.segscope.device.DeviceId;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -80,10 +81,10 @@ class DeviceGraphTest {
         tuple("eth1", Relation.PORT, 4),
         tuple("eth2", Relation.PORT, 4),
         tuple("eth0", Relation.PEER, 4));
-    assertThat(c.down().get(6).device()).isEqualTo(new DeviceKey(POD2, 2));
+    assertThat(c.down().get(6).device()).isEqualTo(DeviceId.of(POD2, 2));
     // the NICs send to the wire; pod 2 (which does not forward) delivers locally; docker0 has no address route
-    assertThat(c.exits()).containsExactlyInAnyOrder(new DeviceKey(HOST, 3), new DeviceKey(HOST, 4),
-        new DeviceKey(POD2, 2), new DeviceKey(HOST, 7));
+    assertThat(c.exits()).containsExactlyInAnyOrder(DeviceId.of(HOST, 3), DeviceId.of(HOST, 4),
+        DeviceId.of(POD2, 2), DeviceId.of(HOST, 7));
     assertThat(c.up()).as("nothing on the host hands packets to a pod's transmit path").isEmpty();
     assertThat(c.unresolved()).isEmpty();
   }
@@ -93,7 +94,7 @@ class DeviceGraphTest {
     Inventory inv = dockerHost();
     Chain c = inv.chain(inv.device(HOST, 3).orElseThrow());
     assertThat(c.down()).isEmpty();
-    assertThat(c.exits()).containsExactly(new DeviceKey(HOST, 3));
+    assertThat(c.exits()).containsExactly(DeviceId.of(HOST, 3));
     assertThat(c.up()).extracting(Hop::name, Hop::relation).containsExactly(
         tuple("bond0", Relation.MASTER),
         tuple("docker0", Relation.MASTER),
@@ -101,8 +102,8 @@ class DeviceGraphTest {
         tuple("vethB", Relation.PORT),
         tuple("eth0", Relation.PEER),
         tuple("eth0", Relation.PEER));
-    assertThat(c.up().get(4).device()).isEqualTo(new DeviceKey(POD1, 2));
-    assertThat(c.up().get(5).device()).isEqualTo(new DeviceKey(POD2, 2));
+    assertThat(c.up().get(4).device()).isEqualTo(DeviceId.of(POD1, 2));
+    assertThat(c.up().get(5).device()).isEqualTo(DeviceId.of(POD2, 2));
   }
 
   @Test
@@ -111,7 +112,7 @@ class DeviceGraphTest {
     Device mv = inv.device(POD2, 3).orElseThrow();
     assertThat(inv.linkNetns(mv)).hasValue(HOST);
     Chain c = inv.chain(mv);
-    assertThat(c.down()).extracting(Hop::device, Hop::relation).containsExactly(tuple(new DeviceKey(HOST, 2), Relation.LOWER));
+    assertThat(c.down()).extracting(Hop::device, Hop::relation).containsExactly(tuple(DeviceId.of(HOST, 2), Relation.LOWER));
     Chain nic = inv.chain(inv.device(HOST, 2).orElseThrow());
     assertThat(nic.up()).extracting(Hop::name, Hop::relation).containsExactly(tuple("mv0", Relation.UPPER));
   }
@@ -124,7 +125,7 @@ class DeviceGraphTest {
     Chain c = inv.chain(inv.device(POD1, 5).orElseThrow());
     assertThat(c.down()).extracting(Hop::name).containsExactly("b");
     assertThat(c.up()).as("what b sends arrives on a's receive path, not its transmit path").isEmpty();
-    assertThat(c.exits()).containsExactly(new DeviceKey(POD1, 6));
+    assertThat(c.exits()).containsExactly(DeviceId.of(POD1, 6));
     // both ends forwarding into each other: the walk stops at visited states
     Inventory loop = inventory(Map.of(), Map.of(POD1, routing(List.of(5, 6), List.of(5, 6))));
     Chain l = loop.chain(loop.device(POD1, 5).orElseThrow());
@@ -148,16 +149,16 @@ class DeviceGraphTest {
         tuple("eth0", Relation.ROUTE, 2),
         tuple("cali2", Relation.ROUTE, 2),
         tuple("eth0", Relation.PEER, 3));
-    assertThat(c.down().get(1).device()).isEqualTo(new DeviceKey(HOST, 2));
-    assertThat(c.exits()).containsExactlyInAnyOrder(new DeviceKey(HOST, 2), new DeviceKey(POD2, 2));
+    assertThat(c.down().get(1).device()).isEqualTo(DeviceId.of(HOST, 2));
+    assertThat(c.exits()).containsExactlyInAnyOrder(DeviceId.of(HOST, 2), DeviceId.of(POD2, 2));
     // what reaches pod 2's host-side veth: forwarded from the NIC and from pod 1
     Chain toPod2 = inv.chain(inv.device(HOST, 11).orElseThrow());
     assertThat(toPod2.up()).extracting(Hop::name, Hop::relation).containsExactlyInAnyOrder(
         tuple("eth0", Relation.ROUTE), tuple("cali1", Relation.ROUTE), tuple("eth0", Relation.PEER));
-    assertThat(inv.graph().sources(new DeviceKey(HOST, 11)))
-        .extracting(s -> s.device().key(), DeviceGraph.Source::origin, DeviceGraph.Source::leaf)
-        .containsExactlyInAnyOrder(tuple(new DeviceKey(HOST, 2), DeviceGraph.Origin.WIRE, true),
-            tuple(new DeviceKey(POD1, 2), DeviceGraph.Origin.LOCAL, true));
+    assertThat(inv.graph().sources(DeviceId.of(HOST, 11)))
+        .extracting(s -> s.device().id(), DeviceGraph.Source::origin, DeviceGraph.Source::leaf)
+        .containsExactlyInAnyOrder(tuple(DeviceId.of(HOST, 2), DeviceGraph.Origin.WIRE, true),
+            tuple(DeviceId.of(POD1, 2), DeviceGraph.Origin.LOCAL, true));
     // without forwarding the host routes nothing between them
     Inventory noFwd = inventory(Map.of(HOST, Map.of(1, POD1, 2, POD2), POD1, Map.of(0, HOST), POD2, Map.of(0, HOST)),
         Map.of(HOST, routing(List.of(2, 10, 11), List.of())));
@@ -177,7 +178,7 @@ class DeviceGraphTest {
     assertThat(c.up()).extracting(Hop::name, Hop::relation, Hop::distance)
         .containsExactly(tuple("rt0", Relation.ROUTE, 1), tuple("snd0", Relation.PEER, 2));
     assertThat(c.down()).extracting(Hop::name).containsExactly("rcv0");
-    assertThat(inv.graph().sources(new DeviceKey(HOST, 4)))
+    assertThat(inv.graph().sources(DeviceId.of(HOST, 4)))
         .extracting(s -> s.device().name(), DeviceGraph.Source::origin, DeviceGraph.Source::distance)
         .containsExactly(tuple("snd0", DeviceGraph.Origin.LOCAL, 2));
   }
@@ -185,7 +186,7 @@ class DeviceGraphTest {
   @Test
   void aBondPortsSourcesAreTheBondAndWhatIsBridgedIntoIt() {
     Inventory inv = dockerHost();
-    assertThat(inv.graph().sources(new DeviceKey(HOST, 4)))
+    assertThat(inv.graph().sources(DeviceId.of(HOST, 4)))
         .extracting(s -> s.device().name(), DeviceGraph.Source::origin, DeviceGraph.Source::leaf,
             DeviceGraph.Source::relation)
         .containsExactly(
@@ -202,7 +203,7 @@ class DeviceGraphTest {
     dev(HOST, 4, "mvt0", "macvtap", null, 2, null);
     dev(HOST, 5, "br0", "bridge", null, null, null);
     Inventory inv = inventory(Map.of());
-    assertThat(inv.graph().sources(new DeviceKey(HOST, 2)))
+    assertThat(inv.graph().sources(DeviceId.of(HOST, 2)))
         .extracting(s -> s.device().name(), DeviceGraph.Source::origin)
         .containsExactly(tuple("mvt0", DeviceGraph.Origin.GUEST), tuple("br0", DeviceGraph.Origin.LOCAL),
             tuple("tap0", DeviceGraph.Origin.GUEST)); // by distance, then (netns, ifindex)

@@ -5,6 +5,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.device.DeviceId;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -103,6 +104,23 @@ class InventoryLabTest {
   }
 
   @Test
+  void everyDeviceIsIdentifiedWithItsNamespacesCookie() {
+    // SO_NETNS_COOKIE is 5.14+: this kernel has it, so every device's id carries a cookie, the one of
+    // its namespace, and the three lab namespaces have three different ones
+    for (String ns : List.of(a, b, c)) {
+      long cookie = inventory.namespace(lab.inode(ns)).orElseThrow().cookie();
+      assertThat(cookie).as("cookie of %s", ns).isNotZero();
+      assertThat(devicesOf(ns)).isNotEmpty().allSatisfy(d -> {
+        assertThat(d.id()).isEqualTo(new DeviceId(cookie, lab.inode(ns), d.ifindex()));
+        assertThat(inventory.device(d.id())).contains(d);
+        assertThat(inventory.device(d.id().withCookie(cookie + 1))).as("another namespace's cookie").isEmpty();
+      });
+    }
+    assertThat(List.of(a, b, c)).extracting(ns -> inventory.namespace(lab.inode(ns)).orElseThrow().cookie())
+        .doesNotHaveDuplicates();
+  }
+
+  @Test
   void everyLinkValueEqualsIproute2() {
     SoftAssertions soft = new SoftAssertions();
     for (String ns : List.of(a, b, c)) {
@@ -180,7 +198,7 @@ class InventoryLabTest {
     int compared = 0;
     for (String ns : List.of(a, b, c)) {
       for (Device d : devicesOf(ns)) {
-        Features io = viaIoctl.device(d.key()).orElseThrow().features();
+        Features io = viaIoctl.device(d.id()).orElseThrow().features();
         Features nl = d.features();
         soft.assertThat(io.source()).as(d.name() + " (" + io.error() + ")").isEqualTo(Features.Source.ETHTOOL_IOCTL);
         soft.assertThat(io.active()).as(d.name() + " active").isEqualTo(nl.active());
@@ -215,8 +233,8 @@ class InventoryLabTest {
     Chain bridge = inventory.chain(device(b, "br0"));
     assertThat(bridge.up()).as("only br0's own stack transmits on br0").isEmpty();
     assertThat(bridge.down()).extracting(Hop::name).startsWith("vb0", "vb1", "vb3");
-    assertThat(bridge.exits()).containsExactlyInAnyOrder(device(a, "mv0").key(), device(c, "mv1").key(),
-        device(b, "vx0").key());
+    assertThat(bridge.exits()).containsExactlyInAnyOrder(device(a, "mv0").id(), device(c, "mv1").id(),
+        device(b, "vx0").id());
     // what reaches port vb0's transmit path (where a segmentation toward a would happen)
     Chain port = inventory.chain(device(b, "vb0"));
     Map<String, Relation> up = port.up().stream().collect(Collectors.toMap(h -> h.name(), Hop::relation));

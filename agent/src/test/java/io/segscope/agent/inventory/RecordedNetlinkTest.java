@@ -133,7 +133,7 @@ class RecordedNetlinkTest {
             org.assertj.core.groups.Tuple.tuple("vd", Relation.PORT),
             org.assertj.core.groups.Tuple.tuple("vc", Relation.PEER),
             org.assertj.core.groups.Tuple.tuple("vx0", Relation.UPPER));
-    assertThat(chain.exits()).containsExactly(br0.key(), inv.device(b, "vx0").orElseThrow().key());
+    assertThat(chain.exits()).containsExactly(br0.id(), inv.device(b, "vx0").orElseThrow().id());
     assertThat(chain.up()).extracting(Hop::name).containsExactlyInAnyOrder("mv0", "mt0");
 
     // the bridge's own transmit path reaches every port and beyond; nothing but its stack feeds it

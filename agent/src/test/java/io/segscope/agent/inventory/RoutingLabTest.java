@@ -163,7 +163,7 @@ class RoutingLabTest {
     assertThat(c.up()).extracting(Hop::name, Hop::relation).contains(
         org.assertj.core.groups.Tuple.tuple("r0", Relation.ROUTE), org.assertj.core.groups.Tuple.tuple("s0", Relation.PEER))
         .extracting(t -> t.toList().get(0)).doesNotContain("e0", "r2"); // r2 does not forward
-    assertThat(inventory.graph().sources(r1.key())).extracting(x -> x.device().name(), DeviceGraph.Source::origin)
+    assertThat(inventory.graph().sources(r1.id())).extracting(x -> x.device().name(), DeviceGraph.Source::origin)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("s0", DeviceGraph.Origin.LOCAL));
     assertThat(inventory.chain(dev(s, "s0")).down()).extracting(Hop::name)
         .containsExactly("r0", "r1", "r2", "d0", "e0");

@@ -10,11 +10,11 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Inventory;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.wire.DeviceKey;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 class InventoryViewTest {
   static final long BLUE = 4117;
   static final long GREEN = 4121;
-  static final DeviceKey BLUE_KEY = new DeviceKey(BLUE, LAB, 2);
-  static final DeviceKey GREEN_KEY = new DeviceKey(GREEN, LAB, 2);
+  static final DeviceId BLUE_KEY = new DeviceId(BLUE, LAB, 2);
+  static final DeviceId GREEN_KEY = new DeviceId(GREEN, LAB, 2);
   /** What /run/netns says of inode LAB now (a name the test can tell apart from the inventory's). */
   static final Map<Long, String> SCANNED = Map.of(LAB, "scanned");
 
@@ -46,23 +46,37 @@ class InventoryViewTest {
   static Inventory namespace(String name, long cookie, String device) {
     Device d = TelemetryServiceTest.device(2, device);
     return VanishedDevicesTest.inventory(List.of(ns(ROOT, "", 1), ns(LAB, name, cookie)),
-        new Device(LAB, name, d.link(), d.features()));
+        new Device(LAB, name, d.link(), d.features(), "", cookie));
   }
 
   @Test
   void eachNamespacesDeviceIsNamedFromItsOwnRecordNeverFromTheOthers() {
+    // the exported record carries the id the probes counted the device under, cookie included
     assertThat(InventoryView.name(blue(), SCANNED, BLUE_KEY, "k-blue"))
-        .isEqualTo(new DeviceRef(LAB, "blue", 2, "veth-blue"));
+        .isEqualTo(new DeviceRef(BLUE_KEY, "blue", "veth-blue"));
     assertThat(InventoryView.name(green(), SCANNED, GREEN_KEY, "k-green"))
-        .isEqualTo(new DeviceRef(LAB, "green", 2, "veth-green"));
+        .isEqualTo(new DeviceRef(GREEN_KEY, "green", "veth-green"));
     // the inventory holds the other namespace under the same inode: none of its record (nor the
     // /run/netns name of that inode, which is that namespace's) names this device
     assertThat(InventoryView.name(blue(), SCANNED, GREEN_KEY, "k-green"))
         .as("green's device while the inventory still holds blue")
-        .isEqualTo(new DeviceRef(LAB, "", 2, "k-green"));
+        .isEqualTo(new DeviceRef(GREEN_KEY, "", "k-green"));
     assertThat(InventoryView.name(green(), SCANNED, BLUE_KEY, "k-blue"))
         .as("blue's device once the inventory holds green")
-        .isEqualTo(new DeviceRef(LAB, "", 2, "k-blue"));
+        .isEqualTo(new DeviceRef(BLUE_KEY, "", "k-blue"));
+  }
+
+  @Test
+  void theInventoryFindsADeviceByIdUnlessBothCookiesAreKnownAndDiffer() {
+    Inventory inv = blue();
+    Device d = inv.devices().stream().filter(x -> x.netns() == LAB).findFirst().orElseThrow();
+    assertThat(d.id()).as("the device carries its namespace's cookie").isEqualTo(BLUE_KEY);
+    assertThat(inv.device(BLUE_KEY)).contains(d);
+    assertThat(inv.device(DeviceId.of(LAB, 2))).as("the probes of a kernel without cookies").contains(d);
+    assertThat(inv.device(GREEN_KEY)).as("the namespace that had the inode next").isEmpty();
+    assertThat(namespace("blue", 0, "veth-blue").device(GREEN_KEY)).as("the inventory lacks the cookie")
+        .map(Device::name).contains("veth-blue");
+    assertThat(inv.device(new DeviceId(BLUE, LAB, 3))).isEmpty();
   }
 
   @Test
@@ -89,18 +103,18 @@ class InventoryViewTest {
     // takes blue's record (the documented limit of the fallback)
     Inventory noCookie = namespace("blue", 0, "veth-blue");
     assertThat(InventoryView.name(noCookie, SCANNED, GREEN_KEY, "k-green"))
-        .isEqualTo(new DeviceRef(LAB, "blue", 2, "veth-blue"));
+        .isEqualTo(new DeviceRef(GREEN_KEY, "blue", "veth-blue"));
     // a kernel without namespace cookies keys every device with cookie 0: by inode, as before cookies
-    assertThat(InventoryView.name(green(), SCANNED, new DeviceKey(0, LAB, 2), "k"))
-        .isEqualTo(new DeviceRef(LAB, "green", 2, "veth-green"));
+    assertThat(InventoryView.name(green(), SCANNED, DeviceId.of(LAB, 2), "k"))
+        .isEqualTo(new DeviceRef(DeviceId.of(LAB, 2), "green", "veth-green"));
   }
 
   @Test
   void aNamespaceTheInventoryLacksIsNamedFromTheKernelAndRunNetns() {
     Inventory rootOnly = VanishedDevicesTest.inventory(List.of(ns(ROOT, "", 1)));
     assertThat(InventoryView.name(rootOnly, SCANNED, GREEN_KEY, "k-green"))
-        .isEqualTo(new DeviceRef(LAB, "scanned", 2, "k-green"));
+        .isEqualTo(new DeviceRef(GREEN_KEY, "scanned", "k-green"));
     assertThat(InventoryView.name(rootOnly, Map.of(), GREEN_KEY, "k-green"))
-        .isEqualTo(new DeviceRef(LAB, "", 2, "k-green"));
+        .isEqualTo(new DeviceRef(GREEN_KEY, "", "k-green"));
   }
 }

@@ -2,6 +2,7 @@ package io.segscope.agent.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
@@ -9,11 +10,10 @@ import io.segscope.exporters.model.GsoSite;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.Counts;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.GsoDetail;
 import io.segscope.probes.wire.GsoType;
 import io.segscope.probes.wire.Site;
@@ -47,7 +47,7 @@ class SnapshotAssemblerTest {
     xdur[DurationBuckets.slotOf(900)] = xdpCopied;
     Optional<XdpDetail> xdp = xdpCopied == 0 ? Optional.empty()
         : Optional.of(new XdpDetail("up0", xdpCopied, xdpCopied * 900, xdur));
-    return new DeviceReading(new DeviceKey(7, 4026531840L, 3), "up0", c, 3, gso, xdp);
+    return new DeviceReading(new DeviceId(7, 4026531840L, 3), "up0", c, 3, gso, xdp);
   }
 
   private static TelemetrySnapshot assemble(Map<String, String> modes, DeviceReading r) {
@@ -56,7 +56,7 @@ class SnapshotAssemblerTest {
         "kprobe:__skb_gso_segment", "kprobe", true, false, ""));
     return new SnapshotAssembler(BUILD).assemble(Instant.EPOCH, reading, attachments, SelfCost.Reading.NONE,
         modes.getOrDefault("gso_tx", ""), modes.getOrDefault("xdp_generic", ""),
-        (key, name) -> new DeviceRef(key.netns(), "", key.ifindex(), name));
+        (key, name) -> new DeviceRef(DeviceId.of(key.netns(), key.ifindex()), "", name));
   }
 
   @Test

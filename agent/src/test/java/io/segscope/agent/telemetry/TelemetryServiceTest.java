@@ -12,6 +12,7 @@ import io.segscope.agent.inventory.Link;
 import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.XdpAttachment;
 import io.segscope.agent.inventory.XdpMode;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
@@ -24,11 +25,10 @@ import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
 import io.segscope.probes.program.CallSites;
-import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.Counts;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.GsoDetail;
 import io.segscope.probes.wire.GsoType;
 import io.segscope.probes.wire.Site;
@@ -75,7 +75,7 @@ class TelemetryServiceTest {
     }
 
     @Override
-    public void forget(DeviceKey key) {
+    public void forget(DeviceId key) {
       forgotten.add(key.netns() + "/" + key.ifindex());
     }
 
@@ -174,7 +174,7 @@ class TelemetryServiceTest {
     long[] dur = new long[DurationBuckets.SLOTS];
     dur[DurationBuckets.slotOf(8000)] = sw;
     Counts c = new Counts(sw + 5, (sw + 5) * 65000, 0, swSkbs, sw * 10, sw * 65000, sw, 0, 0, 0, 0);
-    return new DeviceReading(new DeviceKey(0, netns, ifindex), name, c, 5,
+    return new DeviceReading(new DeviceId(0, netns, ifindex), name, c, 5,
         Optional.of(new GsoDetail(name, sw, sw * 8000, causes, sites, new long[GsoType.values().length],
             new long[GsoDetail.SEG_SLOTS], dur)), Optional.empty());
   }

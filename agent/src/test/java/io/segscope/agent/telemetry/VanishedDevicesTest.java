@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Netns;
+import io.segscope.device.DeviceId;
 import io.segscope.probes.wire.Counts;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,7 +48,7 @@ class VanishedDevicesTest {
       Duration.ofSeconds(30), holders);
 
   static DeviceReading reading(long cookie, long netns, int ifindex, String name, long swSkbs) {
-    return new DeviceReading(new DeviceKey(cookie, netns, ifindex), name,
+    return new DeviceReading(new DeviceId(cookie, netns, ifindex), name,
         new Counts(swSkbs, swSkbs * 64000, 0, swSkbs, swSkbs * 45, swSkbs * 63000, 0, 0, 0, 0, 0), 0,
         Optional.empty(), Optional.empty());
   }
@@ -79,11 +79,11 @@ class VanishedDevicesTest {
     Inventory inv = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "c", 4121)), device(LAB, 2, "a0"));
     List<DeviceReading> counted = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 2, "a0", 3));
     assertThat(vanished.update(at(0), counted, inv)).as("hidden at once, forgotten once still").isEmpty();
-    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 2))).isTrue();
-    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).isFalse();
+    assertThat(vanished.superseded(new DeviceId(4117, LAB, 2))).isTrue();
+    assertThat(vanished.superseded(new DeviceId(4121, LAB, 2))).isFalse();
     List<DeviceReading> later = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 2, "a0", 90));
     assertThat(vanished.update(at(14), later, inv)).isEmpty();
-    assertThat(vanished.update(at(15), later, inv)).containsExactly(new DeviceKey(4117, LAB, 2));
+    assertThat(vanished.update(at(15), later, inv)).containsExactly(new DeviceId(4117, LAB, 2));
     assertThat(holders.asked).as("no /proc scan needed to know that").isEmpty();
   }
 
@@ -94,8 +94,8 @@ class VanishedDevicesTest {
     Inventory inv = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "new", 0x6f89)), device(LAB, 2, "low0"));
     List<DeviceReading> counted = List.of(reading(0x812f, LAB, 3, "up0", 27251), reading(0x6f89, LAB, 2, "low0", 5));
     vanished.update(at(0), counted, inv);
-    assertThat(vanished.superseded(new DeviceKey(0x812f, LAB, 3))).as("the destroyed namespace's key").isTrue();
-    assertThat(vanished.superseded(new DeviceKey(0x6f89, LAB, 2))).as("the live namespace's key").isFalse();
+    assertThat(vanished.superseded(new DeviceId(0x812f, LAB, 3))).as("the destroyed namespace's key").isTrue();
+    assertThat(vanished.superseded(new DeviceId(0x6f89, LAB, 2))).as("the live namespace's key").isFalse();
   }
 
   @Test
@@ -105,11 +105,11 @@ class VanishedDevicesTest {
     Inventory inv = inventory(List.of(ns(ROOT, "", 1)));
     assertThat(vanished.update(at(0), List.of(reading(4121, LAB, 2, "a0", 500), reading(4117, LAB, 3, "b0", 1)),
         inv)).isEmpty();
-    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).as("both first seen at once: undecided").isFalse();
-    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 3))).isFalse();
+    assertThat(vanished.superseded(new DeviceId(4121, LAB, 2))).as("both first seen at once: undecided").isFalse();
+    assertThat(vanished.superseded(new DeviceId(4117, LAB, 3))).isFalse();
     vanished.update(at(1), List.of(reading(4121, LAB, 2, "a0", 500), reading(4117, LAB, 3, "b0", 7)), inv);
-    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).isTrue();
-    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 3))).isFalse();
+    assertThat(vanished.superseded(new DeviceId(4121, LAB, 2))).isTrue();
+    assertThat(vanished.superseded(new DeviceId(4117, LAB, 3))).isFalse();
   }
 
   @Test
@@ -117,14 +117,14 @@ class VanishedDevicesTest {
     // the inventory still shows the old namespace (cookie 4117) under the inode; the map has the new one
     Inventory stale = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "a", 4117)), device(LAB, 5, "old5"));
     assertThat(vanished.update(at(0), List.of(reading(4121, LAB, 2, "a0", 3)), stale)).isEmpty();
-    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).as("not named from the old namespace").isTrue();
+    assertThat(vanished.superseded(new DeviceId(4121, LAB, 2))).as("not named from the old namespace").isTrue();
     for (long t = 1; t <= 20; t++) {
       assertThat(vanished.update(at(t), List.of(reading(4121, LAB, 2, "a0", 3 + t)), stale))
           .as("second %d: it counts, so it is kept", t).isEmpty();
     }
     Inventory read = inventory(List.of(ns(ROOT, "", 1), ns(LAB, "c", 4121)), device(LAB, 2, "a0"));
     assertThat(vanished.update(at(21), List.of(reading(4121, LAB, 2, "a0", 30)), read)).isEmpty();
-    assertThat(vanished.superseded(new DeviceKey(4121, LAB, 2))).as("exported once the inventory has it").isFalse();
+    assertThat(vanished.superseded(new DeviceId(4121, LAB, 2))).as("exported once the inventory has it").isFalse();
   }
 
   @Test
@@ -133,7 +133,7 @@ class VanishedDevicesTest {
     List<DeviceReading> counted = List.of(reading(4117, LAB, 2, "a0", 5), reading(4117, LAB, 3, "gone0", 7));
     assertThat(vanished.update(at(0), counted, inv)).isEmpty();
     assertThat(vanished.update(at(14), counted, inv)).as("within the grace").isEmpty();
-    assertThat(vanished.update(at(15), counted, inv)).containsExactly(new DeviceKey(4117, LAB, 3));
+    assertThat(vanished.update(at(15), counted, inv)).containsExactly(new DeviceId(4117, LAB, 3));
     assertThat(holders.asked).isEmpty();
   }
 
@@ -153,7 +153,7 @@ class VanishedDevicesTest {
     assertThat(holders.asked).hasSizeBetween(19, 21).allSatisfy(s -> assertThat(s).containsExactly(LAB));
     // moving counters keep it as long as they move; idle for 10 min it goes (the bound on devices deleted
     // inside a namespace the inventory cannot follow)
-    assertThat(vanished.update(at(600), counted, after)).containsExactly(new DeviceKey(4117, LAB, 2));
+    assertThat(vanished.update(at(600), counted, after)).containsExactly(new DeviceId(4117, LAB, 2));
   }
 
   @Test
@@ -178,7 +178,7 @@ class VanishedDevicesTest {
     assertThat(vanished.update(at(5), counted, afterWithEth0)).isEmpty();
     assertThat(vanished.update(at(14), counted, afterWithEth0)).isEmpty();
     assertThat(vanished.update(at(15), counted, afterWithEth0))
-        .containsExactlyInAnyOrder(new DeviceKey(4117, LAB, 2), new DeviceKey(4117, LAB, 3));
+        .containsExactlyInAnyOrder(new DeviceId(4117, LAB, 2), new DeviceId(4117, LAB, 3));
     assertThat(holders.asked).containsExactly(Set.of(LAB));
   }
 
@@ -191,8 +191,8 @@ class VanishedDevicesTest {
     List<DeviceReading> moved = List.of(reading(4117, LAB, 2, "a0", 500), reading(4121, LAB, 2, "a0", 2),
         reading(1, ROOT, 9, "x", 1));
     assertThat(vanished.update(at(1), moved, none)).isEmpty();
-    assertThat(vanished.superseded(new DeviceKey(4117, LAB, 2))).as("the one that stopped counting").isTrue();
-    assertThat(vanished.update(at(15), moved, none)).containsExactly(new DeviceKey(4117, LAB, 2));
+    assertThat(vanished.superseded(new DeviceId(4117, LAB, 2))).as("the one that stopped counting").isTrue();
+    assertThat(vanished.update(at(15), moved, none)).containsExactly(new DeviceId(4117, LAB, 2));
     assertThat(vanished.update(at(100), moved.subList(1, 3), none)).isEmpty();
     assertThat(holders.asked).isEmpty();
   }
@@ -204,6 +204,6 @@ class VanishedDevicesTest {
     Inventory inv = inventory(List.of(ns(ROOT, "", 0), ns(LAB, "a", 0)), device(LAB, 2, "a0"));
     List<DeviceReading> counted = List.of(reading(0, LAB, 2, "a0", 5), reading(0, LAB, 4, "gone", 1));
     assertThat(vanished.update(at(0), counted, inv)).isEmpty();
-    assertThat(vanished.update(at(15), counted, inv)).containsExactly(new DeviceKey(0, LAB, 4));
+    assertThat(vanished.update(at(15), counted, inv)).containsExactly(new DeviceId(0, LAB, 4));
   }
 }

@@ -8,6 +8,7 @@ import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.Link;
 import io.segscope.agent.inventory.Netns;
 import io.segscope.agent.inventory.XdpAttachment;
+import io.segscope.device.DeviceId;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,14 +64,14 @@ class DeviceWorkloadsTest {
   @Test
   void podAndContainerVethsServeTheirWorkloadOnBothSides() {
     DeviceWorkloads d = node();
-    assertThat(d.served(POD, 2).workload().name()).isEqualTo("shop/web-0");
-    assertThat(d.served(POD, 2).viaLink()).isFalse();
-    DeviceWorkloads.Served hostSide = d.served(HOST, 10);
+    assertThat(d.served(DeviceId.of(POD, 2)).workload().name()).isEqualTo("shop/web-0");
+    assertThat(d.served(DeviceId.of(POD, 2)).viaLink()).isFalse();
+    DeviceWorkloads.Served hostSide = d.served(DeviceId.of(HOST, 10));
     assertThat(hostSide.workload().pod()).isEqualTo("web-0");
     assertThat(hostSide.netns()).isEqualTo(POD);
     assertThat(hostSide.viaLink()).isTrue();
-    assertThat(d.served(HOST, 11).workload().kind()).isEqualTo(WorkloadKind.CONTAINER);
-    assertThat(d.served(POD, 3).workload().pod()).as("a macvlan in the pod over the host's NIC").isEqualTo("web-0");
+    assertThat(d.served(DeviceId.of(HOST, 11)).workload().kind()).isEqualTo(WorkloadKind.CONTAINER);
+    assertThat(d.served(DeviceId.of(POD, 3)).workload().pod()).as("a macvlan in the pod over the host's NIC").isEqualTo("web-0");
   }
 
   @Test
@@ -78,13 +79,13 @@ class DeviceWorkloadsTest {
     DeviceWorkloads d = node();
     assertThat(d.ofNetns(HOST).kind()).as("the root namespace is the host, whatever was resolved for it")
         .isEqualTo(WorkloadKind.HOST);
-    assertThat(d.served(HOST, 2).workload().kind()).isEqualTo(WorkloadKind.HOST);
-    assertThat(d.served(HOST, 7).workload().kind()).isEqualTo(WorkloadKind.HOST);
-    assertThat(d.served(HOST, 12).workload().kind()).as("peer in a named namespace nobody is in")
+    assertThat(d.served(DeviceId.of(HOST, 2)).workload().kind()).isEqualTo(WorkloadKind.HOST);
+    assertThat(d.served(DeviceId.of(HOST, 7)).workload().kind()).isEqualTo(WorkloadKind.HOST);
+    assertThat(d.served(DeviceId.of(HOST, 12)).workload().kind()).as("peer in a named namespace nobody is in")
         .isEqualTo(WorkloadKind.HOST);
-    assertThat(d.served(NAMED, 2).workload()).isEqualTo(Workload.named("lab"));
-    assertThat(d.served(HOST, 13).workload().kind()).as("peer namespace unknown").isEqualTo(WorkloadKind.HOST);
-    assertThat(d.served(POD, 99).workload().pod()).as("a device gone from the inventory: its namespace's")
+    assertThat(d.served(DeviceId.of(NAMED, 2)).workload()).isEqualTo(Workload.named("lab"));
+    assertThat(d.served(DeviceId.of(HOST, 13)).workload().kind()).as("peer namespace unknown").isEqualTo(WorkloadKind.HOST);
+    assertThat(d.served(DeviceId.of(POD, 99)).workload().pod()).as("a device gone from the inventory: its namespace's")
         .isEqualTo("web-0");
     assertThat(d.ofNetns(999).kind()).isEqualTo(WorkloadKind.UNKNOWN);
   }

@@ -12,6 +12,7 @@ import io.segscope.agent.inventory.XdpMode;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
@@ -19,11 +20,10 @@ import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
-import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.Counts;
-import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
+import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.probes.wire.GsoDetail;
 import io.segscope.probes.wire.GsoType;
 import io.segscope.probes.wire.Site;
@@ -139,7 +139,7 @@ final class Fleet {
       dur[DurationBuckets.slotOf(9000)] = sw;
       gso = Optional.of(new GsoDetail(name(i), sw, sw * 9000, causes, sites, types, segs, dur));
     }
-    return new DeviceReading(new DeviceKey(0, netns(i), ifindex(i)), name(i), c, offloaded, gso, Optional.empty());
+    return new DeviceReading(new DeviceId(0, netns(i), ifindex(i)), name(i), c, offloaded, gso, Optional.empty());
   }
 
   /** The per-CPU map value of every device's counters, as the kernel returns it (CPU after CPU). */
@@ -194,7 +194,7 @@ final class Fleet {
     public void setSegmentationSeen(boolean seen) {}
 
     @Override
-    public void forget(DeviceKey key) {}
+    public void forget(DeviceId key) {}
 
     @Override
     public List<ProgramRunStats> programStats() {

@@ -24,7 +24,7 @@ class FleetTest {
     assertThat(r.devices()).hasSize(40);
     DeviceReading sw = r.devices().get(1); // fb0
     assertThat(sw.kernelName()).isEqualTo("fb0");
-    assertThat(sw.key().netns()).isEqualTo(Fleet.NS_B);
+    assertThat(sw.id().netns()).isEqualTo(Fleet.NS_B);
     assertThat(sw.counts().swSkbs()).isEqualTo(2000);
     assertThat(sw.counts().swSegments()).isEqualTo(2000 * 45);
     assertThat(sw.gso()).isPresent();

@@ -3,6 +3,7 @@ package io.segscope.exporters.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.device.DeviceId;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,7 +15,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ModelValidationTest {
-  private static final DeviceRef DEV = new DeviceRef(4026531840L, "", 2, "eth0");
+  private static final DeviceRef DEV = new DeviceRef(DeviceId.of(4026531840L, 2), "", "eth0");
   private static final NativeHistogram EMPTY = NativeHistogram.empty(3, 0);
 
   @Test
@@ -31,20 +32,24 @@ class ModelValidationTest {
 
   @Test
   void deviceRefRejectsBadFields() {
-    assertThatThrownBy(() -> new DeviceRef(-1, "", 1, "eth0"))
+    // the inode's range is the identity's rule (DeviceIdTest); the record refuses a missing one
+    assertThatThrownBy(() -> new DeviceRef(DeviceId.of(-1, 1), "", "eth0"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("DeviceRef.netns (namespace inode) must not be negative, got -1");
-    assertThatThrownBy(() -> new DeviceRef(1, null, 1, "eth0"))
+        .hasMessage("DeviceId.netns must be a namespace inode (0 to 4294967295), got -1");
+    assertThatThrownBy(() -> new DeviceRef(null, "", "eth0"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("DeviceRef.id must not be null");
+    assertThatThrownBy(() -> new DeviceRef(DeviceId.of(1, 1), null, "eth0"))
         .hasMessageStartingWith("DeviceRef.netnsName (use \"\" for an unnamed namespace) must not be null");
-    assertThatThrownBy(() -> new DeviceRef(1, "", 0, "eth0"))
+    assertThatThrownBy(() -> new DeviceRef(DeviceId.of(1, 0), "", "eth0"))
         .hasMessage("DeviceRef.ifindex must be positive, got 0");
-    assertThatThrownBy(() -> new DeviceRef(1, "", 1, ""))
+    assertThatThrownBy(() -> new DeviceRef(DeviceId.of(1, 1), "", ""))
         .hasMessage("DeviceRef.device must not be empty");
     // names the kernel accepts though Java calls them blank: data, never a reason to fail
     for (String name : List.of("\u001c", "\u001f", "\u2028", "\u3000", "\u001b[31m", "\\xff\\xfe")) {
-      assertThat(new DeviceRef(1, "", 1, name).device()).isEqualTo(name);
+      assertThat(new DeviceRef(DeviceId.of(1, 1), "", name).device()).isEqualTo(name);
     }
-    assertThat(new DeviceRef(4026531840L, "", 1, "lo").netnsLabel()).isEqualTo("4026531840");
+    assertThat(new DeviceRef(DeviceId.of(4026531840L, 1), "", "lo").netnsLabel()).isEqualTo("4026531840");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.segscope.probes.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.device.DeviceId;
 import io.segscope.probes.program.ProgramText;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
@@ -15,10 +16,10 @@ import java.util.function.ToIntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The map contract has one source per side and this test holds them together: it parses the
@@ -93,9 +94,9 @@ class ContractTest {
     b.putLong(s.field("netns_cookie").offset(), 0x1122334455667788L);
     b.putInt(s.field("netns").offset(), (int) 4026532301L); // above 2^31: read unsigned
     b.putInt(s.field("ifindex").offset(), 42);
-    assertThat(DeviceKey.read(b, 0)).isEqualTo(new DeviceKey(0x1122334455667788L, 4026532301L, 42));
+    assertThat(DeviceKey.read(b, 0)).isEqualTo(new DeviceId(0x1122334455667788L, 4026532301L, 42));
     ByteBuffer w = buffer(s.size());
-    new DeviceKey(0x1122334455667788L, 4026532301L, 42).write(w, 0);
+    DeviceKey.write(new DeviceId(0x1122334455667788L, 4026532301L, 42), w, 0);
     assertThat(w.array()).isEqualTo(b.array());
   }
 
