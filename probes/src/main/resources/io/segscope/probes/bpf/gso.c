@@ -346,14 +346,35 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
     return gso_exit(skb, (u64)ret);
 }
 #else
+#ifdef GSO_DIAG_CALLERS
+/*
+ * Test-only (-DGSO_DIAG_CALLERS=1, set by the system property segscope.test.diagCallers=true; never in
+ * the shipped program): the two stack words kprobe mode reads and the site it chose, counted, so a test
+ * can dump them (bpftool map dump name gso_callers) and name them with /proc/kallsyms.
+ */
+struct gso_caller {
+    u64 w0;
+    u64 w1;
+    u32 site;
+    u32 pad;
+};
+BPF_HASH(gso_callers, struct gso_caller, u64, 256);
+#endif
+
 /*
  * kprobe: the return address on the stack names the caller, classified like consume_skb locations. At
- * an int3 kprobe on the first instruction it is the word at sp; when the kprobe rides on ftrace (the
- * __fentry__ call at the function's start) the word at sp can be the return into __skb_gso_segment
- * itself, with the caller's one word above it: both are looked at (the first is never inside a call
- * site's function). Where neither resolves (a caller in a module loaded after the start, or a stack
- * layout not foreseen), the rule of fentry mode decides: the super-packet last queued on this CPU
- * is segmented after its queue (xmit), any other is "other".
+ * an int3 kprobe on the first instruction it is the word at sp, and so it is when the kprobe rides on
+ * ftrace on Debian's 6.1 (measured in the guest: regs->sp at the kprobe holds the return into wg_xmit,
+ * the word above it is wg_xmit's own stack); a kernel whose ftrace kprobe leaves the return into
+ * __skb_gso_segment itself at sp has the caller's one word above it, so that word is looked at too (the
+ * first is never inside a call site's function).
+ * A return address outside the core kernel's text that no range holds is a module's code that was not
+ * loaded when the programs were compiled (wireguard.ko's wg_xmit when the first WireGuard device is
+ * created after the start, a driver segmenting in its own xmit, a qdisc module): no module function is
+ * validate_xmit_skb, so the site is "other", after the queue when this super-packet was the last one
+ * queued on this CPU. Where nothing resolves otherwise (a stack layout not foreseen) the rule of fentry
+ * mode decides: the super-packet last queued on this CPU is segmented after its queue (xmit), any other
+ * is "other".
  */
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
@@ -366,15 +387,26 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
         return 0;
     }
     u64 words[2] = {};
-    bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
+    int unread = bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
     u32 site = site_of(words[0]);
+    if (site == SITES && !unread && words[0] && !in_core_text(words[0]))
+        site = SITE_OTHER | queued;
     if (site == SITES)
         site = site_of(words[1]);
-    if (site == SITES) {
-        int zero = 0;
-        struct xmit_start *st = xmit_start_slot.lookup(&zero);
-        site = st && st->skb == skb ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
-    }
+    if (site == SITES)
+        site = queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+#ifdef GSO_DIAG_CALLERS
+    struct gso_caller k = {.w0 = words[0], .w1 = words[1], .site = site};
+    u64 one = 1;
+    u64 *n = gso_callers.lookup(&k);
+    if (n)
+        __sync_fetch_and_add(n, 1);
+    else
+        gso_callers.update(&k, &one);
+#endif
     gso_enter(c, skb, site);
     return 0;
 }
