@@ -165,8 +165,8 @@ class GuestScenarios extends ScenarioSuite {
   }
 
   /**
-   * With {@code -Dsegscope.test.diagCallers=true} (the agent compiled with it too, GuestModesIT): the stack words
-   * kprobe mode read at {@code __skb_gso_segment} and the site it chose, from the map {@code gso_callers}
+   * With {@code -Dsegscope.test.diagCallers=true} (the agent compiled with it too, GuestModesIT): the caller the
+   * unwinder gave and the stack words kprobe mode read at {@code __skb_gso_segment} and the site it chose, from the map {@code gso_callers}
    * (bpftool), named with /proc/kallsyms. A diagnostic: printed, not asserted.
    */
   private void printKprobeCallers() throws Exception {
@@ -188,10 +188,11 @@ class GuestScenarios extends ScenarioSuite {
       java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN);
       long w0 = k.getLong(0);
       long w1 = k.getLong(8);
-      int site = k.getInt(16);
+      long caller = k.getLong(16);
+      int site = k.getInt(24);
       long n = java.nio.ByteBuffer.wrap(value).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
-      System.out.printf("[%s] kprobe caller words: w0=%s w1=%s -> site code %d (%s%s), %d calls%n", mode(),
-          named(ksyms, w0), named(ksyms, w1), site, Site.values()[Math.min(site & 15, Site.values().length - 1)].label(),
+      System.out.printf("[%s] kprobe caller: unwound %s; words at sp w0=%s w1=%s -> site code %d (%s%s), %d calls%n",
+          mode(), caller == 0 ? "none" : named(ksyms, caller), named(ksyms, w0), named(ksyms, w1), site, Site.values()[Math.min(site & 15, Site.values().length - 1)].label(),
           (site & 16) != 0 ? ", after the queue" : "", n);
     }
   }

@@ -246,6 +246,7 @@ int tp__qdisc_dequeue(void *ctx)
 #if defined(GSO_MODE_KPROBE) || defined(GSO_MODE_FENTRY)
 
 #define GSO_WALK_MAX 64
+#define GSO_STACK_FRAMES 4 /* kprobe mode: __skb_gso_segment's own frame(s), then its caller */
 #define SEG_MAX_ERRNO 4095
 
 struct gso_call {
@@ -355,6 +356,7 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
 struct gso_caller {
     u64 w0;
     u64 w1;
+    u64 caller;
     u32 site;
     u32 pad;
 };
@@ -362,12 +364,15 @@ BPF_HASH(gso_callers, struct gso_caller, u64, 256);
 #endif
 
 /*
- * kprobe: the return address on the stack names the caller, classified like consume_skb locations. At
- * an int3 kprobe on the first instruction it is the word at sp, and so it is when the kprobe rides on
- * ftrace on Debian's 6.1 (measured in the guest: regs->sp at the kprobe holds the return into wg_xmit,
- * the word above it is wg_xmit's own stack); a kernel whose ftrace kprobe leaves the return into
- * __skb_gso_segment itself at sp has the caller's one word above it, so that word is looked at too (the
- * first is never inside a call site's function).
+ * kprobe: the return address names the caller, classified like consume_skb locations. It is taken from
+ * the kernel's unwinder (bpf_get_stack: the first frame outside __skb_gso_segment), not from the stack
+ * word at sp: segscope's own kretprobe on __skb_gso_segment (and anyone else's) replaces that word with
+ * the rethook trampoline at entry, before or after this program runs (measured in the Debian 6.1 guest:
+ * the word at sp was arch_rethook_trampoline in every call, so every segmentation fell to the queue rule
+ * below); the unwinder puts the real return address back. Where the unwinder gives nothing, the words at
+ * sp are used: at an int3 kprobe the return address is the word at sp, and so it is on 6.1's ftrace
+ * kprobe without a kretprobe (measured with bpftrace: wg_xmit+0x1e7 [wireguard]); a kernel whose ftrace
+ * kprobe leaves the return into __skb_gso_segment at sp has the caller one word above.
  * A return address outside the core kernel's text that no range holds is a module's code that was not
  * loaded when the programs were compiled (wireguard.ko's wg_xmit when the first WireGuard device is
  * created after the start, a driver segmenting in its own xmit, a qdisc module): no module function is
@@ -376,6 +381,18 @@ BPF_HASH(gso_callers, struct gso_caller, u64, 256);
  * mode decides: the super-packet last queued on this CPU is segmented after its queue (xmit), any other
  * is "other".
  */
+static __always_inline u32 kprobe_caller_site(u64 w0, u64 w1, int unread, u32 queued)
+{
+    u32 site = site_of(w0);
+    if (site == SITES && !unread && w0 && !in_core_text(w0))
+        return SITE_OTHER | queued;
+    if (site == SITES)
+        site = site_of(w1);
+    if (site == SITES)
+        site = queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+    return site;
+}
+
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
     struct gso_call *c = gso_slot();
@@ -386,20 +403,23 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
         c->ts = 0;
         return 0;
     }
+    u64 frames[GSO_STACK_FRAMES] = {};
+    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+    u64 caller = 0;
+#pragma unroll
+    for (int i = 0; i < GSO_STACK_FRAMES; i++) {
+        if (!caller && got >= (long)((i + 1) * sizeof(u64)) && frames[i] && !in_gso_segment(frames[i]))
+            caller = frames[i];
+    }
     u64 words[2] = {};
     int unread = bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
     int zero = 0;
     struct xmit_start *st = xmit_start_slot.lookup(&zero);
     u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
-    u32 site = site_of(words[0]);
-    if (site == SITES && !unread && words[0] && !in_core_text(words[0]))
-        site = SITE_OTHER | queued;
-    if (site == SITES)
-        site = site_of(words[1]);
-    if (site == SITES)
-        site = queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+    u32 site = caller ? kprobe_caller_site(caller, 0, 0, queued)
+                      : kprobe_caller_site(words[0], words[1], unread, queued);
 #ifdef GSO_DIAG_CALLERS
-    struct gso_caller k = {.w0 = words[0], .w1 = words[1], .site = site};
+    struct gso_caller k = {.w0 = words[0], .w1 = words[1], .caller = caller, .site = site};
     u64 one = 1;
     u64 *n = gso_callers.lookup(&k);
     if (n)
