@@ -107,7 +107,7 @@ class GuestModesIT {
           "--select-class", GuestScenarios.class.getName()));
       if (!kinds) {
         // the guest-only device kinds run in the kprobe boot only (fentry cannot see the call site), and
-        // only when asked for: they do not pass yet (docs/guest-kernel.md)
+        // only when asked for: they add minutes to the kprobe boot (docs/guest-kernel.md)
         cmd.addAll(List.of("--exclude-tag", GuestScenarios.KINDS));
       }
       cmd.addAll(List.of("--details=tree", "--disable-banner", "--disable-ansi-colors", "--fail-if-no-tests",
