@@ -59,6 +59,11 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   public static final String PATH_XDP_GENERIC = MeasuredPath.XDP_GENERIC.label();
   /** Test hook: {@code -Dsegscope.test.failLoad=gso_tx:fentry} makes that path's programs fail to load in that mode. */
   static final String FAIL_LOAD_PROPERTY = "segscope.test.failLoad";
+  /**
+   * Test hook: {@code -Dsegscope.test.diagCallers=true} compiles kprobe mode with {@code GSO_DIAG_CALLERS}: the
+   * map {@code gso_callers} counts the stack words its call-site rule read and the site it chose (gso.c).
+   */
+  public static final String DIAG_CALLERS_PROPERTY = "segscope.test.diagCallers";
 
   /** How to open a session. */
   public record Options(int maxDevices, Compiler compiler) {
@@ -172,6 +177,9 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
       cflags.addAll(plan.cflags());
       cflags.add("-DMAX_DEVICES=" + options.maxDevices());
       cflags.add("-DMAP_FLAGS=1"); // BPF_F_NO_PREALLOC: memory grows with the devices seen, not the maximum
+      if (Boolean.getBoolean(DIAG_CALLERS_PROPERTY)) {
+        cflags.add("-DGSO_DIAG_CALLERS=1");
+      }
       if (plan.tracepointAttach() == TracepointAttach.CLASSIC) {
         List<String[]> events = new ArrayList<>();
         for (PathPlan p : plan.paths()) {

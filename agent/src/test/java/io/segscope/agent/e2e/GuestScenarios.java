@@ -9,6 +9,9 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.probes.ProbeSession;
+import io.segscope.probes.ksym.Kallsyms;
+import io.segscope.probes.wire.Site;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -146,6 +149,10 @@ class GuestScenarios extends ScenarioSuite {
       flows.add(iperf(lab, k.ok(), SHORT));
     }
     Traffic t = driveAll(lab, all, flows, false);
+    System.out.printf("[%s] call-site resolutions at the start: %s%n", mode(),
+        t.after().samples("segscope_probe_call_site_resolved").stream()
+            .map(x -> x.labels().get("call_site") + "=" + (long) x.value() + " " + x.labels().get("function")).toList());
+    printKprobeCallers();
     for (Kind k : kinds) {
       DeviceAt at = k.bad().device(k.segmenting());
       assertSegmentedAt(t, k.bad(), new Segmenting(at, k.site(), k.oracleSite(), k.cause(), k.gsoType(), false, true));
@@ -155,6 +162,54 @@ class GuestScenarios extends ScenarioSuite {
     DeviceAt wg = kinds.get(4).bad().device("sender");
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(wg)))
         .as("WireGuard segments every super-packet: none counts as handed whole to a driver").isZero();
+  }
+
+  /**
+   * With {@code -Dsegscope.test.diagCallers=true} (the agent compiled with it too, GuestModesIT): the caller the
+   * unwinder gave and the stack words kprobe mode read at {@code __skb_gso_segment} and the site it chose, from the map {@code gso_callers}
+   * (bpftool), named with /proc/kallsyms. A diagnostic: printed, not asserted.
+   */
+  private void printKprobeCallers() throws Exception {
+    if (!mode().equals("kprobe") || !Boolean.getBoolean(ProbeSession.DIAG_CALLERS_PROPERTY)) {
+      return;
+    }
+    Process p = new ProcessBuilder("bpftool", "-j", "map", "dump", "name", "gso_callers").redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (p.waitFor() != 0 || !out.strip().startsWith("[")) {
+      System.out.printf("[%s] dump gso_callers: bpftool exit %d: %s%n", mode(), p.exitValue(), out.strip());
+      return;
+    }
+    Kallsyms ksyms = Kallsyms.load();
+    for (Object o : new io.vertx.core.json.JsonArray(out)) {
+      io.vertx.core.json.JsonObject e = (io.vertx.core.json.JsonObject) o;
+      byte[] key = bytes(e.getJsonArray("key"));
+      byte[] value = bytes(e.getJsonArray("value"));
+      java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      long w0 = k.getLong(0);
+      long w1 = k.getLong(8);
+      long caller = k.getLong(16);
+      int site = k.getInt(24);
+      long n = java.nio.ByteBuffer.wrap(value).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+      System.out.printf("[%s] kprobe caller: unwound %s; words at sp w0=%s w1=%s -> site code %d (%s%s), %d calls%n",
+          mode(), caller == 0 ? "none" : named(ksyms, caller), named(ksyms, w0), named(ksyms, w1), site, Site.values()[Math.min(site & 15, Site.values().length - 1)].label(),
+          (site & 16) != 0 ? ", after the queue" : "", n);
+    }
+  }
+
+  private static byte[] bytes(io.vertx.core.json.JsonArray hex) {
+    byte[] b = new byte[hex.size()];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) Integer.parseInt(hex.getString(i).replace("0x", ""), 16);
+    }
+    return b;
+  }
+
+  private static String named(Kallsyms ksyms, long address) {
+    return String.format("%x", address) + ksyms.at(address)
+        .map(s -> " (" + s.name() + "+0x" + Long.toHexString(address - s.start())
+            + (s.module().isEmpty() ? "" : " [" + s.module() + "]") + ")")
+        .orElse("");
   }
 
   /** One guest-only kind: the topology that segments, its control, where and why it segments. */

@@ -131,6 +131,31 @@ public final class Kallsyms {
     return out;
   }
 
+  /** The symbol whose range holds {@code address}, if any. */
+  public java.util.Optional<Symbol> at(long address) {
+    int lo = 0;
+    int hi = byAddress.length - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(byAddress[mid].start(), address) <= 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return hi >= 0 && byAddress[hi].contains(address) ? java.util.Optional.of(byAddress[hi]) : java.util.Optional.empty();
+  }
+
+  /** The address of the core-kernel symbol {@code name} of any type ({@code _stext}, {@code _etext}), if listed. */
+  public java.util.OptionalLong address(String name) {
+    for (Symbol s : byAddress) {
+      if (s.module().isEmpty() && s.name().equals(name)) {
+        return java.util.OptionalLong.of(s.start());
+      }
+    }
+    return java.util.OptionalLong.empty();
+  }
+
   public boolean hasFunction(String name) {
     return !text(name::equals).isEmpty();
   }

@@ -246,6 +246,7 @@ int tp__qdisc_dequeue(void *ctx)
 #if defined(GSO_MODE_KPROBE) || defined(GSO_MODE_FENTRY)
 
 #define GSO_WALK_MAX 64
+#define GSO_STACK_FRAMES 4 /* kprobe mode: __skb_gso_segment's own frame(s), then its caller */
 #define SEG_MAX_ERRNO 4095
 
 struct gso_call {
@@ -346,15 +347,52 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
     return gso_exit(skb, (u64)ret);
 }
 #else
+#ifdef GSO_DIAG_CALLERS
 /*
- * kprobe: the return address on the stack names the caller, classified like consume_skb locations. At
- * an int3 kprobe on the first instruction it is the word at sp; when the kprobe rides on ftrace (the
- * __fentry__ call at the function's start) the word at sp can be the return into __skb_gso_segment
- * itself, with the caller's one word above it: both are looked at (the first is never inside a call
- * site's function). Where neither resolves (a caller in a module loaded after the start, or a stack
- * layout not foreseen), the rule of fentry mode decides: the super-packet last queued on this CPU
- * is segmented after its queue (xmit), any other is "other".
+ * Test-only (-DGSO_DIAG_CALLERS=1, set by the system property segscope.test.diagCallers=true; never in
+ * the shipped program): the two stack words kprobe mode reads and the site it chose, counted, so a test
+ * can dump them (bpftool map dump name gso_callers) and name them with /proc/kallsyms.
  */
+struct gso_caller {
+    u64 w0;
+    u64 w1;
+    u64 caller;
+    u32 site;
+    u32 pad;
+};
+BPF_HASH(gso_callers, struct gso_caller, u64, 256);
+#endif
+
+/*
+ * kprobe: the return address names the caller, classified like consume_skb locations. It is taken from
+ * the kernel's unwinder (bpf_get_stack: the first frame outside __skb_gso_segment), not from the stack
+ * word at sp: segscope's own kretprobe on __skb_gso_segment (and anyone else's) replaces that word with
+ * the rethook trampoline at entry, before or after this program runs (measured in the Debian 6.1 guest:
+ * the word at sp was arch_rethook_trampoline in every call, so every segmentation fell to the queue rule
+ * below); the unwinder puts the real return address back. Where the unwinder gives nothing, the words at
+ * sp are used: at an int3 kprobe the return address is the word at sp, and so it is on 6.1's ftrace
+ * kprobe without a kretprobe (measured with bpftrace: wg_xmit+0x1e7 [wireguard]); a kernel whose ftrace
+ * kprobe leaves the return into __skb_gso_segment at sp has the caller one word above.
+ * A return address outside the core kernel's text that no range holds is a module's code that was not
+ * loaded when the programs were compiled (wireguard.ko's wg_xmit when the first WireGuard device is
+ * created after the start, a driver segmenting in its own xmit, a qdisc module): no module function is
+ * validate_xmit_skb, so the site is "other", after the queue when this super-packet was the last one
+ * queued on this CPU. Where nothing resolves otherwise (a stack layout not foreseen) the rule of fentry
+ * mode decides: the super-packet last queued on this CPU is segmented after its queue (xmit), any other
+ * is "other".
+ */
+static __always_inline u32 kprobe_caller_site(u64 w0, u64 w1, int unread, u32 queued)
+{
+    u32 site = site_of(w0);
+    if (site == SITES && !unread && w0 && !in_core_text(w0))
+        return SITE_OTHER | queued;
+    if (site == SITES)
+        site = site_of(w1);
+    if (site == SITES)
+        site = queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+    return site;
+}
+
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
     struct gso_call *c = gso_slot();
@@ -365,16 +403,30 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
         c->ts = 0;
         return 0;
     }
-    u64 words[2] = {};
-    bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
-    u32 site = site_of(words[0]);
-    if (site == SITES)
-        site = site_of(words[1]);
-    if (site == SITES) {
-        int zero = 0;
-        struct xmit_start *st = xmit_start_slot.lookup(&zero);
-        site = st && st->skb == skb ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+    u64 frames[GSO_STACK_FRAMES] = {};
+    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+    u64 caller = 0;
+#pragma unroll
+    for (int i = 0; i < GSO_STACK_FRAMES; i++) {
+        if (!caller && got >= (long)((i + 1) * sizeof(u64)) && frames[i] && !in_gso_segment(frames[i]))
+            caller = frames[i];
     }
+    u64 words[2] = {};
+    int unread = bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
+    int zero = 0;
+    struct xmit_start *st = xmit_start_slot.lookup(&zero);
+    u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
+    u32 site = caller ? kprobe_caller_site(caller, 0, 0, queued)
+                      : kprobe_caller_site(words[0], words[1], unread, queued);
+#ifdef GSO_DIAG_CALLERS
+    struct gso_caller k = {.w0 = words[0], .w1 = words[1], .caller = caller, .site = site};
+    u64 one = 1;
+    u64 *n = gso_callers.lookup(&k);
+    if (n)
+        __sync_fetch_and_add(n, 1);
+    else
+        gso_callers.update(&k, &one);
+#endif
     gso_enter(c, skb, site);
     return 0;
 }

@@ -30,6 +30,19 @@ class KallsymsTest {
   }
 
   @Test
+  void atNamesTheSymbolWhoseRangeHoldsAnAddress() throws Exception {
+    Kallsyms k = Kallsyms.parse(RECORDED, "recorded");
+    assertThat(k.at(0xffffffff81e62110L)).map(Kallsyms.Symbol::name).contains("validate_xmit_skb.isra.0");
+    assertThat(k.at(0xffffffff81e6247fL)).map(Kallsyms.Symbol::name).contains("validate_xmit_skb.isra.0");
+    assertThat(k.at(0xffffffff81e62480L)).map(Kallsyms.Symbol::name).contains("validate_xmit_skb_list");
+    assertThat(k.at(0xffffffff80000000L)).as("below every symbol").isEmpty();
+    assertThat(k.at(0xffffffffc0a01000L)).as("the last symbol has no end").isEmpty();
+    assertThat(k.address("_stext")).hasValue(0xffffffff81000000L);
+    assertThat(k.address("veth_xmit")).as("a module's symbol is not core").isEmpty();
+    assertThat(k.address("_etext")).isEmpty();
+  }
+
+  @Test
   void aliasesAtTheSameAddressDoNotCloseTheRange() throws Exception {
     Kallsyms k = Kallsyms.parse(RECORDED, "recorded");
     List<Kallsyms.Symbol> s = k.text("validate_xmit_skb_list"::equals);
