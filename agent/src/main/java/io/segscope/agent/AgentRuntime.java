@@ -405,7 +405,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
   }
   /** The namespaces of an inventory as (inode, name) pairs: what workload resolution depends on. */
-  private static java.util.Set<java.util.List<Object>> namespaceSet(io.segscope.agent.inventory.Inventory inv) {
+  private static java.util.Set<java.util.List<Object>> namespaceSet(io.segscope.agent.inventory.model.Inventory inv) {
     java.util.Set<java.util.List<Object>> s = new java.util.HashSet<>();
     inv.namespaces().forEach(n -> s.add(java.util.List.of(n.inode(), n.name())));
     return s;
@@ -468,9 +468,9 @@ public final class AgentRuntime implements AutoCloseable {
     }
 
     @Override
-    public io.segscope.agent.inventory.Inventory inventory() {
+    public io.segscope.agent.inventory.model.Inventory inventory() {
       TelemetryService t = telemetry;
-      return t == null ? io.segscope.agent.inventory.Inventory.empty() : t.inventory();
+      return t == null ? io.segscope.agent.inventory.model.Inventory.empty() : t.inventory();
     }
 
     @Override

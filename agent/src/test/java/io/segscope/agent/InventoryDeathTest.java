@@ -7,7 +7,7 @@ import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.http.Backend;
 import io.segscope.agent.http.DoorServer;
 import io.segscope.agent.inventory.DeviceInventory;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.exporters.MetricsRegistry;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.netlink.DecodeWarnings;

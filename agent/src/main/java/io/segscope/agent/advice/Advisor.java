@@ -2,7 +2,7 @@ package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.time.Duration;

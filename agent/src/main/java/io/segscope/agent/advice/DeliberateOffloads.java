@@ -1,6 +1,6 @@
 package io.segscope.agent.advice;
 
-import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.model.Device;
 import java.util.Map;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package io.segscope.agent.advice;
 
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.PathBytes;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.PathBytes;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

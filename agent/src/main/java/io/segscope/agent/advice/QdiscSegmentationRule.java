@@ -1,8 +1,8 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Qdisc;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Qdisc;
 import io.segscope.exporters.model.GsoCause;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -8,7 +8,7 @@ import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.Recommender;
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.inventory.InventoryReader;
 import io.segscope.agent.netlink.DecodeWarnings;

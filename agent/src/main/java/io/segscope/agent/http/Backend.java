@@ -2,7 +2,7 @@ package io.segscope.agent.http;
 
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Inventory;
 import java.util.Collection;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
 import io.vertx.core.MultiMap;
 import java.util.List;
 import java.util.Locale;

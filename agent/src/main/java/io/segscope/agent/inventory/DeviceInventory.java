@@ -1,5 +1,9 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Route;
+import io.segscope.agent.inventory.wire.LinkNotifications;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import io.segscope.agent.netlink.DecodeWarnings;

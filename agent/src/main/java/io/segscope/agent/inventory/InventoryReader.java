@@ -1,5 +1,10 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import java.time.Instant;

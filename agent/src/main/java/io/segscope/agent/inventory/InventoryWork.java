@@ -1,5 +1,6 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.wire.LinkNotifications;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;

@@ -1,5 +1,16 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Route;
+import io.segscope.agent.inventory.model.Routing;
+import io.segscope.agent.inventory.wire.EthtoolIoctlFeatures;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
+import io.segscope.agent.inventory.wire.FeatureReader;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import com.sun.jna.Native;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.probes.sys.Libc;

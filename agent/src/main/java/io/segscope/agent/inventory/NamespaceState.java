@@ -1,5 +1,15 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.FeatureSets;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
+import io.segscope.agent.inventory.wire.LinkDecoder;
+import io.segscope.agent.inventory.wire.LinkNotifications;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;

@@ -1,5 +1,6 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Netns;
 import com.sun.jna.Native;
 import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.NetlinkException;

@@ -2,10 +2,10 @@ package io.segscope.agent.report;
 
 import io.segscope.agent.advice.Finding;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Chain;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Hop;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Chain;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Hop;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.Workloads;

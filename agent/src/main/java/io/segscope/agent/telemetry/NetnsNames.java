@@ -27,7 +27,7 @@ public final class NetnsNames {
       for (Path p : ds) {
         try {
           Object ino = Files.getAttribute(p, "unix:ino");
-          names.putIfAbsent(((Number) ino).longValue(), io.segscope.agent.inventory.PathBytes.fileName(p));
+          names.putIfAbsent(((Number) ino).longValue(), io.segscope.agent.inventory.wire.PathBytes.fileName(p));
         } catch (IOException | UnsupportedOperationException e) {
           // a name whose namespace is gone (stale bind mount) has no inode: skip it
         }

@@ -2,7 +2,7 @@ package io.segscope.agent.workload;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.exporters.SelfMetrics;
 import java.io.IOException;
 import java.nio.file.Files;

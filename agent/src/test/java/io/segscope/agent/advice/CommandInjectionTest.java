@@ -6,11 +6,11 @@ import static io.segscope.agent.advice.LabInventories.SWITCH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.PathBytes;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.PathBytes;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
@@ -241,9 +241,9 @@ class CommandInjectionTest {
       base.nsids(n.inode()).forEach((k, v) -> m.put(k, re.apply(v)));
       nsids.put(re.apply(n.inode()), m);
     }
-    Map<Long, io.segscope.agent.inventory.Routing> routing = new HashMap<>();
+    Map<Long, io.segscope.agent.inventory.model.Routing> routing = new HashMap<>();
     base.routing().forEach((k, v) -> routing.put(re.apply(k), v));
-    Map<Long, List<io.segscope.agent.inventory.Qdisc>> qdiscs = new HashMap<>();
+    Map<Long, List<io.segscope.agent.inventory.model.Qdisc>> qdiscs = new HashMap<>();
     base.qdiscs().forEach((k, v) -> qdiscs.put(re.apply(k), v));
     return new Inventory(namespaces, devices, nsids, routing, qdiscs, base.readAt());
   }

@@ -2,7 +2,7 @@ package io.segscope.agent.advice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import java.nio.charset.StandardCharsets;

@@ -3,9 +3,9 @@ package io.segscope.agent.advice;
 import static io.segscope.agent.advice.LabInventories.SWITCH;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.report.ReportRenderer;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.probes.names.NameCodec;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.inventory.InventoryReader;
 import io.segscope.agent.netlink.DecodeWarnings;
@@ -192,7 +192,7 @@ class RuleCommandsLabTest {
 
     // big_tcp_headroom's command, on a device that takes it (the rule speaks for physical NICs only)
     Device up0 = dev(inv, sw, "up0");
-    Inventory asNic = LabInventories.withLink(inv, up0.netns(), up0.ifindex(), l -> new io.segscope.agent.inventory.Link(
+    Inventory asNic = LabInventories.withLink(inv, up0.netns(), up0.ifindex(), l -> new io.segscope.agent.inventory.model.Link(
         l.ifindex(), l.name(), "", l.slaveKind(), l.mtu(), l.link(), l.master(), l.linkNetnsId(), l.gsoMaxSize(),
         l.gsoMaxSegs(), l.tsoMaxSize(), l.tsoMaxSegs(), l.groMaxSize(), l.gsoIpv4MaxSize(), l.groIpv4MaxSize(), l.xdp(),
         l.operstate(), l.minMtu(), l.maxMtu(), l.txQueueLength(), l.flags(), l.vxlanLink()));

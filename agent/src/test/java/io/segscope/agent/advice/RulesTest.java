@@ -26,7 +26,7 @@ class RulesTest {
     return f.commands().stream().map(Command::shell).toList();
   }
 
-  private static List<Finding> advise(io.segscope.agent.inventory.Inventory inv, Collection<DeviceCost> costs) {
+  private static List<Finding> advise(io.segscope.agent.inventory.model.Inventory inv, Collection<DeviceCost> costs) {
     return new Recommender().evaluate(costs, new AdviceContext(inv, T, true));
   }
 
@@ -162,7 +162,7 @@ class RulesTest {
   void noAdviceWhereTheDriverHasNoNativeXdpOrTheProgramIsNative() {
     var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Optional.empty(), "tracepoint")});
     assertThat(advise(LabInventories.s3(LabInventories.generic(77), "macvlan"), costs)).isEmpty();
-    var drv = new io.segscope.agent.inventory.XdpAttachment(io.segscope.agent.inventory.XdpMode.DRIVER,
+    var drv = new io.segscope.agent.inventory.model.XdpAttachment(io.segscope.agent.inventory.model.XdpMode.DRIVER,
         java.util.OptionalInt.of(77), java.util.OptionalInt.of(77), java.util.OptionalInt.empty(),
         java.util.OptionalInt.empty());
     assertThat(advise(LabInventories.s3(drv, "veth"), costs)).isEmpty();

@@ -5,7 +5,7 @@ import static io.segscope.agent.advice.LabInventories.SWITCH;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;

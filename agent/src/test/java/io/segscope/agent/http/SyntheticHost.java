@@ -1,12 +1,12 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.XdpAttachment;
-import io.segscope.agent.inventory.XdpMode;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.agent.telemetry.InventoryView;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.SnapshotAssembler;

@@ -3,6 +3,14 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
+import io.segscope.agent.inventory.wire.LinkDecoder;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.Netlink;

@@ -3,6 +3,16 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
+import io.segscope.agent.inventory.model.Chain;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Hop;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Relation;
+import io.segscope.agent.inventory.model.XdpMode;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.device.DeviceId;

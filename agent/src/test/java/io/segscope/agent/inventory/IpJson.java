@@ -1,5 +1,8 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.HashMap;
 import java.util.List;
@@ -13,11 +16,11 @@ import org.assertj.core.api.SoftAssertions;
  * namespace, field by field. iproute2 6.1 prints no gso_ipv4_max_size / gro_ipv4_max_size; when
  * they are missing from the JSON the caller checks them separately.
  */
-final class IpJson {
+public final class IpJson {
   private IpJson() {}
 
   /** Asserts that {@code links} and the ip JSON list the same devices with the same values. */
-  static void assertMatches(SoftAssertions soft, List<Link> links, JsonNode ip) {
+  public static void assertMatches(SoftAssertions soft, List<Link> links, JsonNode ip) {
     Map<String, Integer> indexByName = new HashMap<>();
     Map<Integer, JsonNode> byIndex = new HashMap<>();
     for (JsonNode d : ip) {

@@ -1,5 +1,9 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.MessageBuilder;

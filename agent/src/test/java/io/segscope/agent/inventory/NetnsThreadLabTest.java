@@ -3,6 +3,10 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.probes.sys.Errno;
 import io.segscope.agent.netlink.Netlink;

@@ -3,6 +3,14 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.segscope.agent.inventory.model.Chain;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.DeviceGraph;
+import io.segscope.agent.inventory.model.Hop;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Relation;
+import io.segscope.agent.inventory.model.Routing;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.netlink.DecodeWarnings;
 import java.util.ArrayList;

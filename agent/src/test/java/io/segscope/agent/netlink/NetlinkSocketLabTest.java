@@ -3,8 +3,8 @@ package io.segscope.agent.netlink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.segscope.agent.inventory.EthtoolNetlinkFeatures;
-import io.segscope.agent.inventory.Features;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
+import io.segscope.agent.inventory.model.Features;
 import io.segscope.probes.sys.Errno;
 import java.time.Duration;
 import java.util.List;

@@ -8,8 +8,8 @@ import static io.segscope.agent.telemetry.VanishedDevicesTest.reading;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;

@@ -11,7 +11,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.agent.workload.cri.v1.LinuxPodSandboxStatus;
 import io.segscope.agent.workload.cri.v1.ListPodSandboxRequest;
