@@ -1,5 +1,6 @@
 package io.segscope.deploy;
 
+import io.segscope.testing.Readiness;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.ServerSocket;
@@ -95,7 +96,7 @@ final class ConfinedAgent implements AutoCloseable {
   }
 
   void awaitReady(Duration timeout) throws Exception {
-    io.segscope.testing.Readiness.await("the confined agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
+    Readiness.await("the confined agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
   }
 
 

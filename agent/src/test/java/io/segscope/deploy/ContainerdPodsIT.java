@@ -6,15 +6,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.inventory.NetnsDiscovery;
-import io.segscope.exporters.SelfMetrics;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.WorkloadKind;
 import io.segscope.agent.workload.WorkloadResolver;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.agent.workload.lab.HangingCri;
-import io.segscope.agent.workload.lab.PrivateContainerd;
 import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
+import io.segscope.agent.workload.lab.PrivateContainerd;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.lab.Lab;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -24,10 +24,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -275,10 +278,10 @@ class ContainerdPodsIT {
     int checked = 0;
     for (JsonNode d : Dashboards.all()) {
       String uid = d.path("uid").asText();
-      java.util.Map<String, String> values = uid.equals("segscope-device")
-          ? java.util.Map.of("job", "segscope", "instance", instance, "pod", "receiver",
+      Map<String, String> values = uid.equals("segscope-device")
+          ? Map.of("job", "segscope", "instance", instance, "pod", "receiver",
               "netns", Long.toString(containerd.node().inode()), "device", receiver.hostVeth())
-          : java.util.Map.of("job", "segscope", "instance", instance, "pod", "receiver", "netns", ".*",
+          : Map.of("job", "segscope", "instance", instance, "pod", "receiver", "netns", ".*",
               "device", ".*");
       for (Dashboards.Query q : Dashboards.queries(d)) {
         if (!q.expr().contains("segscope_device_workload_info")) {
@@ -477,10 +480,10 @@ class ContainerdPodsIT {
     List<Double> stamps = new ArrayList<>();
     long worstScrapeMs = 0;
     long end = System.nanoTime() + watch.toNanos();
-    java.util.regex.Pattern stamp = java.util.regex.Pattern.compile("(?m)^segscope_snapshot_timestamp_seconds (\\S+)$");
+    Pattern stamp = Pattern.compile("(?m)^segscope_snapshot_timestamp_seconds (\\S+)$");
     while (System.nanoTime() < end) {
       long a = System.nanoTime();
-      java.util.regex.Matcher m = stamp.matcher(agent.get("/metrics").body());
+      Matcher m = stamp.matcher(agent.get("/metrics").body());
       assertThat(m.find()).as("segscope_snapshot_timestamp_seconds in /metrics").isTrue();
       double t = Double.parseDouble(m.group(1));
       worstScrapeMs = Math.max(worstScrapeMs, (System.nanoTime() - a) / 1_000_000);

@@ -8,11 +8,14 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -204,7 +207,7 @@ class DashboardQueriesIT {
       for (Dashboards.VariableQuery v : Dashboards.variableQueries(d)) {
         String match = Dashboards.substitute(v.selector(), RATE_INTERVAL, RANGE, s.values());
         JsonNode values = prom.api("/api/v1/label/" + v.label() + "/values?match[]="
-            + java.net.URLEncoder.encode(match, java.nio.charset.StandardCharsets.UTF_8));
+            + URLEncoder.encode(match, StandardCharsets.UTF_8));
         Set<String> offered = new TreeSet<>();
         values.forEach(n -> offered.add(n.asText()));
         Set<String> expected = switch (v.name()) {
@@ -271,6 +274,6 @@ class DashboardQueriesIT {
 
   private static String tail(String log) {
     String[] lines = log.split("\n");
-    return String.join("\n", java.util.Arrays.copyOfRange(lines, Math.max(0, lines.length - 40), lines.length));
+    return String.join("\n", Arrays.copyOfRange(lines, Math.max(0, lines.length - 40), lines.length));
   }
 }

@@ -3,9 +3,11 @@ package io.segscope.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
@@ -184,9 +188,9 @@ class DashboardsTest {
    */
   @Test
   void histogramQueriesWorkWithNativeAndClassicHistograms() {
-    java.util.regex.Pattern bucket = java.util.regex.Pattern.compile(
+    Pattern bucket = Pattern.compile(
         "histogram_quantile\\(([0-9.]+), sum by \\(([^)]*)\\) \\(rate\\((segscope_\\w+)_bucket(\\{[^}]*\\})\\[([^\\]]+)\\]");
-    java.util.regex.Pattern sumOrCount = java.util.regex.Pattern.compile(
+    Pattern sumOrCount = Pattern.compile(
         "rate\\((segscope_\\w+)_(sum|count)(\\{[^}]*\\})?\\[([^\\]]+)\\]\\)");
     SoftAssertions soft = new SoftAssertions();
     int quantiles = 0;
@@ -199,10 +203,10 @@ class DashboardsTest {
       exprs.add(String.valueOf(r.get("expr")));
     }
     for (String e : exprs) {
-      java.util.regex.Matcher m = bucket.matcher(e);
+      Matcher m = bucket.matcher(e);
       while (m.find()) {
         quantiles++;
-        String by = java.util.Arrays.stream(m.group(2).split(",")).map(String::strip).filter(l -> !l.equals("le"))
+        String by = Arrays.stream(m.group(2).split(",")).map(String::strip).filter(l -> !l.equals("le"))
             .collect(Collectors.joining(", "));
         String nativeForm = "histogram_quantile(" + m.group(1) + ", " + (by.isEmpty() ? "sum(" : "sum by (" + by + ") (")
             + "rate(" + m.group(3) + m.group(4) + "[" + m.group(5) + "])))";
@@ -309,7 +313,7 @@ class DashboardsTest {
     Path file = tmp.resolve("dashboard-queries.yaml");
     try {
       Files.writeString(file, yaml);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new AssertionError("write " + file + ": " + e.getMessage(), e);
     }
     Tool.Result r = promtool.run(tmp, "check", "rules", file.toString());

@@ -2,6 +2,7 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.agent.workload.CriEndpoints;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -171,8 +172,8 @@ class KubernetesManifestsTest {
     Map<String, Object> v = Tree.maps(podSpec(), "volumes").stream().filter(x -> "cri-socket".equals(x.get("name")))
         .findFirst().orElseThrow();
     assertThat(Tree.str(v, "hostPath.type")).as("only a socket, never a directory kubelet would create").isEqualTo("Socket");
-    java.nio.file.Path socket = java.nio.file.Path.of(Tree.str(v, "hostPath.path"));
-    assertThat(io.segscope.agent.workload.CriEndpoints.DEFAULTS).contains(socket);
+    Path socket = Path.of(Tree.str(v, "hostPath.path"));
+    assertThat(CriEndpoints.DEFAULTS).contains(socket);
     assertThat(Tree.list(container(), "args")).as("the default CRI endpoints are used").doesNotContain("--cri-endpoint");
   }
 

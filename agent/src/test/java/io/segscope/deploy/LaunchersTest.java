@@ -2,9 +2,11 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.probes.compile.CompilerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +36,7 @@ class LaunchersTest {
     Files.writeString(setup, "#!/bin/sh\nexit 0\n"); // the real one installs packages when run as root
     Path jar = root.resolve("agent/target/segscope.jar");
     Files.writeString(jar, "not a jar: java below never opens it\n");
-    Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+    Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
     Path bin = tmp.resolve("bin");
     Files.createDirectories(bin);
     Path argv = tmp.resolve("argv");
@@ -82,7 +84,7 @@ class LaunchersTest {
 
   @Test
   void theCompilerChildPassesIt() {
-    List<String> child = io.segscope.probes.compile.CompilerProcess.sameJvm();
+    List<String> child = CompilerProcess.sameJvm();
     assertThat(child).contains(FLAG, "-XX:-UsePerfData");
     assertThat(child.indexOf(FLAG)).isLessThan(child.indexOf("-cp"));
   }

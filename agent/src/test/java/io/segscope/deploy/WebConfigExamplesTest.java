@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.segscope.agent.http.WebConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -112,7 +113,7 @@ class WebConfigExamplesTest {
   @Test
   void segscopeRefusesToolkitFieldsItCannotHonour() throws Exception {
     for (String f : List.of("example-server.crt", "example-server.key", "example-ca.crt")) {
-      Files.copy(RepoFiles.path(DIR + "/" + f), dir.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(RepoFiles.path(DIR + "/" + f), dir.resolve(f), StandardCopyOption.REPLACE_EXISTING);
     }
     for (String[] c : new String[][] {
         {"tls_server_config:\n" + CERT + KEY + "  curve_preferences: [X25519]\n", "curve_preferences: not supported"},

@@ -3,6 +3,7 @@ package io.segscope.exporters;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class SegscopeCollectorTest {
@@ -149,10 +151,10 @@ class SegscopeCollectorTest {
         .contains("segscope_gso_sw_skbs", "segscope_probe_attached", "segscope_build");
     PrometheusRegistry registry = new PrometheusRegistry();
     registry.register(collector(TelemetrySnapshot.empty()));
-    org.assertj.core.api.Assertions.assertThatThrownBy(
+    Assertions.assertThatThrownBy(
             () ->
                 registry.register(
-                    io.prometheus.metrics.core.metrics.Gauge.builder()
+                    Gauge.builder()
                         .name("segscope_probe_attached")
                         .labelNames("path", "program", "mode")
                         .build()))

@@ -1,5 +1,6 @@
 package io.segscope.lab;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -41,7 +42,7 @@ final class Command {
     static Result attempt(List<String> argv, Duration timeout) {
         ProcessBuilder pb = new ProcessBuilder(argv);
         pb.environment().put("LC_ALL", "C");
-        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         Process p;
         try {
             p = pb.start();

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
@@ -54,7 +55,7 @@ class LabExtensionTest {
     @LabTest
     static class Fixture {
         @BeforeEach
-        void before(Lab lab, org.junit.jupiter.api.TestInfo info) {
+        void before(Lab lab, TestInfo info) {
             LABS.put("before:" + info.getTestMethod().orElseThrow().getName(), lab);
             lab.namespace("pre");
         }

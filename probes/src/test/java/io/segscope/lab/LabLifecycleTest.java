@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -132,7 +133,7 @@ class LabLifecycleTest {
 
     /** Runs a host command (read-only here) by its absolute path. */
     private static String run(String tool, String... args) {
-        List<String> argv = new java.util.ArrayList<>(List.of(Tools.require(tool)));
+        List<String> argv = new ArrayList<>(List.of(Tools.require(tool)));
         argv.addAll(List.of(args));
         return Command.run(argv);
     }

@@ -1,6 +1,9 @@
 package io.segscope.lab;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -502,8 +505,8 @@ public final class Scenarios {
             return new Topology(name("g5-wireguard", true), a, b, net + "2", devices);
         }
         String wg = Tools.require("wg");
-        java.nio.file.Path keyA = lab.workDir().resolve("g5a.key");
-        java.nio.file.Path keyB = lab.workDir().resolve("g5b.key");
+        Path keyA = lab.workDir().resolve("g5a.key");
+        Path keyB = lab.workDir().resolve("g5b.key");
         writeKey(keyA, lab.exec(a, wg, "genkey"));
         writeKey(keyB, lab.exec(b, wg, "genkey"));
         String pubA = pubkey(lab, a, wg, keyA);
@@ -521,16 +524,16 @@ public final class Scenarios {
         return new Topology(name("g5-wireguard", false), a, b, "198.18.144.2", devices);
     }
 
-    private static void writeKey(java.nio.file.Path file, String key) {
+    private static void writeKey(Path file, String key) {
         try {
-            java.nio.file.Files.writeString(file, key.strip() + "\n");
-            java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        } catch (java.io.IOException e) {
+            Files.writeString(file, key.strip() + "\n");
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
             throw new LabException("write WireGuard key " + file + ": " + e.getMessage(), e);
         }
     }
 
-    private static String pubkey(Lab lab, Netns ns, String wg, java.nio.file.Path key) {
+    private static String pubkey(Lab lab, Netns ns, String wg, Path key) {
         // `wg pubkey` reads the private key on stdin: through a shell that redirects from the key file
         return lab.exec(ns, "sh", "-c", "exec \"$0\" pubkey < \"$1\"", wg, key.toString()).strip();
     }

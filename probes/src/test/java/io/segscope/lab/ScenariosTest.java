@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** The lab scenarios (docs/lab.md) carry traffic and have the settings they claim; each beside its healthy control. */
@@ -100,12 +102,12 @@ class ScenariosTest {
         double seconds;
         try {
             seconds = JSON.readTree(r.rawJson()).path("end").path("sum_sent").path("seconds").asDouble();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError("parse iperf3 JSON: " + e.getMessage(), e);
         }
         assertThat(seconds).as("iperf3's sending time").isPositive();
         assertThat(r.sentBytes() * 8.0 / r.bitsPerSecond()).as("bytes * 8 / rate vs iperf3's %.3f s", seconds)
-                .isCloseTo(seconds, org.assertj.core.api.Assertions.withinPercentage(0.1));
+                .isCloseTo(seconds, Assertions.withinPercentage(0.1));
     }
 
     private static void report(Topology t, IperfResult r) {
@@ -118,7 +120,7 @@ class ScenariosTest {
             JsonNode all = JSON.readTree(lab.exec(d.ns(), "ip", "-j", "-d", "link", "show", "dev", d.name()));
             assertThat(all.size()).as("links named %s in %s", d.name(), d.ns().name()).isEqualTo(1);
             return all.get(0);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError("parse ip -j link output for " + d, e);
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The lab's UDP GSO sender: builds, sends super-packets that arrive as gso-sized datagrams, reports its CPU. */
@@ -44,7 +45,7 @@ class UdpGsoSenderTest {
     void badArgumentsExitTwoWithTheReason(Lab lab) {
         Netns a = lab.namespace("a");
         UdpGsoSender udp = UdpGsoSender.build(lab.workDir());
-        assertThatThrownBy(() -> Command.run(java.util.List.of(udp.binary().toString(), "send", "--dst",
+        assertThatThrownBy(() -> Command.run(List.of(udp.binary().toString(), "send", "--dst",
                 "198.18.201.2", "--port", "0", "--seconds", "1")))
                 .isInstanceOf(LabException.class).hasMessageContaining("exit 2").hasMessageContaining("--port must be 1..65535");
         assertThat(a.name()).startsWith(lab.prefix());

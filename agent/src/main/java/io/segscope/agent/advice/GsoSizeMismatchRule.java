@@ -12,6 +12,7 @@ import io.segscope.exporters.model.GsoType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -102,7 +103,7 @@ public final class GsoSizeMismatchRule implements Rule {
       Map<String, Object> c = new LinkedHashMap<>();
       c.put("device", AdviceContext.label(u));
       c.put("kind", u.kind().isEmpty() ? "physical" : u.kind());
-      c.put("relation", src.relation().name().toLowerCase(java.util.Locale.ROOT));
+      c.put("relation", src.relation().name().toLowerCase(Locale.ROOT));
       c.put("distance", src.distance());
       c.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.id())));
       c.put("gso_max_size", u.link().gsoMaxSize().orElse(-1));

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Hysteresis: a finding opens only after it was present at every evaluation for {@code openAfter},
@@ -70,7 +71,7 @@ public final class RecommendationTracker {
    * Closes, at once, open recommendations (and forgets candidates) that {@code gone} says can no
    * longer apply, e.g. because their device vanished: a deleted device's advice must not linger.
    */
-  public List<Change> closeIf(java.util.function.Predicate<Finding> gone) {
+  public List<Change> closeIf(Predicate<Finding> gone) {
     List<Change> changes = new ArrayList<>();
     candidates.values().removeIf(c -> gone.test(c.finding()));
     for (var it = open.entrySet().iterator(); it.hasNext(); ) {

@@ -1,6 +1,7 @@
 package io.segscope.agent.cli;
 
 import io.segscope.probes.ProbeMode;
+import java.util.Locale;
 import java.util.Optional;
 
 /** {@code --probe-mode auto|fentry|kprobe|tracepoint}: auto picks the best mode per path. */
@@ -41,6 +42,6 @@ public enum ProbeModeOption {
 
   @Override
   public String toString() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads a complete {@link Inventory} once: discovers the namespaces, opens sockets in each on a
@@ -75,7 +76,7 @@ public final class InventoryReader {
       devices.addAll(s.devices());
       routing.put(s.netns().inode(), s.routing());
       qdiscs.put(s.netns().inode(), s.qdiscs());
-      java.util.Set<Integer> needed = s.neededNsids();
+      Set<Integer> needed = s.neededNsids();
       if (!needed.isEmpty()) {
         nsids.put(s.netns().inode(), new HashMap<>(s.session().resolveNsids(needed, namespaces)));
       }

@@ -13,6 +13,7 @@ import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,7 +39,7 @@ final class NamespaceState implements AutoCloseable {
   private final DecodeWarnings warnings;
   private final Map<Integer, Link> links = new HashMap<>();
   private final Map<Integer, Features> features = new HashMap<>();
-  private final DriverNames drivers = new DriverNames(java.nio.file.Path.of("/sys/class/net"));
+  private final DriverNames drivers = new DriverNames(Path.of("/sys/class/net"));
   private Routing routing = Routing.UNREAD;
   private List<Qdisc> qdiscs = List.of();
   private boolean routingDirty;

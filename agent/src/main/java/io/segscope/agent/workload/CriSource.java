@@ -1,6 +1,7 @@
 package io.segscope.agent.workload;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.segscope.agent.workload.cri.v1.NamespaceMode;
 import io.segscope.agent.workload.cri.v1.PodSandbox;
 import io.segscope.agent.workload.cri.v1.PodSandboxState;
@@ -89,7 +90,7 @@ final class CriSource implements AutoCloseable {
           known.put(p.getId(), s);
         } catch (CriClient.CriException e) {
           errors.accept(e.getMessage());
-          slow = e.getCause() instanceof io.grpc.StatusRuntimeException sre
+          slow = e.getCause() instanceof StatusRuntimeException sre
               && sre.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED;
         } catch (IllegalArgumentException e) {
           // unreadable verbose info: the sandbox is still a pod, matched without it

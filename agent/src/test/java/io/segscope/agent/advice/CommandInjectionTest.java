@@ -10,6 +10,8 @@ import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
 import io.segscope.agent.inventory.wire.PathBytes;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
@@ -31,6 +33,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -241,9 +244,9 @@ class CommandInjectionTest {
       base.nsids(n.inode()).forEach((k, v) -> m.put(k, re.apply(v)));
       nsids.put(re.apply(n.inode()), m);
     }
-    Map<Long, io.segscope.agent.inventory.model.Routing> routing = new HashMap<>();
+    Map<Long, Routing> routing = new HashMap<>();
     base.routing().forEach((k, v) -> routing.put(re.apply(k), v));
-    Map<Long, List<io.segscope.agent.inventory.model.Qdisc>> qdiscs = new HashMap<>();
+    Map<Long, List<Qdisc>> qdiscs = new HashMap<>();
     base.qdiscs().forEach((k, v) -> qdiscs.put(re.apply(k), v));
     return new Inventory(namespaces, devices, nsids, routing, qdiscs, base.readAt());
   }
@@ -256,7 +259,7 @@ class CommandInjectionTest {
 
   private static XdpDeviceStats xdpCopies(long netns) {
     return new XdpDeviceStats(new DeviceRef(DeviceId.of(netns, 2), "", "rcv0"), "tracepoint", 108000, 0, 108000L * 65000, 0,
-        java.util.Optional.empty());
+        Optional.empty());
   }
 
   private List<RuleCase> cases(byte[] dev, Place p) {

@@ -15,10 +15,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * Inventories of the lab topologies (docs/lab.md) with the values the 6.18 development kernel
@@ -232,8 +234,8 @@ final class LabInventories {
 
   /** tbf as tc dumps it: rate 100mbit burst 10000 limit 30000, handle 8001: at the root. */
   static Qdisc tbf(long peakBytesPerSec) {
-    return new Qdisc(2, 0x80010000, Qdisc.ROOT, "tbf", java.util.Optional.of(new Qdisc.Tbf(12_500_000,
-        peakBytesPerSec, 30000, 10000, peakBytesPerSec > 0 ? 1995 : 0, 0, 0, 1)), java.util.Optional.empty());
+    return new Qdisc(2, 0x80010000, Qdisc.ROOT, "tbf", Optional.of(new Qdisc.Tbf(12_500_000,
+        peakBytesPerSec, 30000, 10000, peakBytesPerSec > 0 ? 1995 : 0, 0, 0, 1)), Optional.empty());
   }
 
   /**
@@ -305,7 +307,7 @@ final class LabInventories {
   }
 
   /** {@code inv} with device (netns, ifindex)'s link changed by {@code change}. */
-  static Inventory withLink(Inventory inv, long netns, int ifindex, java.util.function.UnaryOperator<Link> change) {
+  static Inventory withLink(Inventory inv, long netns, int ifindex, UnaryOperator<Link> change) {
     return inv.withDevices(inv.devices().stream().map(d -> d.netns() == netns && d.ifindex() == ifindex
         ? new Device(d.netns(), d.netnsName(), change.apply(d.link()), d.features(), d.driver()) : d).toList());
   }

@@ -11,6 +11,7 @@ import io.segscope.exporters.model.GsoCause;
 import io.segscope.probes.names.NameCodec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The terminal report shows tenant-chosen names in display form and commands quoted. */
@@ -29,7 +30,7 @@ class ReportNamesTest {
           l.groMaxSize(), l.gsoIpv4MaxSize(), l.groIpv4MaxSize(), l.xdp(), l.operstate(), l.minMtu(), l.maxMtu(),
           l.txQueueLength(), l.flags(), l.vxlanLink()), d.features()));
     }
-    Inventory inv = new Inventory(base.namespaces(), devices, java.util.Map.of(
+    Inventory inv = new Inventory(base.namespaces(), devices, Map.of(
         LabInventories.SENDER, base.nsids(LabInventories.SENDER), SWITCH, base.nsids(SWITCH),
         LabInventories.RECEIVER, base.nsids(LabInventories.RECEIVER)), base.readAt());
     var costs = Costs.window(Costs.gso(SWITCH, 3, "e\u001b[31m", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));

@@ -16,10 +16,16 @@ import io.segscope.lab.UdpGsoSender;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.assertj.core.api.Assertions;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -182,7 +188,7 @@ class AdviceEndToEndIT {
       try {
         load.run(d);
       } catch (Exception e) {
-        throw new java.util.concurrent.CompletionException(e);
+        throw new CompletionException(e);
       }
     });
   }
@@ -234,7 +240,7 @@ class AdviceEndToEndIT {
         Thread.sleep(300);
       }
       running.get();
-      java.util.Set<String> ours = new java.util.HashSet<>();
+      Set<String> ours = new HashSet<>();
       t.devices().values().forEach(d -> ours.add(Long.toString(d.ns().inode())));
       throw new AssertionError("no " + rule + " recommendation during " + traffic + " of traffic in " + t.name()
           + "; open: " + recommendations(agent) + "; its devices' software GSO: " + agent.scrape()
@@ -285,10 +291,10 @@ class AdviceEndToEndIT {
     double saving = v.path("saving_cores").asDouble();
     assertThat(saving).as("verified saving").isGreaterThan(0)
         .isCloseTo(v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
-            org.assertj.core.api.Assertions.within(1e-9));
+            Assertions.within(1e-9));
     PromText m = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
     assertThat(m.sum("segscope_recommendation_verified_saving_cores", labels("id", id)))
-        .isCloseTo(saving, org.assertj.core.api.Assertions.within(1e-9));
+        .isCloseTo(saving, Assertions.within(1e-9));
     assertThat(agent.log()).contains("recommendation closed: " + id).contains("verified saving");
   }
 
@@ -313,7 +319,7 @@ class AdviceEndToEndIT {
       double ratio = v.path("traffic_ratio").asDouble();
       assertThat(v.path("saving_cores").asDouble()).as("saving of %s", v).isPositive()
           .isCloseTo(v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
-              org.assertj.core.data.Offset.offset(1e-6));
+              Offset.offset(1e-6));
     } else {
       expectVerifiedSaving(agent, rec);
     }
@@ -345,7 +351,7 @@ class AdviceEndToEndIT {
 
   private static String adviceLog(AgentProcess agent) throws Exception {
     return agent.log().lines().filter(l -> l.contains("recommendation"))
-        .collect(java.util.stream.Collectors.joining("\n"));
+        .collect(Collectors.joining("\n"));
   }
 
   private static void awaitClosed(AgentProcess agent, String id, Duration timeout) throws Exception {
@@ -387,7 +393,7 @@ class AdviceEndToEndIT {
    */
   private static List<JsonNode> inLab(List<JsonNode> recs, Lab lab) {
     // by name as well as inode: a deleted namespace's inode is reused for the next one
-    java.util.Set<String> ours = new java.util.HashSet<>();
+    Set<String> ours = new HashSet<>();
     lab.namespaces().forEach(n -> ours.add(n.inode() + "/" + n.name()));
     return recs.stream().filter(r -> ours.contains(r.path("subject").path("netns").asLong() + "/"
         + r.path("subject").path("netns_name").asText())).toList();

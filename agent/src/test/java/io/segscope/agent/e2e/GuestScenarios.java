@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -159,5 +160,5 @@ class GuestScenarios extends ScenarioSuite {
 
   /** One guest-only kind: the topology that segments, its control, where and why it segments. */
   private record Kind(Topology bad, Topology ok, String segmenting, String site,
-      java.util.function.Predicate<String> oracleSite, String cause, String gsoType, String offloading) {}
+      Predicate<String> oracleSite, String cause, String gsoType, String offloading) {}
 }

@@ -12,9 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -338,7 +340,7 @@ final class KernelOracle implements AutoCloseable {
       }
     }
     Map<String, Xdp> xdp = new HashMap<>();
-    java.util.Set<String> devices = new java.util.HashSet<>();
+    Set<String> devices = new HashSet<>();
     devices.addAll(maps.getOrDefault("@xdp_copied", Map.of()).keySet());
     devices.addAll(maps.getOrDefault("@xdp_passed", Map.of()).keySet());
     for (String d : devices) {
@@ -358,7 +360,7 @@ final class KernelOracle implements AutoCloseable {
    * cannot tell.
    */
   private long recursionMisses() {
-    java.util.Optional<java.nio.file.Path> bpftool = Tools.find("bpftool");
+    Optional<Path> bpftool = Tools.find("bpftool");
     if (bpftool.isEmpty()) {
       return -1;
     }

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** /api/v1/recommendations: the state, the intent that accepted it, and the verified savings. */
@@ -50,7 +51,7 @@ class ApiJsonAdviceTest {
     assertThat(s.getString("verdict")).isEqualTo("verified");
     assertThat(s.getDouble("saving_cores")).isEqualTo(0.0855);
     assertThat(s.getString("traffic_unit")).isEqualTo("bytes/s");
-    assertThat(s.getDouble("traffic_ratio")).isCloseTo(7.1e8 / 6.96e8, org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(s.getDouble("traffic_ratio")).isCloseTo(7.1e8 / 6.96e8, Assertions.within(1e-9));
     assertThat(s.getJsonObject("before").getDouble("cpu_cores")).isEqualTo(0.0855);
     assertThat(s.getJsonObject("before").getString("from")).isEqualTo(T.toString());
     assertThat(s.getJsonObject("after").getDouble("software_per_sec")).isZero();

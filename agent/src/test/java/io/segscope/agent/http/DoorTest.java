@@ -26,6 +26,7 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.zip.GZIPInputStream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -182,13 +183,13 @@ class DoorTest {
   void allowedSansRefuseAClientCertificateWithoutThem(Vertx vertx) throws Exception {
     WebConfig mtls = example("web-config-mtls.yml");
     WebConfig.Tls t = mtls.tls().orElseThrow();
-    WebConfig only = new WebConfig(java.util.Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
+    WebConfig only = new WebConfig(Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
         t.clientCa(), List.of("someone-else.example"), t.protocols(), t.cipherSuites())), mtls.users(), true, mtls.headers());
     try (DoorServer s = DoorServer.start(vertx, DoorServer.loopback().withWeb(only), 10)) {
       HttpClient withCert = HttpClient.newBuilder().sslContext(exampleClientContext(true)).build();
       assertThatThrownBy(() -> get(withCert, "https://localhost:" + s.port() + "/metrics")).isInstanceOf(IOException.class);
     }
-    WebConfig named = new WebConfig(java.util.Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
+    WebConfig named = new WebConfig(Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
         t.clientCa(), List.of("prometheus.example"), t.protocols(), t.cipherSuites())), mtls.users(), true, mtls.headers());
     try (DoorServer s = DoorServer.start(vertx, DoorServer.loopback().withWeb(named), 10)) {
       HttpClient withCert = HttpClient.newBuilder().sslContext(exampleClientContext(true)).build();

@@ -7,6 +7,7 @@ import io.vertx.junit5.VertxExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +38,7 @@ class MalformedRequestsTest {
   static List<Case> cases() {
     String longName = "x".repeat(10_000);
     byte[] garbage = new byte[512];
-    new java.util.Random(42).nextBytes(garbage);
+    new Random(42).nextBytes(garbage);
     garbage[0] = 0x16; // looks like a TLS record on a plain port
     List<Case> c = new ArrayList<>(List.of(
         Case.of("POST with a body", "POST /metrics HTTP/1.1\r\n" + H + "Content-Length: 3\r\n\r\nabc", 405),

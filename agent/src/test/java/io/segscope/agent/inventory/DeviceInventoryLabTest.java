@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -121,8 +122,8 @@ class DeviceInventoryLabTest {
       long inode = -1;
       for (int i = 0; i < 100 && inode < 0; i++) {
         Thread.sleep(20);
-        long ino = NetnsDiscovery.inode(java.nio.file.Path.of("/proc/" + p.pid() + "/ns/net"));
-        if (ino >= 0 && ino != NetnsDiscovery.inode(java.nio.file.Path.of("/proc/self/ns/net"))) {
+        long ino = NetnsDiscovery.inode(Path.of("/proc/" + p.pid() + "/ns/net"));
+        if (ino >= 0 && ino != NetnsDiscovery.inode(Path.of("/proc/self/ns/net"))) {
           inode = ino;
         }
       }

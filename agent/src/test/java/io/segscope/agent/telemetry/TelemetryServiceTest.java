@@ -12,6 +12,7 @@ import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.inventory.model.XdpAttachment;
 import io.segscope.agent.inventory.model.XdpMode;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
@@ -36,6 +37,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,12 +125,12 @@ class TelemetryServiceTest {
     Instant now = T0;
 
     @Override
-    public java.time.ZoneId getZone() {
+    public ZoneId getZone() {
       return ZoneOffset.UTC;
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
       return this;
     }
 
@@ -202,7 +204,7 @@ class TelemetryServiceTest {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv[0], io.segscope.agent.workload.Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), errors, selection,
+        List::of), () -> inv[0], Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), errors, selection,
         clock);
   }
 

@@ -12,6 +12,7 @@ import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
@@ -228,7 +229,7 @@ final class Fleet {
         AdviceContext.Thresholds.DEFAULT, false);
     Inventory inv = inventory;
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv, io.segscope.agent.workload.Workloads::none, advisor, BUILD, self, errors,
+        List::of), () -> inv, Workloads::none, advisor, BUILD, self, errors,
         DeviceSelection.Config.DEFAULT, clock);
   }
 

@@ -1,6 +1,7 @@
 package io.segscope.bench.kernel;
 
 import io.segscope.probes.btf.Btf;
+import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.load.AttachPoint;
 import io.segscope.probes.load.Attachment;
 import io.segscope.probes.load.KernelAbi;
@@ -48,7 +49,7 @@ public final class EmptyPrograms implements AutoCloseable {
     KernelAbi abi;
     try {
       abi = KernelAbi.of(attach.equals("tp_btf") ? Btf.loadKernel() : null);
-    } catch (io.segscope.probes.btf.BtfException e) {
+    } catch (BtfException e) {
       throw new IllegalStateException("load the kernel's BTF for empty tp_btf programs: " + e.getMessage(), e);
     }
     List<Empty> out = new ArrayList<>();

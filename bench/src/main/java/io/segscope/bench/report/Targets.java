@@ -4,8 +4,9 @@ import static io.segscope.bench.report.Fmt.count;
 import static io.segscope.bench.report.Fmt.mib;
 import static io.segscope.bench.report.Fmt.num;
 
-import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.agent.JvmMemory;
+import io.segscope.bench.common.RunInfo;
+import io.segscope.bench.common.Stats;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.part.AccuracyResult;
 import io.segscope.bench.part.GuestResult;
@@ -16,6 +17,7 @@ import io.segscope.bench.part.ScaleResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Every target of the benchmark, judged from one run's results, and for a miss the explanation, built
@@ -127,7 +129,7 @@ final class Targets {
   }
 
   /** The generic-XDP program, when it ran in the window (attached on demand). */
-  private java.util.Optional<KernelResult.ProgramCost> onDemandXdp() {
+  private Optional<KernelResult.ProgramCost> onDemandXdp() {
     return kernel.programs().stream().filter(p -> p.event().equals("netif_receive_skb") && p.runs() > 0).findFirst();
   }
 
@@ -408,7 +410,7 @@ final class Targets {
           b.append("median ").append(num(s.median(), 2)).append(" s of ").append(s.n()).append(" starts (")
               .append(num(s.min(), 2)).append(" to ").append(num(s.max(), 2)).append(" s)");
           if (!attach.isEmpty()) {
-            b.append("; the agent logs a median of ").append(num(io.segscope.bench.common.Stats.median(attach), 2))
+            b.append("; the agent logs a median of ").append(num(Stats.median(attach), 2))
                 .append(" s from planning to attached probes (compile in a child JVM included); the rest is the JVM's")
                 .append(" start, class loading and the first map read");
           }

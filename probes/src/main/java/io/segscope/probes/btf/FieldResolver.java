@@ -1,6 +1,7 @@
 package io.segscope.probes.btf;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -60,7 +61,7 @@ final class FieldResolver {
             Member member = findMember(holder, segments[i].getBytes(StandardCharsets.UTF_8), path, 0, new Search());
             if (member == null) {
                 throw BtfException.resolve(path, "no member '" + segments[i] + "' in " + types.describe(holder)
-                        + (i > 1 ? " (" + String.join(".", java.util.Arrays.copyOf(segments, i)) + ")" : ""));
+                        + (i > 1 ? " (" + String.join(".", Arrays.copyOf(segments, i)) + ")" : ""));
             }
             bitOffset += member.bitOffset();
             bitfieldSize = member.bitfieldSize();

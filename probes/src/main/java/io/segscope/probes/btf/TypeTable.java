@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The validated type and string sections of one BTF blob, read in place (no per-type objects).
@@ -358,7 +359,7 @@ final class TypeTable {
         }
         BtfKind kind = kind(id);
         String name = string(nameOff(id));
-        String k = kind.isComposite() ? kind.name().toLowerCase(java.util.Locale.ROOT) : kind.name();
+        String k = kind.isComposite() ? kind.name().toLowerCase(Locale.ROOT) : kind.name();
         return name.isEmpty() ? k + " (anon) [type id " + id + "]" : k + " " + name;
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ final class BpftoolRawDump {
     private final Map<String, Integer> composites = new LinkedHashMap<>();
     private final Map<String, Integer> typedefs = new HashMap<>();
     private final Map<String, Long> enumerators = new LinkedHashMap<>();
-    private final Set<String> functions = new java.util.HashSet<>();
+    private final Set<String> functions = new HashSet<>();
     private int lastId;
 
     /** Runs bpftool on file and parses its raw dump. */

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -214,7 +215,7 @@ class BtfFixtureTest {
     void parseCopiesItsInput() throws BtfException {
         byte[] bytes = fixture("fixture-le.btf");
         Btf btf = Btf.parse(bytes);
-        java.util.Arrays.fill(bytes, (byte) 0);
+        Arrays.fill(bytes, (byte) 0);
 
         assertThat(btf.field("packet.len").bitOffset()).isEqualTo(192);
         assertThat(btf.source()).isEqualTo("<bytes>");

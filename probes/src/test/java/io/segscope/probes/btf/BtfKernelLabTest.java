@@ -2,6 +2,7 @@ package io.segscope.probes.btf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.Requirement;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,10 +48,10 @@ class BtfKernelLabTest {
     @BeforeAll
     void loadBoth() throws Exception {
         Path vmlinux = Btf.KERNEL_BTF;
-        io.segscope.testkit.Requirement.require(Files.isReadable(vmlinux), vmlinux + " is not readable (kernel without CONFIG_DEBUG_INFO_BTF?)");
+        Requirement.require(Files.isReadable(vmlinux), vmlinux + " is not readable (kernel without CONFIG_DEBUG_INFO_BTF?)");
         Optional<String> tool = Stream.of("/usr/sbin/bpftool", "/usr/bin/bpftool", "/sbin/bpftool", "/usr/local/sbin/bpftool")
                 .filter(p -> Files.isExecutable(Path.of(p))).findFirst();
-        io.segscope.testkit.Requirement.require(tool.isPresent(), "bpftool not found (apt-get install bpftool)");
+        Requirement.require(tool.isPresent(), "bpftool not found (apt-get install bpftool)");
         bpftool = tool.get();
 
         long start = System.nanoTime();

@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -223,7 +224,7 @@ class BtfSyntheticTest {
         Path good = dir.resolve("good.btf");
         Files.write(good, BtfFixtureTest.fixture("fixture-le.btf"));
         Path cut = dir.resolve("cut.btf");
-        Files.write(cut, java.util.Arrays.copyOf(BtfFixtureTest.fixture("fixture-le.btf"), 10));
+        Files.write(cut, Arrays.copyOf(BtfFixtureTest.fixture("fixture-le.btf"), 10));
 
         Btf btf = Btf.load(good);
 

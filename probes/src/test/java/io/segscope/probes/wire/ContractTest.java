@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,7 +34,7 @@ class ContractTest {
       Map.of());
 
   record EnumContract(Class<? extends Enum<?>> type, String prefix, String count, boolean exactCount,
-      ToIntFunction<Object> code, java.util.function.Function<Object, String> macro) {}
+      ToIntFunction<Object> code, Function<Object, String> macro) {}
 
   static Stream<Arguments> enums() {
     return Stream.of(

@@ -1,10 +1,11 @@
 package io.segscope.agent.inventory.wire;
 
-import io.segscope.agent.inventory.model.Features;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import io.segscope.probes.sys.Libc;
+import io.segscope.agent.inventory.model.Features;
 import io.segscope.agent.netlink.NetlinkException;
+import io.segscope.probes.names.NameCodec;
+import io.segscope.probes.sys.Libc;
 import java.util.List;
 
 /**
@@ -61,7 +62,7 @@ public final class EthtoolIoctlFeatures implements FeatureReader {
     if (closed) {
       throw new NetlinkException(what + " of " + name + ": reader is closed");
     }
-    byte[] ifname = io.segscope.probes.names.NameCodec.encode(name);
+    byte[] ifname = NameCodec.encode(name);
     if (ifname.length >= IFNAMSIZ) {
       throw new NetlinkException(what + ": device name " + name + " is longer than IFNAMSIZ-1");
     }

@@ -10,6 +10,8 @@ import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.agent.netlink.NetlinkSocket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -227,7 +229,7 @@ public final class EthtoolNetlinkFeatures implements FeatureReader {
     Optional<Attribute> value = bitset.get(A_BITSET_VALUE);
     OptionalLong size = bitset.u32(A_BITSET_SIZE);
     if (value.isPresent() && size.isPresent()) {
-      java.nio.ByteBuffer words = value.get().payload().duplicate().order(java.nio.ByteOrder.nativeOrder());
+      ByteBuffer words = value.get().payload().duplicate().order(ByteOrder.nativeOrder());
       long n = Math.min(size.getAsLong(), (long) words.remaining() * 8);
       for (int i = 0; i < n; i++) {
         int word = words.getInt((i / 32) * 4);

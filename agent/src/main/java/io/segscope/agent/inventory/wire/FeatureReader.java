@@ -1,6 +1,7 @@
 package io.segscope.agent.inventory.wire;
 
 import io.segscope.agent.inventory.model.Features;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -17,7 +18,7 @@ public interface FeatureReader extends AutoCloseable {
    * reads them one at a time; netlink overrides it with a single dump.
    */
   default Map<Integer, Features> readAll(Map<Integer, String> namesByIndex) {
-    Map<Integer, Features> out = new java.util.HashMap<>();
+    Map<Integer, Features> out = new HashMap<>();
     namesByIndex.forEach((index, name) -> out.put(index, read(index, name)));
     return out;
   }

@@ -3,6 +3,7 @@ package io.segscope.agent.inventory.wire;
 import io.segscope.probes.names.NameCodec;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * The exact bytes of a file name. A {@link Path} read from a directory keeps the bytes the kernel
@@ -30,7 +31,7 @@ public final class PathBytes {
     while (len > 1 && b[len - 1] == '/') {
       len--; // toUri() appends '/' when the path is a directory
     }
-    return java.util.Arrays.copyOf(b, len);
+    return Arrays.copyOf(b, len);
   }
 
   /** The last element of {@code path} in segscope's name form ({@link NameCodec}). */

@@ -12,8 +12,10 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -132,7 +134,7 @@ public final class RouteDecoder {
    */
   static RoutesRead decodeRoutes(List<NetlinkMessage> messages, DecodeWarnings warnings) {
     List<Route> kept = new ArrayList<>();
-    java.util.Map<Integer, OptionalLong> egress = new java.util.HashMap<>();
+    Map<Integer, OptionalLong> egress = new HashMap<>();
     int count = 0;
     int nexthopObjects = 0;
     for (NetlinkMessage m : messages) {
@@ -169,7 +171,7 @@ public final class RouteDecoder {
   }
 
   /** What a route dump held. */
-  record RoutesRead(List<Route> routes, int count, java.util.Map<Integer, OptionalLong> egress, int nexthopObjects) {}
+  record RoutesRead(List<Route> routes, int count, Map<Integer, OptionalLong> egress, int nexthopObjects) {}
 
   /**
    * The devices whose forwarding is on, from an RTM_GETNETCONF dump (one message per device, plus

@@ -10,8 +10,11 @@ import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.agent.netlink.NetlinkSocket;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * rtnetlink requests the inventory makes: the RTM_GETLINK, RTM_GETROUTE, RTM_GETNETCONF and
@@ -102,10 +105,10 @@ public final class Rtnetlink {
       routes = RouteDecoder.decodeRoutes(dumpRouteMessages(rtnl), warnings);
     } catch (NetlinkException e) {
       warnings.warn("read routes: " + e.getMessage());
-      return new Routing(List.of(), 0, java.util.Map.of(), java.util.Set.of(), false, false,
+      return new Routing(List.of(), 0, Map.of(), Set.of(), false, false,
           List.of("routes not read: " + e.getMessage()));
     }
-    java.util.Set<Integer> forwarding = new java.util.HashSet<>();
+    Set<Integer> forwarding = new HashSet<>();
     boolean known = true;
     for (int family : new int[] {Rtnl.AF_INET, Rtnl.AF_INET6}) {
       try {

@@ -7,10 +7,12 @@ import io.segscope.device.DeviceId;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The device graph on hand-made topologies (see DeviceGraph / docs/inventory.md). */
@@ -44,9 +46,9 @@ class DeviceGraphTest {
 
   /** A namespace whose routes leave by {@code egress} and whose devices {@code forwarding} forward. */
   static Routing routing(List<Integer> egress, List<Integer> forwarding) {
-    Map<Integer, OptionalLong> e = new java.util.HashMap<>();
+    Map<Integer, OptionalLong> e = new HashMap<>();
     egress.forEach(i -> e.put(i, OptionalLong.empty()));
-    return new Routing(List.of(), egress.size(), e, java.util.Set.copyOf(forwarding), true, true, List.of());
+    return new Routing(List.of(), egress.size(), e, Set.copyOf(forwarding), true, true, List.of());
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class FeaturesTest {
     }).isInstanceOf(UnsupportedOperationException.class);
     var it = f.hardware().iterator();
     assertThat(it.hasNext()).isFalse();
-    assertThatThrownBy(it::next).isInstanceOf(java.util.NoSuchElementException.class);
+    assertThatThrownBy(it::next).isInstanceOf(NoSuchElementException.class);
   }
 
   @Test

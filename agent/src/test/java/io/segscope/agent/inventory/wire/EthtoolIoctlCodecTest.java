@@ -10,6 +10,7 @@ import io.segscope.agent.netlink.NetlinkException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -106,7 +107,7 @@ class EthtoolIoctlCodecTest {
 
     byte[] features = EthtoolIoctlCodec.gfeaturesRequest(40);
     le(features).putInt(4, 1);
-    assertThatThrownBy(() -> EthtoolIoctlCodec.parseGfeatures(features, java.util.Collections.nCopies(40, "x")))
+    assertThatThrownBy(() -> EthtoolIoctlCodec.parseGfeatures(features, Collections.nCopies(40, "x")))
         .hasMessageContaining("kernel filled 1 blocks, 2 needed");
   }
 

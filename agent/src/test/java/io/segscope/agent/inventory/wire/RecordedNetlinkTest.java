@@ -2,6 +2,7 @@ package io.segscope.agent.inventory.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.inventory.EthtoolJson;
 import io.segscope.agent.inventory.Fixtures;
 import io.segscope.agent.inventory.IpJson;
@@ -15,7 +16,6 @@ import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.inventory.model.Relation;
 import io.segscope.agent.inventory.model.XdpMode;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkMessage;
 import java.nio.file.Path;
@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.assertj.core.api.SoftAssertions;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -141,11 +142,11 @@ class RecordedNetlinkTest {
     // what va transmits crosses the pair, is bridged out of br0's other port vd, and reaches vc (and the vxlan on it)
     Chain chain = inv.chain(va);
     assertThat(chain.down()).extracting(Hop::name, Hop::relation)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("vb", Relation.PEER),
-            org.assertj.core.groups.Tuple.tuple("br0", Relation.MASTER),
-            org.assertj.core.groups.Tuple.tuple("vd", Relation.PORT),
-            org.assertj.core.groups.Tuple.tuple("vc", Relation.PEER),
-            org.assertj.core.groups.Tuple.tuple("vx0", Relation.UPPER));
+        .containsExactly(Tuple.tuple("vb", Relation.PEER),
+            Tuple.tuple("br0", Relation.MASTER),
+            Tuple.tuple("vd", Relation.PORT),
+            Tuple.tuple("vc", Relation.PEER),
+            Tuple.tuple("vx0", Relation.UPPER));
     assertThat(chain.exits()).containsExactly(br0.id(), inv.device(b, "vx0").orElseThrow().id());
     assertThat(chain.up()).extracting(Hop::name).containsExactlyInAnyOrder("mv0", "mt0");
 
@@ -156,10 +157,10 @@ class RecordedNetlinkTest {
         .containsExactlyInAnyOrder("vb", "vd", "va", "vc", "mv0", "mt0", "vx0");
     // what reaches port vb's transmit path: the bridge, its other port and what feeds that
     assertThat(inv.chain(inv.device(b, "vb").orElseThrow()).up()).extracting(Hop::name, Hop::relation)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("br0", Relation.MASTER),
-            org.assertj.core.groups.Tuple.tuple("vd", Relation.PORT),
-            org.assertj.core.groups.Tuple.tuple("vc", Relation.PEER),
-            org.assertj.core.groups.Tuple.tuple("vx0", Relation.UPPER));
+        .containsExactly(Tuple.tuple("br0", Relation.MASTER),
+            Tuple.tuple("vd", Relation.PORT),
+            Tuple.tuple("vc", Relation.PEER),
+            Tuple.tuple("vx0", Relation.UPPER));
     assertThat(inv.chain(inv.device(b, "vx0").orElseThrow()).down()).extracting(Hop::name)
         .containsExactly("vc", "vd", "br0", "vb", "va", "mv0", "mt0");
   }
