@@ -181,7 +181,6 @@ public final class AgentRuntime implements AutoCloseable {
       throw new ProbeException("start the device inventory: " + e.getMessage(), e);
     }
     HeapRelease heap = HeapRelease.ofThisProcess();
-    inventory.afterBurst(() -> heap.release("a burst of device changes"));
     stop.check();
     LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
         + inventory.current().namespaces().size() + " namespaces");
@@ -479,7 +478,9 @@ public final class AgentRuntime implements AutoCloseable {
       if (!firstReadLogged && t.firstReadDone()) {
         firstReadLogged = true;
         LOG.info("first map read done: serving telemetry " + sinceJvmStart() + " ms after the JVM started");
-        heap.release("the start");
+        heap.afterStart();
+      } else if (firstReadLogged) {
+        heap.afterRead(t.inventory().devices().size());
       }
     }
 

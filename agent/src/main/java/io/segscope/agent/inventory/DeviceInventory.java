@@ -90,8 +90,6 @@ public final class DeviceInventory implements AutoCloseable {
   private boolean publishPending;
   private long lastPublish;
   private final InventoryWork work = new InventoryWork();
-  /** Run on the inventory thread after a logged burst of link notifications has been followed. */
-  private volatile Runnable afterBurst = () -> {};
   /** The namespaces (inodes) the refresh under way has still to dump; empty between refreshes. */
   private final ArrayDeque<Long> toRefresh = new ArrayDeque<>();
 
@@ -179,15 +177,6 @@ public final class DeviceInventory implements AutoCloseable {
     listeners.remove(listener);
   }
 
-  /**
-   * Runs {@code action} on the inventory thread each time it has followed a burst of at least
-   * {@link InventoryWork#LOGGED} link notifications (the one whose summary it logs): the agent gives
-   * back the heap such a churn grew.
-   */
-  public void afterBurst(Runnable action) {
-    afterBurst = Objects.requireNonNull(action, "action");
-  }
-
   @Override
   public void close() {
     closing = true;
@@ -266,10 +255,8 @@ public final class DeviceInventory implements AutoCloseable {
           lastPublish = System.nanoTime();
           work.published(lastPublish - t, lastPublish);
         }
-        work.turnEnded(notificationsArrived, publishPending, System.nanoTime()).ifPresent(summary -> {
-          LOG.log(System.Logger.Level.INFO, summary);
-          afterBurst.run();
-        });
+        work.turnEnded(notificationsArrived, publishPending, System.nanoTime())
+            .ifPresent(summary -> LOG.log(System.Logger.Level.INFO, summary));
       } catch (RuntimeException e) {
         if (closing) {
           return;
