@@ -23,6 +23,7 @@ import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code segscope run}: the agent. */
 @Command(
@@ -144,13 +145,13 @@ public final class RunCommand implements Callable<Integer> {
   String tracepointAttach;
 
   /** Parses --self-cost. */
-  static final class SelfCostConverter implements picocli.CommandLine.ITypeConverter<SelfCost.Mode> {
+  static final class SelfCostConverter implements CommandLine.ITypeConverter<SelfCost.Mode> {
     @Override
     public SelfCost.Mode convert(String value) {
       try {
         return SelfCost.Mode.parse(value);
       } catch (IllegalArgumentException e) {
-        throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+        throw new CommandLine.TypeConversionException(e.getMessage());
       }
     }
   }
@@ -176,7 +177,7 @@ public final class RunCommand implements Callable<Integer> {
           + "no cache. Default: systemd's $CACHE_DIRECTORY when set, else " + CacheDir.DEFAULT + ".")
   CacheDir cacheDir;
 
-  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** The bounds that involve two flags or a repeat count (a usage error, exit 2). */
   void checkBounds() {
