@@ -278,7 +278,7 @@ public final class AgentRuntime implements AutoCloseable {
   /** Removes tracefs kprobe events that dead libbcc users (older segscope too) left; see docs/runbook.md. */
   static void sweepStaleKprobeEvents() {
     Optional<Path> tracefs = Stream.of("/sys/kernel/tracing",
-            "/sys/kernel/debug/tracing").map(Path::of)
+        "/sys/kernel/debug/tracing").map(Path::of)
         .filter(p -> Files.exists(p.resolve("kprobe_events"))).findFirst();
     if (tracefs.isEmpty()) {
       return; // no kprobes (or no tracefs): nothing can be stale

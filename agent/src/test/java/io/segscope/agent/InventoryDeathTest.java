@@ -91,7 +91,8 @@ class InventoryDeathTest {
 
         HttpResponse<String> dead = get(http, base + "/readyz");
         assertThat(dead.statusCode()).isEqualTo(503);
-        assertThat(dead.body()).contains("device inventory thread died: OutOfMemoryError: injected by InventoryDeathTest");
+        assertThat(dead.body())
+            .contains("device inventory thread died: OutOfMemoryError: injected by InventoryDeathTest");
         String after = get(http, base + "/metrics").body();
         assertThat(value(after, "segscope_inventory_running")).isEqualTo(0.0);
         double last = value(after, "segscope_inventory_last_refresh_timestamp_seconds");

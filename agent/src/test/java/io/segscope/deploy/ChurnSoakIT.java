@@ -51,7 +51,8 @@ class ChurnSoakIT {
   private static final int BURSTS = 3;
   private static final Pattern NETNS_LABEL = Pattern.compile("[{,]netns=\"(\\d+)\"");
 
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
 
   @Test
   @LabTest

@@ -12,8 +12,8 @@ import io.segscope.agent.workload.WorkloadKind;
 import io.segscope.agent.workload.WorkloadResolver;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.agent.workload.lab.HangingCri;
-import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
 import io.segscope.agent.workload.lab.PrivateContainerd;
+import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.lab.Lab;
 import java.net.URLEncoder;
@@ -68,7 +68,8 @@ class ContainerdPodsIT {
   private Pod sender;
   private Pod receiver;
   private Pod hostNetwork;
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
 
   @BeforeAll
   void startContainerdAndPods() throws Exception {
@@ -124,7 +125,8 @@ class ContainerdPodsIT {
       assertThat(got.pod()).as("no runtime asked: no pod name").isEmpty();
       assertThat(got.source()).isEqualTo("cgroup");
     }
-    assertThat(w.byNetns().get(containerd.node().inode()).process()).as("the node namespace's owner").isEqualTo("containerd");
+    assertThat(w.byNetns().get(containerd.node().inode()).process()).as("the node namespace's owner")
+        .isEqualTo("containerd");
     assertThat(meters.get("segscope.workload.errors").tag("source", "cri").counter().count()).isZero();
     assertThat(meters.get("segscope.workload.errors").tag("source", "proc").counter().count()).isZero();
   }

@@ -42,7 +42,8 @@ class DashboardQueriesIT {
   private static final String RANGE = "1m";
   private static final String XDP_COPY_TIME = "segscope_xdp_generic_copy_duration_seconds";
 
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
 
   @Test
   @LabTest
@@ -110,7 +111,8 @@ class DashboardQueriesIT {
   }
 
   private static String sel(String instance, DeviceAt d) {
-    return "job=\"segscope\", instance=\"" + instance + "\", netns=\"" + d.ns().inode() + "\", device=\"" + d.name() + "\"";
+    return "job=\"segscope\", instance=\"" + instance + "\", netns=\"" + d.ns().inode() + "\", device=\"" + d.name()
+        + "\"";
   }
 
   /** What each dashboard's variables are set to, and which netns/devices its results may name. */
@@ -149,7 +151,8 @@ class DashboardQueriesIT {
   private static void checkEveryDashboardQuery(PrometheusServer prom, String flavour, String instance, DeviceAt uplink,
       DeviceAt xdp) throws Exception {
     String agentSel = "job=\"segscope\", instance=\"" + instance + "\", path=\"xdp_generic\"";
-    boolean copiesTimed = !prom.query("segscope_probe_attached{" + agentSel + ", mode=~\"kprobe|fentry\"} == 1").isEmpty();
+    boolean copiesTimed =
+        !prom.query("segscope_probe_attached{" + agentSel + ", mode=~\"kprobe|fentry\"} == 1").isEmpty();
     boolean tracepointOnly = !copiesTimed
         && !prom.query("segscope_probe_attached{" + agentSel + ", mode=\"tracepoint\"} == 1").isEmpty();
     List<String> failures = new ArrayList<>();
@@ -190,7 +193,9 @@ class DashboardQueriesIT {
         failed += failures.size() > before ? 1 : 0;
       }
     }
-    System.out.printf("dashboard queries (" + flavour + "): %d, with data: %d, excused (copy time, tracepoint mode): %d, failed: %d%n",
+    System.out.printf(
+        "dashboard queries (" + flavour
+            + "): %d, with data: %d, excused (copy time, tracepoint mode): %d, failed: %d%n",
         total, total - excused.size() - failed, excused.size(), failed);
     excused.forEach(e -> System.out.println("  excused: " + e));
     assertThat(failures).as("dashboard queries without data or about other devices (Prometheus with %s)", flavour)

@@ -64,7 +64,8 @@ class FreshCloneIT {
       Pattern.compile("^segscope( [a-z]+)?: .*"),
       Pattern.compile("^sampling: \\d+/\\d+ s$"),
       Pattern.compile("^setup: .*"),
-      Pattern.compile("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST) +io\\.segscope\\.\\S+: .*"));
+      Pattern.compile(
+          "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST) +io\\.segscope\\.\\S+: .*"));
 
   /** What the issue saw, named so that a failure says what leaked: find, libbcc, the JVM, Maven. */
   private static final List<Pattern> FOREIGN = List.of(Pattern.compile("^find: .*"),
@@ -197,7 +198,7 @@ class FreshCloneIT {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
       try {
         Readiness.await("./segscope run", p, () -> http.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
+            URI.create("http://127.0.0.1:" + port + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
             HttpResponse.BodyHandlers.discarding()).statusCode(), Duration.ofSeconds(120),
             () -> text(err));
       } finally {

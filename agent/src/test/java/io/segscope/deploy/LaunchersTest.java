@@ -40,7 +40,8 @@ class LaunchersTest {
     Path bin = tmp.resolve("bin");
     Files.createDirectories(bin);
     Path argv = tmp.resolve("argv");
-    Files.writeString(bin.resolve("java"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argv + "\n");
+    Files.writeString(bin.resolve("java"),
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argv + "\n");
     for (Path p : List.of(setup, root.resolve("segscope"), bin.resolve("java"))) {
       Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
@@ -60,7 +61,8 @@ class LaunchersTest {
   void theLauncherPassesItWhateverSegscopeJavaOptsSays(@TempDir Path tmp) throws Exception {
     List<String> argv = launcherArgv(tmp, Map.of());
     assertThat(argv).startsWith(FLAG, "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10",
-        "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1", "-jar");
+        "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000",
+        "-XX:TieredStopAtLevel=1", "-jar");
     assertThat(argv.subList(argv.size() - 3, argv.size())).containsExactly("run", "--listen", ":9810");
   }
 

@@ -113,7 +113,6 @@ public final class PrometheusServer implements AutoCloseable {
     Readiness.await("prometheus", process, () -> get("/-/ready").statusCode(), timeout, this::log);
   }
 
-
   private HttpResponse<String> get(String pathAndQuery) throws IOException, InterruptedException {
     HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
         .timeout(Duration.ofSeconds(20)).build();

@@ -14,11 +14,11 @@ import static io.segscope.exporters.Families.PROBE_ATTACHED;
 import static io.segscope.exporters.Families.PROBE_CALL_SITE_RESOLVED;
 import static io.segscope.exporters.Families.PROBE_RUNS;
 import static io.segscope.exporters.Families.PROBE_RUN_SECONDS;
+import static io.segscope.exporters.Families.SELF_COST_SAMPLED_SECONDS;
 import static io.segscope.exporters.Families.SNAPSHOT_TIMESTAMP;
 import static io.segscope.exporters.Families.XDP_GENERIC_COPIED_BYTES;
 import static io.segscope.exporters.Families.XDP_GENERIC_COPY_DURATION;
 import static io.segscope.exporters.Families.XDP_GENERIC_PASSED_BYTES;
-import static io.segscope.exporters.Families.SELF_COST_SAMPLED_SECONDS;
 import static io.segscope.exporters.Families.XDP_GENERIC_SKBS;
 
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
@@ -243,19 +243,17 @@ final class SnapshotTranslator {
                 .build()));
     r.limits()
         .forEach(
-            (limit, value) ->
-                samples.add(gauge(Families.DEVICE_LIMITS.get(limit), value, netns, device)));
+            (limit, value) -> samples.add(gauge(Families.DEVICE_LIMITS.get(limit), value, netns, device)));
     r.features()
         .forEach(
-            (name, f) ->
-                samples.add(
-                    gauge(
-                        Families.DEVICE_FEATURE_ACTIVE,
-                        f.active() ? 1 : 0,
-                        netns,
-                        device,
-                        name,
-                        Boolean.toString(f.fixed()))));
+            (name, f) -> samples.add(
+                gauge(
+                    Families.DEVICE_FEATURE_ACTIVE,
+                    f.active() ? 1 : 0,
+                    netns,
+                    device,
+                    name,
+                    Boolean.toString(f.fixed()))));
     return samples;
   }
 

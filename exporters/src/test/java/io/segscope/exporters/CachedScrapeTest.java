@@ -125,7 +125,8 @@ class CachedScrapeTest {
       String text = utf8(gzip ? gunzip(body) : body);
       assertThat(text).endsWith("\n# EOF\n");
       assertThat(text.split("# EOF", -1)).as("one # EOF (gzip %s)", gzip).hasSize(2);
-      assertThat(text).contains("# TYPE segscope_gso_sw_skbs counter\n").contains("# TYPE jvm_threads_live_threads gauge");
+      assertThat(text).contains("# TYPE segscope_gso_sw_skbs counter\n")
+          .contains("# TYPE jvm_threads_live_threads gauge");
     }
   }
 

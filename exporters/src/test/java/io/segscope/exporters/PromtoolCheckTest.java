@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class PromtoolCheckTest {
   private static final Path PROMTOOL = Path.of("/usr/bin/promtool");
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void fullScrapePassesPromtoolCheckMetrics() throws Exception {

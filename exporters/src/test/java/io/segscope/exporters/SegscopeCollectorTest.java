@@ -47,7 +47,8 @@ class SegscopeCollectorTest {
     String text = openMetrics(collector(Fixtures.noDevices()).collect());
     GoldenFiles.assertMatches("no-devices.om.txt", text);
     assertThat(text)
-        .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"tp_btf__consume_skb\"} 0")
+        .contains(
+            "segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"tp_btf__consume_skb\"} 0")
         .contains("segscope_build_info{kernel=\"6.18.0-test\",libbcc=\"0.26.0\",version=\"0.1.0\"} 1")
         .doesNotContain("segscope_gso_");
   }
@@ -80,7 +81,8 @@ class SegscopeCollectorTest {
     assertThat(errors).singleElement().asString().startsWith("gso: add series segscope_gso_sw_skbs");
     assertThat(text)
         .contains("segscope_gso_sw_skbs_total{device=\"uplink0\",mode=\"tracepoint\",netns=\"4026532281\"} 10.0")
-        .contains("segscope_gso_offloaded_skbs_total{device=\"veth-s1\",mode=\"tracepoint\",netns=\"4026531840\"} 1200.0")
+        .contains(
+            "segscope_gso_offloaded_skbs_total{device=\"veth-s1\",mode=\"tracepoint\",netns=\"4026531840\"} 1200.0")
         .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"p\"} 1")
         .doesNotContain(" 99.0");
   }
@@ -152,12 +154,11 @@ class SegscopeCollectorTest {
     PrometheusRegistry registry = new PrometheusRegistry();
     registry.register(collector(TelemetrySnapshot.empty()));
     Assertions.assertThatThrownBy(
-            () ->
-                registry.register(
-                    Gauge.builder()
-                        .name("segscope_probe_attached")
-                        .labelNames("path", "program", "mode")
-                        .build()))
+        () -> registry.register(
+            Gauge.builder()
+                .name("segscope_probe_attached")
+                .labelNames("path", "program", "mode")
+                .build()))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

@@ -164,7 +164,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     KernelAbi abi = KernelAbi.resolving(btf, ProgramSpec.everyTracepointEvent(), ProgramSpec.everyFunction());
     Path tracefs = LiveKernelProbes.tracefs().orElse(LiveKernelProbes.TRACEFS.get(0));
     String text = ProgramText.of(sites);
-    for (int attempt = 0; ; attempt++) {
+    for (int attempt = 0;; attempt++) {
       if (Thread.interrupted()) {
         throw new InterruptedException("open probes: interrupted");
       }
@@ -184,7 +184,8 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         cflags.addAll(TracepointFormat.cflags(tracefs, events));
       }
       long t0 = System.nanoTime();
-      LOG.log(System.Logger.Level.INFO, "compiling the probe programs (" + plan.modeLabels() + ", tracepoints as " + plan.tracepointAttach().label() + ")");
+      LOG.log(System.Logger.Level.INFO, "compiling the probe programs (" + plan.modeLabels() + ", tracepoints as "
+          + plan.tracepointAttach().label() + ")");
       CompiledObject compiled = options.compiler().compile("segscope", text, cflags);
       long t1 = System.nanoTime();
       LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT,
@@ -397,7 +398,8 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     List<ProbeAttachment> out = new ArrayList<>();
     for (PathPlan p : plan.paths()) {
       if (!p.measured()) {
-        ProbeMode last = p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT : p.verdicts().get(p.verdicts().size() - 1).mode();
+        ProbeMode last =
+            p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT : p.verdicts().get(p.verdicts().size() - 1).mode();
         for (ProgramSpec s : ProgramSpec.of(p.path(), last, plan.tracepointAttach())) {
           out.add(new ProbeAttachment(p.path().label(), s.function(), last.label(), s.describe(),
               s.point().kind(), false, s.onDemand(), "not measured: " + p.reason()));

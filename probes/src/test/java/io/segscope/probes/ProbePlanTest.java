@@ -311,7 +311,8 @@ class ProbePlanTest {
     ProbePlan again = plan.without(MeasuredPath.GSO_TX, ProbeMode.FENTRY, "its program failed to load: verifier", k);
     assertThat(again.path(MeasuredPath.GSO_TX).mode()).contains(ProbeMode.KPROBE);
     assertThat(again.path(MeasuredPath.GSO_TX).reason()).isEqualTo("fentry: its program failed to load: verifier");
-    assertThat(again.path(MeasuredPath.XDP_GENERIC).mode()).as("the other path keeps its mode").contains(ProbeMode.FENTRY);
+    assertThat(again.path(MeasuredPath.XDP_GENERIC).mode()).as("the other path keeps its mode")
+        .contains(ProbeMode.FENTRY);
   }
 
   @Test

@@ -125,7 +125,8 @@ public final class GsoSizeMismatchRule implements Rule {
     double saving = cost.gsoCpu().cores() * Math.min(1, sizeShare + segsShare);
     String confidence = sizeShare + segsShare >= 0.9 ? "high" : "medium";
     String limit = sizeShare >= segsShare
-        ? (dl.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + dl.v4() + ")" : "gso_max_size (" + dl.size.orElse(-1) + ")")
+        ? (dl.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + dl.v4() + ")"
+            : "gso_max_size (" + dl.size.orElse(-1) + ")")
         : "gso_max_segs (" + dl.segs.orElse(-1) + ")";
     return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), devices,
         String.format("%s segments %.0f super-packets/s in software because they exceed its %s; the devices "

@@ -57,7 +57,7 @@ public final class RecommendationTracker {
         changes.add(new Change("opened", opened));
       }
     }
-    for (var it = open.entrySet().iterator(); it.hasNext(); ) {
+    for (var it = open.entrySet().iterator(); it.hasNext();) {
       Recommendation r = it.next().getValue();
       if (!seen.containsKey(r.id()) && !Duration.between(r.lastSeen(), now).minus(closeAfter).isNegative()) {
         it.remove();
@@ -74,7 +74,7 @@ public final class RecommendationTracker {
   public List<Change> closeIf(Predicate<Finding> gone) {
     List<Change> changes = new ArrayList<>();
     candidates.values().removeIf(c -> gone.test(c.finding()));
-    for (var it = open.entrySet().iterator(); it.hasNext(); ) {
+    for (var it = open.entrySet().iterator(); it.hasNext();) {
       Recommendation r = it.next().getValue();
       if (gone.test(r.finding())) {
         it.remove();

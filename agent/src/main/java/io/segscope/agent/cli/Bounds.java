@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
-import picocli.CommandLine;
 
 /**
  * The bound of every {@code run} and {@code report} flag value (README.md), checked while the

@@ -53,9 +53,9 @@ import sun.misc.Signal;
     name = "report",
     mixinStandardHelpOptions = true,
     description = {
-      "Attach the probes for a while, then print each device's segmentation and generic-XDP cost "
-          + "(with log2 histograms), its device chain, and the recommendations with their commands. "
-          + "Ctrl-C ends the sampling early and reports what was seen."
+        "Attach the probes for a while, then print each device's segmentation and generic-XDP cost "
+            + "(with log2 histograms), its device chain, and the recommendations with their commands. "
+            + "Ctrl-C ends the sampling early and reports what was seen."
     })
 public final class ReportCommand implements Callable<Integer> {
 

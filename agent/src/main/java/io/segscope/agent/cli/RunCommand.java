@@ -21,18 +21,18 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /** {@code segscope run}: the agent. */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Attach the probes, follow every network device in every namespace, and serve /metrics "
-          + "(Prometheus text, OpenMetrics or protobuf by content negotiation), /api/v1/devices, "
-          + "/api/v1/recommendations, /healthz and /readyz until SIGINT or SIGTERM."
+        "Attach the probes, follow every network device in every namespace, and serve /metrics "
+            + "(Prometheus text, OpenMetrics or protobuf by content negotiation), /api/v1/devices, "
+            + "/api/v1/recommendations, /healthz and /readyz until SIGINT or SIGTERM."
     })
 public final class RunCommand implements Callable<Integer> {
 
@@ -177,7 +177,8 @@ public final class RunCommand implements Callable<Integer> {
           + "no cache. Default: systemd's $CACHE_DIRECTORY when set, else " + CacheDir.DEFAULT + ".")
   CacheDir cacheDir;
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
 
   /** The bounds that involve two flags or a repeat count (a usage error, exit 2). */
   void checkBounds() {
@@ -200,7 +201,8 @@ public final class RunCommand implements Callable<Integer> {
       System.err.println("segscope run: --web.max-requests " + maxRequests + " is outside 0..10000");
       return 2;
     }
-    if (readHeaderTimeout.compareTo(Duration.ofSeconds(1)) < 0 || readHeaderTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+    if (readHeaderTimeout.compareTo(Duration.ofSeconds(1)) < 0
+        || readHeaderTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
       System.err.println("segscope run: --web.read-header-timeout " + readHeaderTimeout + " is outside 1s..10m");
       return 2;
     }
@@ -262,7 +264,8 @@ public final class RunCommand implements Callable<Integer> {
         noBpfStats ? SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
         new DeviceSelection.Config(Optional.ofNullable(deviceInclude),
-            Optional.ofNullable(deviceExclude), maxDevices), cri, criTimeout, intent,
+            Optional.ofNullable(deviceExclude), maxDevices),
+        cri, criTimeout, intent,
         (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir());
     try (AgentRuntime agent = AgentRuntime.start(options, stop)) {
       agent.awaitStop(stop);

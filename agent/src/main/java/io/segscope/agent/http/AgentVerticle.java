@@ -120,7 +120,8 @@ public final class AgentVerticle extends VerticleBase {
           LOG.info("serving " + ENDPOINTS + " on " + (options.isSsl() ? "https://" : "http://") + settings.host()
               + ":" + s.actualPort() + " (TLS " + (options.isSsl() ? "on" : "off") + ", basic auth "
               + (auth.enabled() ? "on" : "off") + ", at most " + (settings.maxRequests() == 0 ? "unlimited"
-                  : settings.maxRequests()) + " requests at once)");
+                  : settings.maxRequests())
+              + " requests at once)");
         });
   }
 
@@ -253,7 +254,7 @@ public final class AgentVerticle extends VerticleBase {
     r.putHeader("Connection", "close"); // Vert.x closes it after this answer
     error(r, status, status == 414 ? "request line too long (at most " + ServerOptions.MAX_INITIAL_LINE + " bytes)"
         : status == 431 ? "request headers too large (at most " + ServerOptions.MAX_HEADER_BYTES + " bytes)"
-        : "malformed HTTP request");
+            : "malformed HTTP request");
   }
 
   private void door(RoutingContext ctx) {

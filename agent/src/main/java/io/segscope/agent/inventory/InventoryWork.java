@@ -81,8 +81,8 @@ final class InventoryWork {
       return Optional.empty();
     }
     String summary = String.format(Locale.ROOT, "followed a burst of %d link notifications (%d device"
-            + " changes in %d namespaces) in %d ms: applying them %d ms (features: %d requests, %d namespace dumps),"
-            + " %d snapshots published in %d ms, %d link refresh turns in %d ms",
+        + " changes in %d namespaces) in %d ms: applying them %d ms (features: %d requests, %d namespace dumps),"
+        + " %d snapshots published in %d ms, %d link refresh turns in %d ms",
         notifications, devices, namespaces.size(), (last - first) / 1_000_000, applyNanos / 1_000_000,
         featureRequests, featureDumps, publishes, publishNanos / 1_000_000, refreshes, refreshNanos / 1_000_000);
     boolean logged = notifications >= LOGGED;

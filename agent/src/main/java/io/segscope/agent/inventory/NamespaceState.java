@@ -217,7 +217,7 @@ final class NamespaceState implements AutoCloseable {
           qdiscsDirty = true;
           any = true;
         }
-        default -> { }
+        default -> {}
       }
     }
     return any;

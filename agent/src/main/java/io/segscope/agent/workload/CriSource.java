@@ -115,7 +115,8 @@ final class CriSource implements AutoCloseable {
     boolean hostNetwork = st.getLinux().getNamespaces().getOptions().getNetwork() == NamespaceMode.NODE;
     return new Sandbox(listed.getId(), meta.getName(), meta.getNamespace(), meta.getUid(),
         st.getState() == PodSandboxState.SANDBOX_READY, st.getCreatedAt() != 0 ? st.getCreatedAt()
-            : listed.getCreatedAt(), hostNetwork, SandboxInfo.parse(r.getInfoMap()));
+            : listed.getCreatedAt(),
+        hostNetwork, SandboxInfo.parse(r.getInfoMap()));
   }
 
   private void fail(String message) {

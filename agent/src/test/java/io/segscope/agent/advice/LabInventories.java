@@ -76,7 +76,8 @@ final class LabInventories {
         link == null ? OptionalInt.empty() : OptionalInt.of(link),
         master == null ? OptionalInt.empty() : OptionalInt.of(master),
         linkNetnsId == null ? OptionalInt.empty() : OptionalInt.of(linkNetnsId),
-        OptionalLong.of(gsoMaxSize), OptionalLong.of(gsoMaxSegs), OptionalLong.of(kind.equals("bridge") ? 65536 : 524280),
+        OptionalLong.of(gsoMaxSize), OptionalLong.of(gsoMaxSegs),
+        OptionalLong.of(kind.equals("bridge") ? 65536 : 524280),
         OptionalLong.of(65535), OptionalLong.of(65536), OptionalLong.of(gsoMaxSize), OptionalLong.of(65536),
         xdp, "UP", OptionalLong.of(68), OptionalLong.of(65535), OptionalLong.of(1000), 0x1 | 0x10000,
         OptionalInt.empty());
@@ -102,7 +103,8 @@ final class LabInventories {
    */
   static Inventory s1(long uplinkGsoMaxSize, String senderNetnsName) {
     List<Device> d = new ArrayList<>();
-    d.add(new Device(SENDER, senderNetnsName, link(2, "snd0", "veth", 2, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
+    d.add(
+        new Device(SENDER, senderNetnsName, link(2, "snd0", "veth", 2, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
     d.add(new Device(SWITCH, "lab-sw", link(2, "snd0-br", "veth", 2, 4, 0, 65536, 65535, NO_XDP), vethFeatures()));
     d.add(new Device(SWITCH, "lab-sw", link(3, "up0", "veth", 2, 4, 1, uplinkGsoMaxSize, 65535, NO_XDP),
         vethFeatures()));
@@ -135,7 +137,8 @@ final class LabInventories {
   static Inventory s3(XdpAttachment xdp, String receiverKind) {
     List<Device> d = new ArrayList<>();
     d.add(new Device(SENDER, "lab-snd", link(2, "snd0", "veth", 2, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
-    d.add(new Device(RECEIVER, "lab-rcv", link(2, "rcv0", receiverKind, 2, null, 0, 65536, 65535, xdp), vethFeatures()));
+    d.add(
+        new Device(RECEIVER, "lab-rcv", link(2, "rcv0", receiverKind, 2, null, 0, 65536, 65535, xdp), vethFeatures()));
     Map<Long, Map<Integer, Long>> nsids = new HashMap<>();
     nsids.put(SENDER, Map.of(0, RECEIVER));
     nsids.put(RECEIVER, Map.of(0, SENDER));
@@ -247,8 +250,10 @@ final class LabInventories {
     List<Device> d = new ArrayList<>();
     d.add(new Device(SWITCH, "lab-sw", withSizes(link(2, "tap0", "tun", null, 4, null, 65536, 65535, NO_XDP), 65536,
         65536, 65536), fixedOff()));
-    d.add(new Device(SWITCH, "lab-sw", link(3, "up0", "veth", 2, 4, 1, uplinkGsoMaxSize, 65535, NO_XDP), vethFeatures()));
-    d.add(new Device(SWITCH, "lab-sw", link(4, "br0", "bridge", null, null, null, 65536, 65535, NO_XDP), vethFeatures()));
+    d.add(
+        new Device(SWITCH, "lab-sw", link(3, "up0", "veth", 2, 4, 1, uplinkGsoMaxSize, 65535, NO_XDP), vethFeatures()));
+    d.add(
+        new Device(SWITCH, "lab-sw", link(4, "br0", "bridge", null, null, null, 65536, 65535, NO_XDP), vethFeatures()));
     d.add(new Device(RECEIVER, "lab-rcv", link(2, "rcv0", "veth", 3, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
     Map<Long, Map<Integer, Long>> nsids = Map.of(SWITCH, Map.of(1, RECEIVER), RECEIVER, Map.of(0, SWITCH));
     return new Inventory(List.of(ns(ROOT, ""), ns(SWITCH, "lab-sw"), ns(RECEIVER, "lab-rcv")), d, nsids, READ_AT);

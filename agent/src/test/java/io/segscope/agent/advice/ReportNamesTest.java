@@ -41,7 +41,9 @@ class ReportNamesTest {
         findings));
     assertThat(report.codePoints().filter(c -> c != '\n' && !NameCodec.isPrintable(c)).count())
         .as("raw control or separator characters in the report").isZero();
-    assertThat(report).contains("== e\\x1b[31m (netns " + SWITCH + ", ifindex 3)").contains("lab-sw/e\\x1b[31m segments")
-        .contains("    ip -n lab-snd link set dev '$(touch${IFS}c)'\"$(printf '\\342\\200\\250')\" gso_max_size 16384\n");
+    assertThat(report).contains("== e\\x1b[31m (netns " + SWITCH + ", ifindex 3)")
+        .contains("lab-sw/e\\x1b[31m segments")
+        .contains(
+            "    ip -n lab-snd link set dev '$(touch${IFS}c)'\"$(printf '\\342\\200\\250')\" gso_max_size 16384\n");
   }
 }

@@ -123,7 +123,8 @@ class RuleCommandsLabTest {
     Netns a = lab.namespace("tbf");
     Netns b = lab.namespace("peer");
     lab.veth(a, "snd0", b, "rcv0");
-    lab.exec(a, "tc", "qdisc", "add", "dev", "snd0", "root", "tbf", "rate", "100mbit", "burst", "10000", "limit", "30000");
+    lab.exec(a, "tc", "qdisc", "add", "dev", "snd0", "root", "tbf", "rate", "100mbit", "burst", "10000", "limit",
+        "30000");
     Inventory inv = read();
     Finding f = advise(inv, "qdisc_segmentation", segmenting(dev(inv, a, "snd0"), GsoCause.QDISC, GsoType.TCP4,
         GsoSite.QDISC));

@@ -50,7 +50,8 @@ class RulesTest {
       assertThat(shells(x)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
       // 32066 x 8 us over 3 s = 0.0855 cores, every skb timed
       assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, Assertions.within(1e-9));
-      assertThat(x.evidence()).containsEntry("cause_gso_max_size_share", 1.0).containsEntry("device_gso_max_size", 16384L);
+      assertThat(x.evidence()).containsEntry("cause_gso_max_size_share", 1.0).containsEntry("device_gso_max_size",
+          16384L);
       assertThat(x.confidence()).isEqualTo("high");
       assertThat(x.severity()).isEqualTo("warning");
     });

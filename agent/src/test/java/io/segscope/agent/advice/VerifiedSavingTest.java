@@ -167,23 +167,23 @@ class VerifiedSavingTest {
         .contains("; not verified: no traffic through the device after the evidence stopped\n");
     assertThat(ReportRenderer.render(new ReportRenderer.Input(
         "6.18", "tracepoint", "tracepoint", 10, costs, S1, findings))).doesNotContain("accepted").doesNotContain(
-        "Verified savings");
+            "Verified savings");
   }
 
   @Test
   void verdictsAtTheEdgesOfTheBand() {
     Recommendation rec = run(1.0, AdviceIntent.NONE).openAt().get(40 / 5).get(0);
     SavingCheck.Measure before = new SavingCheck.Measure(Costs.T0, Costs.T0, 100, 0.5, "measured", 1e6);
-    BiFunction<Double, Double, SavingCheck.Verification> v = (traffic, cpu) ->
-        SavingCheck.verify(rec, Costs.T0, before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, 0, cpu,
+    BiFunction<Double, Double, SavingCheck.Verification> v = (traffic, cpu) -> SavingCheck.verify(rec, Costs.T0, before,
+        Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, 0, cpu,
             "measured", traffic)));
     assertThat(v.apply(4e6, 0.0).verdict()).isEqualTo("verified");
     // above the band with the segmentation gone (0 of 100/s): the fix lifted the traffic, verified
     assertThat(v.apply(4.01e6, 0.0).verdict()).isEqualTo("verified");
     assertThat(v.apply(10e6, 0.0).savingCores()).isCloseTo(0.5, within(1e-12));
     // above the band with segmentation left (6 and 50 of 100/s, more than GONE_SHARE): not comparable
-    BiFunction<Double, Double, SavingCheck.Verification> left = (traffic, sw) ->
-        SavingCheck.verify(rec, Costs.T0, before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, sw, 0.01,
+    BiFunction<Double, Double, SavingCheck.Verification> left = (traffic, sw) -> SavingCheck.verify(rec, Costs.T0,
+        before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, sw, 0.01,
             "measured", traffic)));
     assertThat(left.apply(4.01e6, 6.0).verdict()).isEqualTo("traffic_changed");
     assertThat(left.apply(8e6, 50.0).verdict()).isEqualTo("traffic_changed");

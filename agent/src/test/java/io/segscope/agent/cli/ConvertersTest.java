@@ -106,8 +106,7 @@ class ConvertersTest {
   }
 
   @Test
-  void badAdviceIntentsExitTwoWithTheReasonBeforeAnythingIsAttached(@TempDir
-      Path dir) throws Exception {
+  void badAdviceIntentsExitTwoWithTheReasonBeforeAnythingIsAttached(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("advice.yaml");
     Files.writeString(file, "accept:\n  - rule: offload_disabled\n    devise: eth0\n");
     String[][] cases = {

@@ -60,7 +60,7 @@ class DoctorTest {
       return Optional.of(event.equals("qdisc_dequeue")
           ? List.of("struct Qdisc *", "struct netdev_queue *", "int", "struct sk_buff *")
           : event.equals("net_dev_queue") || event.equals("netif_receive_skb") ? List.of("struct sk_buff *")
-          : List.of("struct sk_buff *", "void *"));
+              : List.of("struct sk_buff *", "void *"));
     }
 
     @Override
@@ -83,7 +83,8 @@ class DoctorTest {
     assertThat(r.paths()).first().satisfies(p -> {
       assertThat(p.mode()).isEqualTo("kprobe");
       assertThat(p.tried()).containsExactly(
-          new DoctorReport.Tried("fentry", false, "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)"),
+          new DoctorReport.Tried("fentry", false,
+              "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)"),
           new DoctorReport.Tried("kprobe", true, ""));
     });
   }

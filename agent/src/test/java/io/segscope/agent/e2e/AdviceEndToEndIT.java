@@ -169,7 +169,8 @@ class AdviceEndToEndIT {
       for (Topology t : healthy) {
         DeviceAt snd = t.device("sender");
         Map<String, String> d = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
-        assertThat(after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d))
+        assertThat(
+            after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d))
             .as("intact super-packets measured on %s's sender", t.name()).isGreaterThan(100);
       }
     }
@@ -268,7 +269,8 @@ class AdviceEndToEndIT {
     traffic.get(trafficAfter.toSeconds() + 60, TimeUnit.SECONDS);
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
     double sw = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
-    double off = after.sum("segscope_gso_offloaded_skbs_total", dev) - before.sum("segscope_gso_offloaded_skbs_total", dev);
+    double off =
+        after.sum("segscope_gso_offloaded_skbs_total", dev) - before.sum("segscope_gso_offloaded_skbs_total", dev);
     System.out.printf("%s after the fix on %s: %.0f software-segmented, %.0f offloaded%n", t.name(), d.name(), sw, off);
     assertThat(off).as("super-packets handed intact to %s after the fix", d.name()).isGreaterThan(100);
     // new connections size their super-packets for the fixed device: none is segmented in software
@@ -318,13 +320,13 @@ class AdviceEndToEndIT {
           .isEqualTo("verified");
       double ratio = v.path("traffic_ratio").asDouble();
       assertThat(v.path("saving_cores").asDouble()).as("saving of %s", v).isPositive()
-          .isCloseTo(v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
+          .isCloseTo(
+              v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
               Offset.offset(1e-6));
     } else {
       expectVerifiedSaving(agent, rec);
     }
   }
-
 
   /** The closed recommendation's before/after measure in {@code verified_savings} of the API. */
   private static JsonNode verification(AgentProcess agent, JsonNode rec) throws Exception {

@@ -100,7 +100,6 @@ final class AgentProcess implements AutoCloseable {
     Readiness.await("the agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
   }
 
-
   HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10));

@@ -1,7 +1,7 @@
 package io.segscope.agent.e2e;
 
-import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_35_0.Metrics.MetricFamily;
 import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_35_0.Metrics;
+import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_35_0.Metrics.MetricFamily;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;

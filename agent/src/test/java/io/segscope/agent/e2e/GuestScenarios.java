@@ -93,7 +93,8 @@ class GuestScenarios extends ScenarioSuite {
     long oracleCount = DurationQuantiles.count(durations);
     System.out.printf("[%s] S3 receiver copy durations: oracle %d (all keys %s), mean %.0f ns; exported %d, mean"
         + " %.0f ns%n", mode(), oracleCount, measured.byKey().keySet(),
-        oracleCount > 0 ? DurationQuantiles.meanNanos(durations) : 0, h.count(), h.count() > 0 ? h.sum() / h.count() * 1e9 : 0);
+        oracleCount > 0 ? DurationQuantiles.meanNanos(durations) : 0, h.count(),
+        h.count() > 0 ? h.sum() / h.count() * 1e9 : 0);
     assertThat((double) h.count()).as("copies segscope timed vs those the oracle timed").isPositive()
         .isBetween(0.99 * oracleCount, 1.01 * oracleCount);
     double[] exact = new double[3];

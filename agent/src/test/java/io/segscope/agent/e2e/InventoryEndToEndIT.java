@@ -132,7 +132,7 @@ class InventoryEndToEndIT {
         exported.put(s.labels().get("feature") + "/" + s.labels().get("fixed"), s.value());
       }
     }
-    for (Iterator<String> it = eth.fieldNames(); it.hasNext(); ) {
+    for (Iterator<String> it = eth.fieldNames(); it.hasNext();) {
       String printed = it.next();
       JsonNode f = eth.path(printed);
       // ethtool prints some kernel features under their legacy ethtool(8) names

@@ -139,7 +139,8 @@ final class KernelOracle implements AutoCloseable {
   static final class Sites {
     private Sites() {}
 
-    static final Predicate<String> XMIT = f -> f.startsWith("validate_xmit_skb") && !f.startsWith("validate_xmit_skb_list");
+    static final Predicate<String> XMIT =
+        f -> f.startsWith("validate_xmit_skb") && !f.startsWith("validate_xmit_skb_list");
     static final Predicate<String> IP_OUTPUT_MTU = in("ip_finish_output_gso", "__ip_finish_output", "ip_finish_output",
         "ip6_finish_output_gso_slowpath_drop", "__ip6_finish_output", "ip6_finish_output");
     static final Predicate<String> QDISC = in("tbf_segment", "tbf_enqueue", "netem_segment", "netem_enqueue",
@@ -332,7 +333,7 @@ final class KernelOracle implements AutoCloseable {
       if (!n.path("type").asText().equals("map")) {
         continue;
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = n.path("data").fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = n.path("data").fields(); it.hasNext();) {
         Map.Entry<String, JsonNode> m = it.next();
         Map<String, Long> values = new HashMap<>();
         m.getValue().fields().forEachRemaining(e -> values.put(e.getKey(), e.getValue().asLong()));

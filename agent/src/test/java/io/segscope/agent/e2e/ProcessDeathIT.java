@@ -75,7 +75,9 @@ class ProcessDeathIT {
       log = dir.resolve("agent.log");
       classLog = dir.resolve("classes.log");
       port = AgentProcess.freePort();
-      List<String> cmd = new ArrayList<>(List.of("java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1",
+      List<String> cmd = new ArrayList<>(List.of("java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC",
+          "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps",
+          "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1",
           "-XX:+ExitOnOutOfMemoryError", "-Xlog:class+load=info:file=" + classLog,
           "-Djava.io.tmpdir=" + tmp, "-Djna.tmpdir=" + tmp.resolve("jna"),
           "-jar", AgentProcess.jar().toString(), "run", "--listen", "127.0.0.1:" + port, "--interval", "1s",

@@ -297,8 +297,10 @@ abstract class ScenarioSuite {
     long arrivedAtLeast = t.inner().rxPacketsSince(t.inner0(), receiver);
     long arrivedAtMost = t.outer().rxPacketsSince(t.outer0(), receiver);
     long oracleOnly = t.oracleOnlyRxPackets(receiver);
-    System.out.printf("[%s] " + s3.name() + " receiver: %.0f copied + %.0f passed (device rx %d..%d), %.0f bytes copied;"
-        + " oracle %s (+%d outside segscope's window); %.0f timed, mean %.0f ns%n", mode(), copied, passed,
+    System.out.printf(
+        "[%s] " + s3.name() + " receiver: %.0f copied + %.0f passed (device rx %d..%d), %.0f bytes copied;"
+            + " oracle %s (+%d outside segscope's window); %.0f timed, mean %.0f ns%n",
+        mode(), copied, passed,
         arrivedAtLeast, arrivedAtMost, bytes, shape, oracleOnly, timed, timed > 0 ? seconds / timed * 1e9 : 0);
     assertThat(copied).as("skbs copied for generic XDP on the receiver %s; all xdp series: %s", rcv,
         t.after().samples("segscope_xdp_generic_skbs_total")).isPositive();
@@ -425,7 +427,7 @@ abstract class ScenarioSuite {
     // a dropped segment carries at most an MTU and the Ethernet header
     assertThat(bytes).as("bytes segmented vs %s's tx bytes (the segments repeat the headers) + %d dropped"
         + " segments of at most MTU + 14 bytes", d.name(), dropped).isLessThanOrEqualTo(
-        t.outer().txBytesSince(t.outer0(), d) + (double) dropped * (t.outer().of(d).mtu() + 14));
+            t.outer().txBytesSince(t.outer0(), d) + (double) dropped * (t.outer().of(d).mtu() + 14));
     if (!t.oracle().gsoCounted()) {
       System.out.printf("[%s] kernel %s: consume_skb has no location field: no GSO oracle%n", mode(),
           System.getProperty("os.version"));

@@ -99,7 +99,7 @@ class TracepointScenariosIT extends ScenarioSuite {
     double nativeAt;
     double classicAt;
     try (PrometheusServer nativeProm = PrometheusServer.start(Files.createDirectories(tmp.resolve("native")),
-            target, null, true);
+        target, null, true);
         PrometheusServer classicProm = PrometheusServer.start(Files.createDirectories(tmp.resolve("classic")),
             target, null, false)) {
       for (PrometheusServer p : new PrometheusServer[] {nativeProm, classicProm}) {

@@ -48,7 +48,8 @@ class WebDoorIT {
   void theAgentServesHttpsWithBasicAuthFromTheExampleWebConfig() throws Exception {
     HttpClient https = HttpClient.newBuilder().sslContext(trustingTheExampleCa()).connectTimeout(Duration.ofSeconds(3))
         .build();
-    try (AgentProcess agent = AgentProcess.start("--web.config.file", examples().resolve("web-config.yml").toString())) {
+    try (
+        AgentProcess agent = AgentProcess.start("--web.config.file", examples().resolve("web-config.yml").toString())) {
       String base = "https://localhost:" + agent.port();
       agent.awaitReady(Duration.ofMinutes(3), () -> get(https, base + "/readyz", null).statusCode());
       assertThat(get(https, base + "/metrics", null).statusCode()).as("no credentials").isEqualTo(401);
@@ -75,7 +76,8 @@ class WebDoorIT {
     Path dir = Files.createTempDirectory("segscope-webdoor");
     try {
       Path config = Files.writeString(dir.resolve("web.yml"), "tls_server_config:\n  cert_file: "
-          + examples().resolve("example-server.crt") + "\n  key_file: " + examples().resolve("example-client.key") + "\n");
+          + examples().resolve("example-server.crt") + "\n  key_file: " + examples().resolve("example-client.key")
+          + "\n");
       AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofMinutes(3), "run", "--listen", "127.0.0.1:0",
           "--web.config.file", config.toString());
       assertThat(r.exitCode()).as(r.output()).isEqualTo(1);

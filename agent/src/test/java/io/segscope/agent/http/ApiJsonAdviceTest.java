@@ -31,7 +31,8 @@ class ApiJsonAdviceTest {
   @Test
   void recommendationsCarryTheirStateAndTheVerifiedSavings() {
     Recommendation open = rec("gso_size_mismatch", "open", "");
-    Recommendation accepted = rec("wireguard_segmentation", "accepted", "wireguard_segmentation:*/wg* (--advice-accept)");
+    Recommendation accepted =
+        rec("wireguard_segmentation", "accepted", "wireguard_segmentation:*/wg* (--advice-accept)");
     SavingCheck.Measure before = new SavingCheck.Measure(T, T.plusSeconds(30), 10688.7, 0.0855, "measured", 6.96e8);
     SavingCheck.Measure after = new SavingCheck.Measure(T.plusSeconds(90), T.plusSeconds(120), 0, 0, "measured", 7.1e8);
     SavingCheck.Verification v = new SavingCheck.Verification(open, T.plusSeconds(200), before, Optional.of(after),

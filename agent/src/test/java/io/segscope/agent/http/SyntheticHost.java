@@ -67,7 +67,8 @@ public final class SyntheticHost {
       new ProbeAttachment("gso_tx", "tp_btf__net_dev_queue", "tracepoint", "tp_btf:net_dev_queue", "tp_btf", true,
           false, ""),
       new ProbeAttachment("gso_tx", "tp_btf__kfree_skb", "tracepoint", "tp_btf:kfree_skb", "tp_btf", true, false, ""),
-      new ProbeAttachment("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf:consume_skb", "tp_btf", true, false, ""),
+      new ProbeAttachment("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf:consume_skb", "tp_btf", true, false,
+          ""),
       new ProbeAttachment("gso_tx", "tp_btf__qdisc_dequeue", "tracepoint", "tp_btf:qdisc_dequeue", "tp_btf", true,
           true, ""),
       new ProbeAttachment("xdp_generic", "tp_btf__netif_receive_skb", "tracepoint", "tp_btf:netif_receive_skb",
@@ -140,8 +141,7 @@ public final class SyntheticHost {
     ProbeReading reading = new ProbeReading(0, counters, Map.of());
     Map<Long, String> names = new HashMap<>();
     TelemetrySnapshot base = new SnapshotAssembler(build).assemble(at, reading, attachments, programs,
-        "tracepoint", "tracepoint", (key, kernelName) ->
-            InventoryView.name(inventory, names, key, kernelName));
+        "tracepoint", "tracepoint", (key, kernelName) -> InventoryView.name(inventory, names, key, kernelName));
     List<DeviceInfo> infos = new ArrayList<>(devices);
     for (Device dev : inventory.devices()) {
       infos.add(InventoryView.info(inventory, dev));

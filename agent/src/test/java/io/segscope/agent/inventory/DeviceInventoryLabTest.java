@@ -87,8 +87,8 @@ class DeviceInventoryLabTest {
 
     // do_setlink changes gso/gro limits without a notification: found by the link refresh
     Lab.run("ip", "-n", x, "link", "set", "x0", "gso_max_size", "20000", "gro_max_size", "30000");
-    await("gso_max_size/gro_max_size change (not announced)", inv -> find(inv, x, "x0").map(d ->
-        d.link().gsoMaxSize().orElse(0) == 20000 && d.link().groMaxSize().orElse(0) == 30000).orElse(false));
+    await("gso_max_size/gro_max_size change (not announced)", inv -> find(inv, x, "x0")
+        .map(d -> d.link().gsoMaxSize().orElse(0) == 20000 && d.link().groMaxSize().orElse(0) == 30000).orElse(false));
 
     Lab.run("ip", "netns", "exec", x, "ethtool", "-K", "x0", "tso", "off");
     await("tso off", inv -> find(inv, x, "x0").map(d -> d.features().available()
@@ -104,8 +104,8 @@ class DeviceInventoryLabTest {
     await("veth pair x0/x1 deleted", inv -> find(inv, x, "x0").isEmpty() && find(inv, x, "x1").isEmpty());
 
     lab.deleteNetns(y);
-    await("namespace " + y + " and its peer xy in " + x + " vanish", inv ->
-        inv.namespaces().stream().noneMatch(n -> n.inode() == yInode)
+    await("namespace " + y + " and its peer xy in " + x + " vanish",
+        inv -> inv.namespaces().stream().noneMatch(n -> n.inode() == yInode)
             && inv.devices().stream().noneMatch(d -> d.netns() == yInode)
             && find(inv, x, "xy").isEmpty());
 

@@ -1,7 +1,7 @@
 package io.segscope.agent.inventory;
 
-import io.segscope.agent.inventory.model.Features;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.segscope.agent.inventory.model.Features;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;

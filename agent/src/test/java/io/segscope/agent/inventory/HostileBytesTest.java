@@ -87,7 +87,8 @@ class HostileBytesTest {
 
   @Test
   void linkWithoutNameOrMtuIsRejected() {
-    NetlinkMessage noName = one(new MessageBuilder(Rtnl.RTM_NEWLINK, 0).header(ifinfomsg(0, 5)).u32(Rtnl.IFLA_MTU, 1500));
+    NetlinkMessage noName =
+        one(new MessageBuilder(Rtnl.RTM_NEWLINK, 0).header(ifinfomsg(0, 5)).u32(Rtnl.IFLA_MTU, 1500));
     assertThatThrownBy(() -> LinkDecoder.decode(noName, warnings))
         .isInstanceOf(NetlinkException.class).hasMessage("decode link ifindex 5: no IFLA_IFNAME");
     NetlinkMessage badMtu = one(new MessageBuilder(Rtnl.RTM_NEWLINK, 0).header(ifinfomsg(0, 5))

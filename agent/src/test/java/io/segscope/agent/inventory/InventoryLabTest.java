@@ -192,7 +192,8 @@ class InventoryLabTest {
                 reader.knownFeatures(), w);
             soft.assertThat(compact).as(ns + " compact dump").isEqualTo(named);
             for (Device d : devicesOf(ns)) {
-              soft.assertThat(reader.read(d.ifindex(), d.name())).as(ns + "/" + d.name()).isEqualTo(named.get(d.ifindex()));
+              soft.assertThat(reader.read(d.ifindex(), d.name())).as(ns + "/" + d.name())
+                  .isEqualTo(named.get(d.ifindex()));
             }
             soft.assertThat(w.count()).as(ns + " decode warnings").isZero();
             return named.size();
@@ -207,7 +208,8 @@ class InventoryLabTest {
   @Test
   void ioctlFallbackReadsTheSameFeatures() {
     DecodeWarnings w = new DecodeWarnings();
-    Inventory viaIoctl = InventoryReader.read(InventoryConfig.defaults().withFeatures(InventoryConfig.FeatureMode.IOCTL), w);
+    Inventory viaIoctl =
+        InventoryReader.read(InventoryConfig.defaults().withFeatures(InventoryConfig.FeatureMode.IOCTL), w);
     SoftAssertions soft = new SoftAssertions();
     int compared = 0;
     for (String ns : List.of(a, b, c)) {

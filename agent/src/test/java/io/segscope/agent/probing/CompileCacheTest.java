@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 class CompileCacheTest {
   private static final List<String> FLAGS = List.of("-DOFF_SKB_LEN=112", "-DMAX_DEVICES=4096");
 
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
   private Path dir;
   private final List<String> compiled = new ArrayList<>();
   private final List<LogRecord> logged = new ArrayList<>();
@@ -96,8 +97,8 @@ class CompileCacheTest {
     assertThat(second.maps()).isEqualTo(first.maps());
     assertThat(second.license()).isEqualTo("GPL");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
-    assertThat(entries()).singleElement().satisfies(e ->
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(e))).isEqualTo("rw-------"));
+    assertThat(entries()).singleElement().satisfies(
+        e -> assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(e))).isEqualTo("rw-------"));
     assertThat(warnings()).isEmpty();
   }
 
@@ -138,7 +139,8 @@ class CompileCacheTest {
     Files.write(entry, b);
     CompiledObject again = cache("salt").compile("segscope", "int x;", FLAGS);
     assertThat(compiled).hasSize(2);
-    assertThat(again.program("tp_btf__consume_skb").code()).isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
+    assertThat(again.program("tp_btf__consume_skb").code())
+        .isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
     assertThat(warnings()).singleElement().asString().contains("unusable").contains("checksum mismatch")
         .contains("compiling again");
     cache("salt").compile("segscope", "int x;", FLAGS);
@@ -158,7 +160,8 @@ class CompileCacheTest {
     Files.copy(y, entry, StandardCopyOption.REPLACE_EXISTING);
     CompiledObject x = cache("salt").compile("segscope", "int x;", FLAGS);
     assertThat(warnings()).last().asString().contains("key mismatch");
-    assertThat(x.program("tp_btf__consume_skb").code()).isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
+    assertThat(x.program("tp_btf__consume_skb").code())
+        .isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
     assertThat(compiled).containsExactly("int x;", "int x;", "int y;", "int x;");
   }
 

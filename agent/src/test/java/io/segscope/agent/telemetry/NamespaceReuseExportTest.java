@@ -39,7 +39,8 @@ class NamespaceReuseExportTest {
         Duration.ofSeconds(60), List::of), () -> inv, Workloads::none,
         new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
             AdviceContext.Thresholds.DEFAULT, false),
-        new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), new RecordErrors(meters), DeviceSelection.Config.DEFAULT,
+        new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), new RecordErrors(meters),
+        DeviceSelection.Config.DEFAULT,
         Clock.fixed(VanishedDevicesTest.T0, ZoneOffset.UTC));
     t.refresh();
     assertThat(t.latest().gso()).singleElement().satisfies(g -> {

@@ -25,8 +25,8 @@ import java.util.Map;
 public final class EmptyPrograms implements AutoCloseable {
   /** {@code r0 = 0; exit}. */
   static final byte[] EMPTY = {
-    (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
-    (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
+      (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
+      (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
   };
 
   /** One attached empty program. */

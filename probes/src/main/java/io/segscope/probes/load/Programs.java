@@ -15,8 +15,8 @@ import java.util.OptionalInt;
 public final class Programs {
   /** {@code r0 = 0; exit}: the empty program feature probes load. */
   static final byte[] EMPTY = {
-    (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
-    (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
+      (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
+      (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
   };
 
   private Programs() {}

@@ -1,6 +1,5 @@
 package io.segscope.probes.bcc;
 
-
 import io.segscope.testkit.Requirement;
 import java.io.IOException;
 import java.nio.file.Files;

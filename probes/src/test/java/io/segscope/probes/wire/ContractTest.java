@@ -30,8 +30,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * root, BPF or a compiler.
  */
 class ContractTest {
-  private static final CHeader C = CHeader.parse(DurationBuckets.cFunction() + "\n" + ProgramText.resource("bpf/common.h"),
-      Map.of());
+  private static final CHeader C =
+      CHeader.parse(DurationBuckets.cFunction() + "\n" + ProgramText.resource("bpf/common.h"),
+          Map.of());
 
   record EnumContract(Class<? extends Enum<?>> type, String prefix, String count, boolean exactCount,
       ToIntFunction<Object> code, Function<Object, String> macro) {}
@@ -162,7 +163,8 @@ class ContractTest {
 
   @Test
   void everyJavaClassCommonHNamesExists() {
-    Matcher m = Pattern.compile("Java: (io\\.segscope\\.[a-zA-Z.]+[A-Za-z])").matcher(ProgramText.resource("bpf/common.h"));
+    Matcher m =
+        Pattern.compile("Java: (io\\.segscope\\.[a-zA-Z.]+[A-Za-z])").matcher(ProgramText.resource("bpf/common.h"));
     int named = 0;
     while (m.find()) {
       String cls = m.group(1);

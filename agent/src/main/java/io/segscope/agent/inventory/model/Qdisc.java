@@ -47,7 +47,8 @@ public record Qdisc(int ifindex, int handle, int parent, String kind, Optional<T
 
   /** The handle as tc writes it, e.g. {@code 8004:}. */
   public String handleText() {
-    return Integer.toHexString(handle >>> 16) + ":" + ((handle & 0xffff) == 0 ? "" : Integer.toHexString(handle & 0xffff));
+    return Integer.toHexString(handle >>> 16) + ":"
+        + ((handle & 0xffff) == 0 ? "" : Integer.toHexString(handle & 0xffff));
   }
 
   /** The parent as tc writes it: {@code root}, or {@code 1:10}. */

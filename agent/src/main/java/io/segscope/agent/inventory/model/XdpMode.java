@@ -27,12 +27,18 @@ public enum XdpMode {
   /** Maps the kernel's XDP_ATTACHED_* value; an unknown value is reported as null. */
   public static XdpMode fromAttached(int attached) {
     switch (attached) {
-      case 0: return NONE;
-      case 1: return DRIVER;
-      case 2: return GENERIC;
-      case 3: return HARDWARE;
-      case 4: return MULTI;
-      default: return null;
+      case 0:
+        return NONE;
+      case 1:
+        return DRIVER;
+      case 2:
+        return GENERIC;
+      case 3:
+        return HARDWARE;
+      case 4:
+        return MULTI;
+      default:
+        return null;
     }
   }
 }

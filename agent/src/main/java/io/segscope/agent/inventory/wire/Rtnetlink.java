@@ -120,7 +120,8 @@ public final class Rtnetlink {
       }
     }
     if (routes.count() > Routing.MAX_ROUTES) {
-      notes.add(routes.count() + " unicast routes: the first " + Routing.MAX_ROUTES + " kept, every one's device taken");
+      notes
+          .add(routes.count() + " unicast routes: the first " + Routing.MAX_ROUTES + " kept, every one's device taken");
     }
     if (routes.nexthopObjects() > 0) {
       notes.add(routes.nexthopObjects() + " routes use nexthop objects (RTA_NH_ID): their devices are not followed");

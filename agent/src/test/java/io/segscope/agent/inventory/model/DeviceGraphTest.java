@@ -114,7 +114,8 @@ class DeviceGraphTest {
     Device mv = inv.device(POD2, 3).orElseThrow();
     assertThat(inv.linkNetns(mv)).hasValue(HOST);
     Chain c = inv.chain(mv);
-    assertThat(c.down()).extracting(Hop::device, Hop::relation).containsExactly(tuple(DeviceId.of(HOST, 2), Relation.LOWER));
+    assertThat(c.down()).extracting(Hop::device, Hop::relation)
+        .containsExactly(tuple(DeviceId.of(HOST, 2), Relation.LOWER));
     Chain nic = inv.chain(inv.device(HOST, 2).orElseThrow());
     assertThat(nic.up()).extracting(Hop::name, Hop::relation).containsExactly(tuple("mv0", Relation.UPPER));
   }

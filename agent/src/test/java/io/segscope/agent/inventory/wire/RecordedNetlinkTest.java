@@ -79,7 +79,8 @@ class RecordedNetlinkTest {
   @ParameterizedTest
   @ValueSource(strings = {"a", "b"})
   void featureDumpMatchesEthtool(String ns) {
-    List<String> names = EthtoolNetlinkFeatures.decodeFeatureNames(Fixtures.messages("strset-" + ns + ".bin"), warnings);
+    List<String> names =
+        EthtoolNetlinkFeatures.decodeFeatureNames(Fixtures.messages("strset-" + ns + ".bin"), warnings);
     Map<Integer, Features> features = EthtoolNetlinkFeatures.decodeFeatureDump(
         Fixtures.messages("features-" + ns + ".bin"), names, warnings);
     List<Link> links = Rtnetlink.decodeLinks(Fixtures.messages("links-" + ns + ".bin"), warnings);
@@ -171,7 +172,8 @@ class RecordedNetlinkTest {
   }
 
   private Features features(String ns, String name) {
-    List<String> names = EthtoolNetlinkFeatures.decodeFeatureNames(Fixtures.messages("strset-" + ns + ".bin"), warnings);
+    List<String> names =
+        EthtoolNetlinkFeatures.decodeFeatureNames(Fixtures.messages("strset-" + ns + ".bin"), warnings);
     return EthtoolNetlinkFeatures.decodeFeatureDump(Fixtures.messages("features-" + ns + ".bin"), names, warnings)
         .get(link(ns, name).ifindex());
   }

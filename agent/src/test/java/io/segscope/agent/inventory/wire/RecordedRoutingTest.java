@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.inventory.Fixtures;
 import io.segscope.agent.inventory.RoutingFixtureRecorder;
 import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.inventory.model.Qdisc;
 import io.segscope.agent.inventory.model.Route;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.NetlinkException;
@@ -98,8 +98,9 @@ class RecordedRoutingTest {
     assertThat(qdiscs).hasSize(tc.size());
     for (JsonNode q : tc) {
       int ifindex = index.get(q.path("dev").asText());
-      Qdisc mine = qdiscs.stream().filter(x -> x.ifindex() == ifindex && x.handleText().equals(q.path("handle").asText()))
-          .findFirst().orElseThrow(() -> new AssertionError("not decoded: " + q));
+      Qdisc mine =
+          qdiscs.stream().filter(x -> x.ifindex() == ifindex && x.handleText().equals(q.path("handle").asText()))
+              .findFirst().orElseThrow(() -> new AssertionError("not decoded: " + q));
       assertThat(mine.kind()).isEqualTo(q.path("kind").asText());
       assertThat(mine.root()).isEqualTo(q.path("root").asBoolean(false));
       if (mine.kind().equals("tbf")) {
@@ -181,7 +182,8 @@ class RecordedRoutingTest {
         .attr(Rtnl.RTA_DST, new byte[] {(byte) 198, 18, 9, 0}).attr(Rtnl.RTA_MULTIPATH, nh));
     NetlinkMessage viaObject = one(new MessageBuilder(Rtnl.RTM_NEWROUTE, 0).header(rtmsg(2, 24, 254, 1))
         .attr(Rtnl.RTA_DST, new byte[] {(byte) 198, 18, 8, 0}).u32(Rtnl.RTA_NH_ID, 7));
-    RouteDecoder.RoutesRead r = RouteDecoder.decodeRoutes(List.of(longPrefix, shortDst, badNexthop, viaObject), warnings);
+    RouteDecoder.RoutesRead r =
+        RouteDecoder.decodeRoutes(List.of(longPrefix, shortDst, badNexthop, viaObject), warnings);
     assertThat(r.routes()).extracting(Route::destination).containsExactly("198.18.9.0/24", "198.18.8.0/24");
     assertThat(r.routes().get(0).oifs()).isEmpty();
     assertThat(r.routes().get(1).nexthopObject()).isTrue();

@@ -390,7 +390,8 @@ public final class PrivateContainerd implements AutoCloseable {
       for (String save : List.of("iptables-save", "ip6tables-save")) {
         if (Tools.find(save).isPresent()) {
           String rules = exec(List.of("nsenter", "--net=/run/netns/" + node.name(), save));
-          rules.lines().filter(l -> l.startsWith("-A ")).forEach(l -> out.add(save + " rule in " + node.name() + ": " + l));
+          rules.lines().filter(l -> l.startsWith("-A "))
+              .forEach(l -> out.add(save + " rule in " + node.name() + ": " + l));
         }
       }
     }
