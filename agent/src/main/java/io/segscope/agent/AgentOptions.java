@@ -1,6 +1,20 @@
 package io.segscope.agent;
 
+import io.segscope.agent.advice.AdviceIntent;
+import io.segscope.agent.http.HttpSettings;
+import io.segscope.agent.inventory.InventoryConfig;
+import io.segscope.agent.probing.ProbeFactory;
+import io.segscope.agent.telemetry.DeviceSelection;
+import io.segscope.agent.telemetry.SelfCost;
+import io.segscope.agent.workload.CriEndpoints;
+import io.segscope.agent.workload.WorkloadResolver;
+import io.segscope.probes.ProbeMode;
+import io.segscope.probes.TracepointAttach;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * How {@code segscope run} was asked to behave.
@@ -20,44 +34,44 @@ import java.time.Duration;
  * @param intent the findings the operator accepted (--advice-accept, --advice-config)
  * @param cacheDir where compiled probe programs are kept between starts, empty for no cache
  */
-public record AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
-    io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow,
-    Duration adviceOpenAfter, Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
-    java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
-    java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
-    io.segscope.agent.telemetry.DeviceSelection.Config devices,
-    io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout,
-    io.segscope.agent.advice.AdviceIntent intent, java.util.Optional<java.nio.file.Path> cacheDir) {
+public record AgentOptions(HttpSettings http, Duration interval,
+    SelfCost.Mode selfCost, Duration adviceWindow,
+    Duration adviceOpenAfter, Duration adviceCloseAfter, List<Path> netnsDirs,
+    Optional<ProbeMode> probeMode,
+    Optional<TracepointAttach> tracepointAttach,
+    DeviceSelection.Config devices,
+    CriEndpoints criEndpoints, Duration criTimeout,
+    AdviceIntent intent, Optional<Path> cacheDir) {
 
   /** Options without accepted findings and without a compile cache. */
-  public AgentOptions(io.segscope.agent.http.HttpSettings http, Duration interval,
-      io.segscope.agent.telemetry.SelfCost.Mode selfCost, Duration adviceWindow, Duration adviceOpenAfter,
-      Duration adviceCloseAfter, java.util.List<java.nio.file.Path> netnsDirs,
-      java.util.Optional<io.segscope.probes.ProbeMode> probeMode,
-      java.util.Optional<io.segscope.probes.TracepointAttach> tracepointAttach,
-      io.segscope.agent.telemetry.DeviceSelection.Config devices,
-      io.segscope.agent.workload.CriEndpoints criEndpoints, Duration criTimeout) {
+  public AgentOptions(HttpSettings http, Duration interval,
+      SelfCost.Mode selfCost, Duration adviceWindow, Duration adviceOpenAfter,
+      Duration adviceCloseAfter, List<Path> netnsDirs,
+      Optional<ProbeMode> probeMode,
+      Optional<TracepointAttach> tracepointAttach,
+      DeviceSelection.Config devices,
+      CriEndpoints criEndpoints, Duration criTimeout) {
     this(http, interval, selfCost, adviceWindow, adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode,
-        tracepointAttach, devices, criEndpoints, criTimeout, io.segscope.agent.advice.AdviceIntent.NONE,
-        java.util.Optional.empty());
+        tracepointAttach, devices, criEndpoints, criTimeout, AdviceIntent.NONE,
+        Optional.empty());
   }
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
-  public io.segscope.agent.probing.ProbeFactory.Request probeRequest() {
-    return new io.segscope.agent.probing.ProbeFactory.Request(probeMode, tracepointAttach,
+  public ProbeFactory.Request probeRequest() {
+    return new ProbeFactory.Request(probeMode, tracepointAttach,
         Math.max(4096, devices.maxDevices()), cacheDir);
   }
 
   /** The workload resolver's configuration. */
-  public io.segscope.agent.workload.WorkloadResolver.Config workloadConfig() {
-    var d = io.segscope.agent.workload.WorkloadResolver.Config.defaults();
-    return new io.segscope.agent.workload.WorkloadResolver.Config(criEndpoints, criTimeout, d.refresh(), d.proc());
+  public WorkloadResolver.Config workloadConfig() {
+    var d = WorkloadResolver.Config.defaults();
+    return new WorkloadResolver.Config(criEndpoints, criTimeout, d.refresh(), d.proc());
   }
 
   /** The inventory's configuration: the defaults plus the extra namespace directories. */
-  public io.segscope.agent.inventory.InventoryConfig inventoryConfig() {
-    var c = io.segscope.agent.inventory.InventoryConfig.defaults();
-    java.util.List<java.nio.file.Path> dirs = new java.util.ArrayList<>(c.namedNetnsDirs());
+  public InventoryConfig inventoryConfig() {
+    var c = InventoryConfig.defaults();
+    List<Path> dirs = new ArrayList<>(c.namedNetnsDirs());
     netnsDirs.stream().filter(d -> !dirs.contains(d)).forEach(dirs::add);
     return c.withNamedNetnsDirs(dirs);
   }

@@ -2,13 +2,20 @@ package io.segscope.agent;
 
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
-import io.segscope.agent.version.Version;
-import io.segscope.agent.inventory.DeviceInventory;
-import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.agent.advice.Recommendation;
+import io.segscope.agent.advice.SavingCheck;
+import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.http.AgentVerticle;
+import io.segscope.agent.http.Backend;
+import io.segscope.agent.inventory.DeviceInventory;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.version.Version;
+import io.segscope.agent.workload.WorkloadResolver;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
@@ -19,15 +26,31 @@ import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.bcc.Bcc;
+import io.segscope.probes.sys.StaleKprobeEvents;
 import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 
 /**
  * The running agent: probes, telemetry, metrics registry and the Vert.x HTTP server, owned together and
@@ -40,7 +63,7 @@ public final class AgentRuntime implements AutoCloseable {
 
   private final ProbeSession probes;
   private final DeviceInventory inventory;
-  private final io.segscope.agent.workload.WorkloadResolver workloads;
+  private final WorkloadResolver workloads;
   private final SelfCost selfCost;
   private final MetricsRegistry metrics;
   private final Vertx vertx;
@@ -48,7 +71,7 @@ public final class AgentRuntime implements AutoCloseable {
   private boolean closed;
 
   private AgentRuntime(ProbeSession probes, DeviceInventory inventory,
-      io.segscope.agent.workload.WorkloadResolver workloads, SelfCost selfCost, MetricsRegistry metrics,
+      WorkloadResolver workloads, SelfCost selfCost, MetricsRegistry metrics,
       Vertx vertx, AgentVerticle verticle) {
     this.probes = probes;
     this.inventory = inventory;
@@ -164,7 +187,7 @@ public final class AgentRuntime implements AutoCloseable {
 
     hook.before(STEP_METRICS);
     AtomicReference<TelemetryService> telemetry = new AtomicReference<>();
-    TelemetrySnapshot beforeProbes = TelemetrySnapshot.builder().takenAt(java.time.Instant.now()).buildInfo(build)
+    TelemetrySnapshot beforeProbes = TelemetrySnapshot.builder().takenAt(Instant.now()).buildInfo(build)
         .build();
     MetricsRegistry metrics = opened.add(STEP_METRICS, new MetricsRegistry(() -> {
       TelemetryService t = telemetry.get();
@@ -174,9 +197,9 @@ public final class AgentRuntime implements AutoCloseable {
 
     hook.before(STEP_WORKLOADS);
     // who each namespace belongs to: its own thread, so a slow or absent container runtime never delays a read
-    var workloads = opened.add(STEP_WORKLOADS, new io.segscope.agent.workload.WorkloadResolver(
+    var workloads = opened.add(STEP_WORKLOADS, new WorkloadResolver(
         options.workloadConfig(), () -> inventory.current().namespaces(), metrics.self(), Clock.systemUTC()),
-        io.segscope.agent.workload.WorkloadResolver::close);
+        WorkloadResolver::close);
     inventory.addListener((before, after) -> {
       if (!namespaceSet(before).equals(namespaceSet(after))) {
         workloads.namespacesChanged();
@@ -192,8 +215,8 @@ public final class AgentRuntime implements AutoCloseable {
     AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(), backend, metrics);
     try {
       stop.await(http.deploy(verticle), Duration.ofMinutes(2));
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
     }
     stop.check();
@@ -236,7 +259,7 @@ public final class AgentRuntime implements AutoCloseable {
   /** Milliseconds since this JVM started (from the process' start time), -1 when unknown. */
   static long sinceJvmStart() {
     return ProcessHandle.current().info().startInstant()
-        .map(t -> Duration.between(t, java.time.Instant.now()).toMillis()).orElse(-1L);
+        .map(t -> Duration.between(t, Instant.now()).toMillis()).orElse(-1L);
   }
 
   /**
@@ -244,24 +267,24 @@ public final class AgentRuntime implements AutoCloseable {
    * is bound and released again at once, with SO_REUSEADDR as the server binds it.
    */
   static void checkPortFree(String host, int port) throws ProbeException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+    try (ServerSocket s = new ServerSocket()) {
       s.setReuseAddress(true);
-      s.bind(new java.net.InetSocketAddress(host, port));
-    } catch (java.io.IOException | IllegalArgumentException | SecurityException e) {
+      s.bind(new InetSocketAddress(host, port));
+    } catch (IOException | IllegalArgumentException | SecurityException e) {
       throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + e.getMessage(), e);
     }
   }
 
   /** Removes tracefs kprobe events that dead libbcc users (older segscope too) left; see docs/runbook.md. */
   static void sweepStaleKprobeEvents() {
-    java.util.Optional<java.nio.file.Path> tracefs = java.util.stream.Stream.of("/sys/kernel/tracing",
-            "/sys/kernel/debug/tracing").map(java.nio.file.Path::of)
-        .filter(p -> java.nio.file.Files.exists(p.resolve("kprobe_events"))).findFirst();
+    Optional<Path> tracefs = Stream.of("/sys/kernel/tracing",
+        "/sys/kernel/debug/tracing").map(Path::of)
+        .filter(p -> Files.exists(p.resolve("kprobe_events"))).findFirst();
     if (tracefs.isEmpty()) {
       return; // no kprobes (or no tracefs): nothing can be stale
     }
-    var result = io.segscope.probes.sys.StaleKprobeEvents.sweep(tracefs.get(),
-        io.segscope.probes.sys.StaleKprobeEvents::processAlive);
+    var result = StaleKprobeEvents.sweep(tracefs.get(),
+        StaleKprobeEvents::processAlive);
     if (!result.removed().isEmpty()) {
       LOG.info("removed " + result.removed().size() + " stale kprobe events of processes that are gone: "
           + result.removed().stream().map(e -> e.group() + "/" + e.name()).toList());
@@ -276,9 +299,9 @@ public final class AgentRuntime implements AutoCloseable {
    * Runs one slow step of the start (reading every namespace, creating Vert.x) on a thread of its own
    * and waits for it, unless a stop is asked for first: a stop never waits for the step.
    */
-  private static <T> T step(StopSignal stop, java.util.function.Supplier<T> work) throws StopSignal.Stopped,
+  private static <T> T step(StopSignal stop, Supplier<T> work) throws StopSignal.Stopped,
       InterruptedException {
-    java.util.concurrent.CompletableFuture<T> f = new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<T> f = new CompletableFuture<>();
     Thread t = new Thread(() -> {
       try {
         f.complete(work.get());
@@ -290,7 +313,7 @@ public final class AgentRuntime implements AutoCloseable {
     t.start();
     try {
       return stop.await(f, Duration.ofMinutes(30));
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
       }
@@ -298,7 +321,7 @@ public final class AgentRuntime implements AutoCloseable {
         throw err;
       }
       throw new IllegalStateException(e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       throw new IllegalStateException("start: a step took more than 30 minutes", e);
     }
   }
@@ -308,8 +331,8 @@ public final class AgentRuntime implements AutoCloseable {
    * on: the compile (the slowest step) overlaps with the inventory and the HTTP server.
    */
   private static final class ProbeOpening {
-    private final java.util.concurrent.CompletableFuture<ProbeSession> opening =
-        new java.util.concurrent.CompletableFuture<>();
+    private final CompletableFuture<ProbeSession> opening =
+        new CompletableFuture<>();
     private final Thread opener;
 
     private ProbeOpening(ProbeOpener open, ProbeFactory.Request request) {
@@ -333,7 +356,7 @@ public final class AgentRuntime implements AutoCloseable {
     ProbeSession await(StopSignal stop) throws ProbeException, InterruptedException, StopSignal.Stopped {
       try {
         return stop.await(opening, Duration.ofMinutes(30));
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         Throwable c = e.getCause();
         if (c instanceof ProbeException p) {
           throw p;
@@ -342,7 +365,7 @@ public final class AgentRuntime implements AutoCloseable {
           throw i;
         }
         throw new ProbeException("open probes: " + c, c);
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (TimeoutException e) {
         throw new ProbeException("open probes: " + e.getMessage(), e);
       }
     }
@@ -361,11 +384,11 @@ public final class AgentRuntime implements AutoCloseable {
       opener.interrupt();
       try {
         opening.get(500, TimeUnit.MILLISECONDS).close();
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (TimeoutException e) {
         LOG.fine("open probes: still reading the kernel's BTF; not waited for");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         // it failed, or was interrupted before it had anything: nothing of it is open
       }
     }
@@ -374,13 +397,13 @@ public final class AgentRuntime implements AutoCloseable {
   /** Vert.x and the verticle deployed on it: the HTTP server. */
   private static final class Http {
     final Vertx vertx;
-    private java.util.concurrent.CompletableFuture<String> deployment;
+    private CompletableFuture<String> deployment;
 
     Http(Vertx vertx) {
       this.vertx = vertx;
     }
 
-    java.util.concurrent.CompletableFuture<String> deploy(AgentVerticle verticle) {
+    CompletableFuture<String> deploy(AgentVerticle verticle) {
       deployment = vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture();
       return deployment;
     }
@@ -398,15 +421,15 @@ public final class AgentRuntime implements AutoCloseable {
         vertx.close().toCompletionStage().toCompletableFuture().get(1, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      } catch (ExecutionException | TimeoutException e) {
         LOG.fine("close HTTP server: " + e);
       }
     }
   }
   /** The namespaces of an inventory as (inode, name) pairs: what workload resolution depends on. */
-  private static java.util.Set<java.util.List<Object>> namespaceSet(io.segscope.agent.inventory.Inventory inv) {
-    java.util.Set<java.util.List<Object>> s = new java.util.HashSet<>();
-    inv.namespaces().forEach(n -> s.add(java.util.List.of(n.inode(), n.name())));
+  private static Set<List<Object>> namespaceSet(Inventory inv) {
+    Set<List<Object>> s = new HashSet<>();
+    inv.namespaces().forEach(n -> s.add(List.of(n.inode(), n.name())));
     return s;
   }
 
@@ -424,16 +447,16 @@ public final class AgentRuntime implements AutoCloseable {
    * probes are attached ({@link #attached}) there is no telemetry: /readyz says "probes: compiling",
    * /metrics and the API answer 503.
    */
-  private static final class RuntimeBackend implements io.segscope.agent.http.Backend {
+  private static final class RuntimeBackend implements Backend {
     static final String COMPILING = "probes: compiling";
     private final DeviceInventory inventory;
-    private final io.segscope.agent.workload.WorkloadResolver workloads;
+    private final WorkloadResolver workloads;
     private volatile TelemetryService telemetry;
     private volatile ProbeSession probes;
     private final HeapRelease heap;
     private boolean firstReadLogged;
 
-    RuntimeBackend(DeviceInventory inventory, io.segscope.agent.workload.WorkloadResolver workloads,
+    RuntimeBackend(DeviceInventory inventory, WorkloadResolver workloads,
         HeapRelease heap) {
       this.inventory = inventory;
       this.heap = heap;
@@ -462,53 +485,53 @@ public final class AgentRuntime implements AutoCloseable {
     }
 
     @Override
-    public java.util.Optional<String> unavailable() {
+    public Optional<String> unavailable() {
       TelemetryService t = telemetry;
-      return t == null ? java.util.Optional.of(COMPILING)
-          : t.firstReadDone() ? java.util.Optional.empty() : java.util.Optional.of("first map read pending");
+      return t == null ? Optional.of(COMPILING)
+          : t.firstReadDone() ? Optional.empty() : Optional.of("first map read pending");
     }
 
     @Override
-    public io.segscope.agent.inventory.Inventory inventory() {
+    public Inventory inventory() {
       TelemetryService t = telemetry;
-      return t == null ? io.segscope.agent.inventory.Inventory.empty() : t.inventory();
+      return t == null ? Inventory.empty() : t.inventory();
     }
 
     @Override
-    public io.segscope.agent.workload.Workloads workloads() {
+    public Workloads workloads() {
       TelemetryService t = telemetry;
       return t == null ? workloads.current() : t.workloads();
     }
 
     @Override
-    public java.util.Collection<io.segscope.agent.cost.DeviceCost> costs() {
+    public Collection<DeviceCost> costs() {
       TelemetryService t = telemetry;
-      return t == null ? java.util.List.of() : t.advisor().lastCosts();
+      return t == null ? List.of() : t.advisor().lastCosts();
     }
 
     @Override
-    public java.util.List<io.segscope.agent.advice.Recommendation> recommendations() {
+    public List<Recommendation> recommendations() {
       TelemetryService t = telemetry;
-      return t == null ? java.util.List.of() : t.advisor().open();
+      return t == null ? List.of() : t.advisor().open();
     }
 
     @Override
-    public java.util.List<io.segscope.agent.advice.SavingCheck.Verification> verifiedSavings() {
+    public List<SavingCheck.Verification> verifiedSavings() {
       return telemetry.advisor().verified();
     }
 
     @Override
-    public java.util.List<String> notReadyReasons() {
+    public List<String> notReadyReasons() {
       TelemetryService t = telemetry;
       ProbeSession p = probes;
       if (t == null || p == null) {
-        java.util.List<String> reasons = new java.util.ArrayList<>(java.util.List.of(COMPILING));
-        reasons.addAll(Health.notReady(java.util.List.of(), java.util.List.of(), true, Health.status(inventory),
-            java.time.Instant.now(), Health.INVENTORY_STALE_AFTER));
+        List<String> reasons = new ArrayList<>(List.of(COMPILING));
+        reasons.addAll(Health.notReady(List.of(), List.of(), true, Health.status(inventory),
+            Instant.now(), Health.INVENTORY_STALE_AFTER));
         return reasons;
       }
       return Health.notReady(p.plan().paths(), p.attachments(), t.firstReadDone(),
-          Health.status(inventory), java.time.Instant.now(),
+          Health.status(inventory), Instant.now(),
           Health.INVENTORY_STALE_AFTER);
     }
   }

@@ -1,5 +1,6 @@
 package io.segscope.agent;
 
+import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.probes.PathPlan;
 import io.segscope.probes.ProbeAttachment;
 import java.time.Duration;
@@ -27,7 +28,7 @@ public final class Health {
   public record InventoryStatus(Instant lastRefresh, Optional<String> death) {}
 
   /** What the running inventory says of itself now. */
-  public static InventoryStatus status(io.segscope.agent.inventory.DeviceInventory inventory) {
+  public static InventoryStatus status(DeviceInventory inventory) {
     return new InventoryStatus(inventory.lastRefresh(), inventory.death());
   }
 

@@ -6,12 +6,12 @@ import java.io.StringWriter;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import java.util.logging.ConsoleHandler;
-import java.util.logging.Formatter;
 import java.util.logging.SimpleFormatter;
 
 /**

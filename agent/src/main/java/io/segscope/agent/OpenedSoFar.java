@@ -2,6 +2,7 @@ package io.segscope.agent;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -55,7 +56,7 @@ final class OpenedSoFar implements AutoCloseable {
   }
 
   /** The names of the parts opened so far, newest first. */
-  java.util.List<String> names() {
+  List<String> names() {
     return parts.stream().map(Part::name).toList();
   }
 

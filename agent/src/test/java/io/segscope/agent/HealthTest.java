@@ -41,8 +41,9 @@ class HealthTest {
 
   @Test
   void everyPlannedPathAttachedFirstReadDoneFreshInventory() {
-    List<ProbeAttachment> all = List.of(a("gso_tx", "p1", "tracepoint", true, ""), a("gso_tx", "p2", "tracepoint", true, ""),
-        a("xdp_generic", "p3", "tracepoint", true, ""));
+    List<ProbeAttachment> all =
+        List.of(a("gso_tx", "p1", "tracepoint", true, ""), a("gso_tx", "p2", "tracepoint", true, ""),
+            a("xdp_generic", "p3", "tracepoint", true, ""));
     assertThat(Health.notReady(BOTH, all, true, FRESH, NOW, STALE)).isEmpty();
   }
 
@@ -89,7 +90,8 @@ class HealthTest {
 
   @Test
   void firstReadPendingStaleAndDeadInventory() {
-    List<ProbeAttachment> all = List.of(a("gso_tx", "p1", "tracepoint", true, ""), a("xdp_generic", "p3", "tracepoint", true, ""));
+    List<ProbeAttachment> all =
+        List.of(a("gso_tx", "p1", "tracepoint", true, ""), a("xdp_generic", "p3", "tracepoint", true, ""));
     assertThat(Health.notReady(BOTH, all, false, FRESH, NOW, STALE)).containsExactly("first map read pending");
     Health.InventoryStatus old = new Health.InventoryStatus(NOW.minusSeconds(45), Optional.empty());
     assertThat(Health.notReady(BOTH, all, true, old, NOW, STALE))

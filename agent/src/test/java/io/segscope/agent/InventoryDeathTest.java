@@ -6,10 +6,12 @@ import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.http.Backend;
 import io.segscope.agent.http.DoorServer;
+import io.segscope.agent.http.HttpSettings;
 import io.segscope.agent.inventory.DeviceInventory;
-import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.InventoryConfig;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.net.URI;
@@ -21,6 +23,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -50,8 +53,8 @@ class InventoryDeathTest {
         }
 
         @Override
-        public io.segscope.agent.workload.Workloads workloads() {
-          return io.segscope.agent.workload.Workloads.none();
+        public Workloads workloads() {
+          return Workloads.none();
         }
 
         @Override
@@ -71,7 +74,7 @@ class InventoryDeathTest {
               Health.INVENTORY_STALE_AFTER);
         }
       };
-      try (DoorServer server = DoorServer.start(io.segscope.agent.http.HttpSettings.plain("127.0.0.1", 0), backend,
+      try (DoorServer server = DoorServer.start(HttpSettings.plain("127.0.0.1", 0), backend,
           metrics)) {
         HttpClient http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + server.port();
@@ -81,14 +84,15 @@ class InventoryDeathTest {
         assertThat(value(m, "segscope_inventory_running")).isEqualTo(1.0);
         double refreshed = value(m, "segscope_inventory_last_refresh_timestamp_seconds");
         assertThat(refreshed).as("last refresh is recent").isCloseTo(System.currentTimeMillis() / 1000.0,
-            org.assertj.core.data.Offset.offset(10.0));
+            Offset.offset(10.0));
 
         inventory.failFollowerForTest(new OutOfMemoryError("injected by InventoryDeathTest"));
         await(() -> inventory.death().isPresent(), Duration.ofSeconds(10), "the inventory thread dies");
 
         HttpResponse<String> dead = get(http, base + "/readyz");
         assertThat(dead.statusCode()).isEqualTo(503);
-        assertThat(dead.body()).contains("device inventory thread died: OutOfMemoryError: injected by InventoryDeathTest");
+        assertThat(dead.body())
+            .contains("device inventory thread died: OutOfMemoryError: injected by InventoryDeathTest");
         String after = get(http, base + "/metrics").body();
         assertThat(value(after, "segscope_inventory_running")).isEqualTo(0.0);
         double last = value(after, "segscope_inventory_last_refresh_timestamp_seconds");

@@ -4,15 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.segscope.agent.inventory.Device;
 import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.inventory.InventoryConfig;
+import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,7 +77,7 @@ class InventoryResyncLabTest {
   }
 
   static String text(MetricsRegistry metrics) throws Exception {
-    return new String(metrics.scrape("text/plain").body(), java.nio.charset.StandardCharsets.UTF_8);
+    return new String(metrics.scrape("text/plain").body(), StandardCharsets.UTF_8);
   }
 
   static Set<String> ipLinkNames(Lab lab, Netns ns) throws Exception {

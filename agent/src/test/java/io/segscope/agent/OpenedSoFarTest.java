@@ -3,7 +3,9 @@ package io.segscope.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +36,7 @@ class OpenedSoFarTest {
   void aFailureClosesEveryPartOpenedBeforeItNewestFirst(int failAt) {
     assertThatThrownBy(() -> start(failAt)).hasMessage("open " + PARTS.get(failAt) + ": injected");
     List<String> expected = new ArrayList<>(PARTS.subList(0, failAt));
-    java.util.Collections.reverse(expected);
+    Collections.reverse(expected);
     assertThat(released).as("released, in order").containsExactlyElementsOf(expected);
     assertThat(told).containsExactlyElementsOf(expected);
   }
@@ -52,7 +54,7 @@ class OpenedSoFarTest {
       try (OpenedSoFar opened = new OpenedSoFar(told::add)) {
         opened.add("a", "a", released::add);
         opened.add("b", "b", p -> {
-          throw new java.io.IOException("close b: refused");
+          throw new IOException("close b: refused");
         });
         opened.add("c", "c", p -> {
           throw new IllegalStateException("close c: refused");

@@ -69,7 +69,8 @@ class AlertRulesTest {
   void everyAlertIsUnitTestedFiringAndNotFiring() {
     Map<String, int[]> seen = new HashMap<>(); // alert -> {firing cases, silent cases}
     for (Path f : RepoFiles.list(TESTS, ".yaml")) {
-      assertThat(Tree.list(RepoFiles.yaml(f), "rule_files")).as("%s rule_files", f).containsExactly("../segscope-rules.yaml");
+      assertThat(Tree.list(RepoFiles.yaml(f), "rule_files")).as("%s rule_files", f)
+          .containsExactly("../segscope-rules.yaml");
       for (Map<String, Object> test : Tree.maps(RepoFiles.yaml(f), "tests")) {
         Object cases = test.get("alert_rule_test");
         if (cases == null) {

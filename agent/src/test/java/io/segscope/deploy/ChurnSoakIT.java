@@ -12,16 +12,26 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * namespaces' series are back to their number before the burst; the agent's RSS grows less than
  * 20 MiB over the bursts. Asserts only about this lab's namespaces (other labs may run beside it).
  */
-@org.junit.jupiter.api.Tag("soak")
+@Tag("soak")
 class ChurnSoakIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int NAMESPACES = 50;
@@ -41,7 +51,8 @@ class ChurnSoakIT {
   private static final int BURSTS = 3;
   private static final Pattern NETNS_LABEL = Pattern.compile("[{,]netns=\"(\\d+)\"");
 
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
 
   @Test
   @LabTest
@@ -187,15 +198,15 @@ class ChurnSoakIT {
 
   /** Every lab namespace's device names as {@code ip -n NAME -j link show} lists them, read 4 at a time. */
   private static Map<Long, Set<String>> kernelDeviceSets(List<Netns> spaces) throws Exception {
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
-      Map<Long, java.util.concurrent.Future<Set<String>>> pending = new java.util.LinkedHashMap<>();
+      Map<Long, Future<Set<String>>> pending = new LinkedHashMap<>();
       for (Netns ns : spaces) {
         pending.put(ns.inode(), pool.submit(() -> {
           Process p = new ProcessBuilder("ip", "-n", ns.name(), "-j", "link", "show")
               .redirectError(ProcessBuilder.Redirect.DISCARD).start();
           byte[] out = p.getInputStream().readAllBytes();
-          if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+          if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
             throw new AssertionError("ip -n " + ns.name() + " -j link show failed");
           }
@@ -206,8 +217,8 @@ class ChurnSoakIT {
           return names;
         }));
       }
-      Map<Long, Set<String>> sets = new java.util.HashMap<>();
-      for (Map.Entry<Long, java.util.concurrent.Future<Set<String>>> e : pending.entrySet()) {
+      Map<Long, Set<String>> sets = new HashMap<>();
+      for (Map.Entry<Long, Future<Set<String>>> e : pending.entrySet()) {
         sets.put(e.getKey(), e.getValue().get());
       }
       return sets;
@@ -223,7 +234,7 @@ class ChurnSoakIT {
     if (r.statusCode() != 200) {
       return "/api/v1/devices: HTTP " + r.statusCode();
     }
-    Map<Long, Set<String>> seen = new java.util.HashMap<>();
+    Map<Long, Set<String>> seen = new HashMap<>();
     for (JsonNode d : JSON.readTree(r.body()).path("devices")) {
       seen.computeIfAbsent(d.path("netns").asLong(), k -> new TreeSet<>()).add(d.path("name").asText());
     }
@@ -239,7 +250,7 @@ class ChurnSoakIT {
 
   /** Waits until the number of samples labelled with a lab namespace in the latest scrape satisfies {@code ok}. */
   private static int awaitLabSeries(AtomicReference<String> lastScrape, Set<String> inodes,
-      java.util.function.IntPredicate ok, Duration limit, String what) throws InterruptedException {
+      IntPredicate ok, Duration limit, String what) throws InterruptedException {
     long start = System.nanoTime();
     long deadline = start + limit.toNanos();
     boolean told = false;
@@ -261,7 +272,7 @@ class ChurnSoakIT {
 
   /** The number of lab samples per family (for a message). */
   static Map<String, Integer> labFamilies(String scrape, Set<String> inodes) {
-    Map<String, Integer> out = new java.util.TreeMap<>();
+    Map<String, Integer> out = new TreeMap<>();
     for (String line : scrape.split("\n")) {
       Matcher m = NETNS_LABEL.matcher(line);
       if (!line.startsWith("#") && m.find() && inodes.contains(m.group(1))) {
@@ -302,7 +313,7 @@ class ChurnSoakIT {
 
   private static String tail(String log) {
     String[] lines = log.split("\n");
-    return String.join("\n", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - 40), lines.length));
+    return String.join("\n", Arrays.asList(lines).subList(Math.max(0, lines.length - 40), lines.length));
   }
 
   private static Path jar() {

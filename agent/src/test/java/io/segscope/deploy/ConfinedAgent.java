@@ -1,5 +1,6 @@
 package io.segscope.deploy;
 
+import io.segscope.testing.Readiness;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.ServerSocket;
@@ -73,11 +74,14 @@ final class ConfinedAgent implements AutoCloseable {
       port = s.getLocalPort();
     }
     StringBuilder caps = new StringBuilder("-all");
-    new TreeSet<>(KubernetesManifestsTest.CAPABILITIES).forEach(c -> caps.append(",+").append(c.toLowerCase(Locale.ROOT)));
+    new TreeSet<>(KubernetesManifestsTest.CAPABILITIES)
+        .forEach(c -> caps.append(",+").append(c.toLowerCase(Locale.ROOT)));
     List<String> cmd = new ArrayList<>(List.of(Tool.UNSHARE.executable().toString(), "--mount", "--propagation",
         "slave", "/bin/sh", "-c", SETUP, "segscope-confined", jar.toAbsolutePath().toString(),
         Tool.SETPRIV.executable().toString(), "--bounding-set=" + caps, "--inh-caps=-all", "--no-new-privs",
-        "java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=/tmp", "-Djna.tmpdir=/tmp/jna",
+        "java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30",
+        "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=/tmp",
+        "-Djna.tmpdir=/tmp/jna",
         "-jar", IMAGE_JAR, "run", "--listen", "127.0.0.1:" + port));
     cmd.addAll(List.of(agentArgs));
     Path log = logDir.resolve("agent.log");
@@ -95,9 +99,8 @@ final class ConfinedAgent implements AutoCloseable {
   }
 
   void awaitReady(Duration timeout) throws Exception {
-    io.segscope.testing.Readiness.await("the confined agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
+    Readiness.await("the confined agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
   }
-
 
   /** The capability names in the agent process' effective set (from /proc/PID/status). */
   TreeSet<String> effectiveCapabilities() throws IOException {
@@ -120,7 +123,8 @@ final class ConfinedAgent implements AutoCloseable {
 
   /** Whether {@code path} exists in the agent's view of the file system (its mount namespace). */
   boolean sees(Path path) {
-    return Files.exists(Path.of("/proc/" + process.pid() + "/root").resolve(path.toAbsolutePath().toString().substring(1)));
+    return Files
+        .exists(Path.of("/proc/" + process.pid() + "/root").resolve(path.toAbsolutePath().toString().substring(1)));
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.inventory.NetnsDiscovery;
-import io.segscope.exporters.SelfMetrics;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.WorkloadKind;
@@ -15,6 +14,7 @@ import io.segscope.agent.workload.Workloads;
 import io.segscope.agent.workload.lab.HangingCri;
 import io.segscope.agent.workload.lab.PrivateContainerd;
 import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.lab.Lab;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -24,10 +24,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -65,7 +68,8 @@ class ContainerdPodsIT {
   private Pod sender;
   private Pod receiver;
   private Pod hostNetwork;
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
 
   @BeforeAll
   void startContainerdAndPods() throws Exception {
@@ -121,7 +125,8 @@ class ContainerdPodsIT {
       assertThat(got.pod()).as("no runtime asked: no pod name").isEmpty();
       assertThat(got.source()).isEqualTo("cgroup");
     }
-    assertThat(w.byNetns().get(containerd.node().inode()).process()).as("the node namespace's owner").isEqualTo("containerd");
+    assertThat(w.byNetns().get(containerd.node().inode()).process()).as("the node namespace's owner")
+        .isEqualTo("containerd");
     assertThat(meters.get("segscope.workload.errors").tag("source", "cri").counter().count()).isZero();
     assertThat(meters.get("segscope.workload.errors").tag("source", "proc").counter().count()).isZero();
   }
@@ -275,10 +280,10 @@ class ContainerdPodsIT {
     int checked = 0;
     for (JsonNode d : Dashboards.all()) {
       String uid = d.path("uid").asText();
-      java.util.Map<String, String> values = uid.equals("segscope-device")
-          ? java.util.Map.of("job", "segscope", "instance", instance, "pod", "receiver",
+      Map<String, String> values = uid.equals("segscope-device")
+          ? Map.of("job", "segscope", "instance", instance, "pod", "receiver",
               "netns", Long.toString(containerd.node().inode()), "device", receiver.hostVeth())
-          : java.util.Map.of("job", "segscope", "instance", instance, "pod", "receiver", "netns", ".*",
+          : Map.of("job", "segscope", "instance", instance, "pod", "receiver", "netns", ".*",
               "device", ".*");
       for (Dashboards.Query q : Dashboards.queries(d)) {
         if (!q.expr().contains("segscope_device_workload_info")) {
@@ -477,10 +482,10 @@ class ContainerdPodsIT {
     List<Double> stamps = new ArrayList<>();
     long worstScrapeMs = 0;
     long end = System.nanoTime() + watch.toNanos();
-    java.util.regex.Pattern stamp = java.util.regex.Pattern.compile("(?m)^segscope_snapshot_timestamp_seconds (\\S+)$");
+    Pattern stamp = Pattern.compile("(?m)^segscope_snapshot_timestamp_seconds (\\S+)$");
     while (System.nanoTime() < end) {
       long a = System.nanoTime();
-      java.util.regex.Matcher m = stamp.matcher(agent.get("/metrics").body());
+      Matcher m = stamp.matcher(agent.get("/metrics").body());
       assertThat(m.find()).as("segscope_snapshot_timestamp_seconds in /metrics").isTrue();
       double t = Double.parseDouble(m.group(1));
       worstScrapeMs = Math.max(worstScrapeMs, (System.nanoTime() - a) / 1_000_000);

@@ -8,11 +8,14 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,7 +42,8 @@ class DashboardQueriesIT {
   private static final String RANGE = "1m";
   private static final String XDP_COPY_TIME = "segscope_xdp_generic_copy_duration_seconds";
 
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
 
   @Test
   @LabTest
@@ -107,7 +111,8 @@ class DashboardQueriesIT {
   }
 
   private static String sel(String instance, DeviceAt d) {
-    return "job=\"segscope\", instance=\"" + instance + "\", netns=\"" + d.ns().inode() + "\", device=\"" + d.name() + "\"";
+    return "job=\"segscope\", instance=\"" + instance + "\", netns=\"" + d.ns().inode() + "\", device=\"" + d.name()
+        + "\"";
   }
 
   /** What each dashboard's variables are set to, and which netns/devices its results may name. */
@@ -146,7 +151,8 @@ class DashboardQueriesIT {
   private static void checkEveryDashboardQuery(PrometheusServer prom, String flavour, String instance, DeviceAt uplink,
       DeviceAt xdp) throws Exception {
     String agentSel = "job=\"segscope\", instance=\"" + instance + "\", path=\"xdp_generic\"";
-    boolean copiesTimed = !prom.query("segscope_probe_attached{" + agentSel + ", mode=~\"kprobe|fentry\"} == 1").isEmpty();
+    boolean copiesTimed =
+        !prom.query("segscope_probe_attached{" + agentSel + ", mode=~\"kprobe|fentry\"} == 1").isEmpty();
     boolean tracepointOnly = !copiesTimed
         && !prom.query("segscope_probe_attached{" + agentSel + ", mode=\"tracepoint\"} == 1").isEmpty();
     List<String> failures = new ArrayList<>();
@@ -187,7 +193,9 @@ class DashboardQueriesIT {
         failed += failures.size() > before ? 1 : 0;
       }
     }
-    System.out.printf("dashboard queries (" + flavour + "): %d, with data: %d, excused (copy time, tracepoint mode): %d, failed: %d%n",
+    System.out.printf(
+        "dashboard queries (" + flavour
+            + "): %d, with data: %d, excused (copy time, tracepoint mode): %d, failed: %d%n",
         total, total - excused.size() - failed, excused.size(), failed);
     excused.forEach(e -> System.out.println("  excused: " + e));
     assertThat(failures).as("dashboard queries without data or about other devices (Prometheus with %s)", flavour)
@@ -204,7 +212,7 @@ class DashboardQueriesIT {
       for (Dashboards.VariableQuery v : Dashboards.variableQueries(d)) {
         String match = Dashboards.substitute(v.selector(), RATE_INTERVAL, RANGE, s.values());
         JsonNode values = prom.api("/api/v1/label/" + v.label() + "/values?match[]="
-            + java.net.URLEncoder.encode(match, java.nio.charset.StandardCharsets.UTF_8));
+            + URLEncoder.encode(match, StandardCharsets.UTF_8));
         Set<String> offered = new TreeSet<>();
         values.forEach(n -> offered.add(n.asText()));
         Set<String> expected = switch (v.name()) {
@@ -271,6 +279,6 @@ class DashboardQueriesIT {
 
   private static String tail(String log) {
     String[] lines = log.split("\n");
-    return String.join("\n", java.util.Arrays.copyOfRange(lines, Math.max(0, lines.length - 40), lines.length));
+    return String.join("\n", Arrays.copyOfRange(lines, Math.max(0, lines.length - 40), lines.length));
   }
 }

@@ -3,9 +3,11 @@ package io.segscope.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
@@ -30,7 +34,8 @@ class DashboardsTest {
   private static final Set<String> GRAFANA_BUILTINS = Set.of("__rate_interval", "__range");
   private static final String DS_UID = "${datasource}";
 
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
 
   @Test
   void theFourDashboardsExistWithUniqueUidsAndTitles() {
@@ -154,7 +159,8 @@ class DashboardsTest {
         if (type.equals("row")) {
           continue;
         }
-        String where = d.path("uid").asText() + " panel " + p.path("id").asInt() + " \"" + p.path("title").asText() + "\"";
+        String where =
+            d.path("uid").asText() + " panel " + p.path("id").asInt() + " \"" + p.path("title").asText() + "\"";
         soft.assertThat(p.path("title").asText()).as("%s title", where).isNotBlank();
         soft.assertThat(p.path("description").asText()).as("%s description", where).isNotBlank();
         soft.assertThat(p.path("fieldConfig").path("defaults").path("unit").asText()).as("%s unit", where)
@@ -184,9 +190,9 @@ class DashboardsTest {
    */
   @Test
   void histogramQueriesWorkWithNativeAndClassicHistograms() {
-    java.util.regex.Pattern bucket = java.util.regex.Pattern.compile(
+    Pattern bucket = Pattern.compile(
         "histogram_quantile\\(([0-9.]+), sum by \\(([^)]*)\\) \\(rate\\((segscope_\\w+)_bucket(\\{[^}]*\\})\\[([^\\]]+)\\]");
-    java.util.regex.Pattern sumOrCount = java.util.regex.Pattern.compile(
+    Pattern sumOrCount = Pattern.compile(
         "rate\\((segscope_\\w+)_(sum|count)(\\{[^}]*\\})?\\[([^\\]]+)\\]\\)");
     SoftAssertions soft = new SoftAssertions();
     int quantiles = 0;
@@ -199,13 +205,14 @@ class DashboardsTest {
       exprs.add(String.valueOf(r.get("expr")));
     }
     for (String e : exprs) {
-      java.util.regex.Matcher m = bucket.matcher(e);
+      Matcher m = bucket.matcher(e);
       while (m.find()) {
         quantiles++;
-        String by = java.util.Arrays.stream(m.group(2).split(",")).map(String::strip).filter(l -> !l.equals("le"))
+        String by = Arrays.stream(m.group(2).split(",")).map(String::strip).filter(l -> !l.equals("le"))
             .collect(Collectors.joining(", "));
-        String nativeForm = "histogram_quantile(" + m.group(1) + ", " + (by.isEmpty() ? "sum(" : "sum by (" + by + ") (")
-            + "rate(" + m.group(3) + m.group(4) + "[" + m.group(5) + "])))";
+        String nativeForm =
+            "histogram_quantile(" + m.group(1) + ", " + (by.isEmpty() ? "sum(" : "sum by (" + by + ") (")
+                + "rate(" + m.group(3) + m.group(4) + "[" + m.group(5) + "])))";
         soft.assertThat(e).as("native form before the classic quantile").contains(nativeForm + " or histogram_quantile("
             + m.group(1) + ", sum by (" + m.group(2) + ") (rate(" + m.group(3) + "_bucket");
       }
@@ -309,7 +316,7 @@ class DashboardsTest {
     Path file = tmp.resolve("dashboard-queries.yaml");
     try {
       Files.writeString(file, yaml);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new AssertionError("write " + file + ": " + e.getMessage(), e);
     }
     Tool.Result r = promtool.run(tmp, "check", "rules", file.toString());
@@ -323,9 +330,11 @@ class DashboardsTest {
     JsonNode d = dashboard("segscope-device");
     String all = Dashboards.queries(d).stream().map(Dashboards.Query::expr).collect(Collectors.joining("\n"));
     for (String q : List.of("0.5", "0.9", "0.99")) {
-      assertThat(all).contains("histogram_quantile(" + q + ", sum by (le) (rate(segscope_gso_sw_duration_seconds_bucket");
+      assertThat(all)
+          .contains("histogram_quantile(" + q + ", sum by (le) (rate(segscope_gso_sw_duration_seconds_bucket");
     }
-    assertThat(all).contains("segscope_gso_sw_segments_per_skb_sum", "sum by (cause) (rate(segscope_gso_sw_cause_skbs_total",
+    assertThat(all).contains("segscope_gso_sw_segments_per_skb_sum",
+        "sum by (cause) (rate(segscope_gso_sw_cause_skbs_total",
         "segscope_device_gso_max_size_bytes", "segscope_device_tso_max_size_bytes", "segscope_device_gso_max_segments",
         "segscope_device_mtu_bytes", "segscope_device_feature_active", "segscope_device_info");
     assertThat(types(d)).contains("heatmap", "state-timeline", "table");
@@ -402,9 +411,11 @@ class DashboardsTest {
         soft.assertThat(v.selector()).as("segscope-device %s follows the pod", v.name()).contains("pod=~\"$pod\"");
       }
     }
-    soft.assertThat(Dashboards.queries(device).stream().filter(q -> q.panelTitle().equals("Workload this device serves"))
-        .map(Dashboards.Query::expr).findFirst().orElse("")).contains("segscope_device_workload_info{job=\"$job\", "
-        + "instance=\"$instance\", netns=\"$netns\", device=\"$device\"}");
+    soft.assertThat(
+        Dashboards.queries(device).stream().filter(q -> q.panelTitle().equals("Workload this device serves"))
+            .map(Dashboards.Query::expr).findFirst().orElse(""))
+        .contains("segscope_device_workload_info{job=\"$job\", "
+            + "instance=\"$instance\", netns=\"$netns\", device=\"$device\"}");
     soft.assertAll();
   }
 

@@ -3,6 +3,7 @@ package io.segscope.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.lab.Prerequisites;
+import io.segscope.testing.Readiness;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -21,6 +22,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -62,7 +64,8 @@ class FreshCloneIT {
       Pattern.compile("^segscope( [a-z]+)?: .*"),
       Pattern.compile("^sampling: \\d+/\\d+ s$"),
       Pattern.compile("^setup: .*"),
-      Pattern.compile("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST) +io\\.segscope\\.\\S+: .*"));
+      Pattern.compile(
+          "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST) +io\\.segscope\\.\\S+: .*"));
 
   /** What the issue saw, named so that a failure says what leaked: find, libbcc, the JVM, Maven. */
   private static final List<Pattern> FOREIGN = List.of(Pattern.compile("^find: .*"),
@@ -194,8 +197,8 @@ class FreshCloneIT {
       Process p = pb.start();
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
       try {
-        io.segscope.testing.Readiness.await("./segscope run", p, () -> http.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
+        Readiness.await("./segscope run", p, () -> http.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
             HttpResponse.BodyHandlers.discarding()).statusCode(), Duration.ofSeconds(120),
             () -> text(err));
       } finally {
@@ -234,7 +237,7 @@ class FreshCloneIT {
       assertThat(metrics.statusCode()).isEqualTo(200);
       assertThat(metrics.body()).contains("segscope_build_info{");
     } finally {
-      Files.walk(logDir).sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      Files.walk(logDir).sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     }
   }
 

@@ -2,6 +2,7 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.agent.workload.CriEndpoints;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -109,7 +110,8 @@ class KubernetesManifestsTest {
     assertThat(Tree.find(container(), "securityContext.appArmorProfile")).as("no container-level override").isNull();
     // clusters before Kubernetes 1.30 read the annotation; it must say the same as the field
     Map<String, Object> annotations = Tree.map(byKind().get("DaemonSet"), "spec.template.metadata.annotations");
-    assertThat(annotations).containsEntry("container.apparmor.security.beta.kubernetes.io/" + Tree.str(container(), "name"),
+    assertThat(annotations).containsEntry(
+        "container.apparmor.security.beta.kubernetes.io/" + Tree.str(container(), "name"),
         "runtime/default");
     assertThat(annotations.keySet().stream().filter(k -> k.contains("apparmor"))).hasSize(1);
     String doc = RepoFiles.text("docs/deploy.md");
@@ -163,17 +165,20 @@ class KubernetesManifestsTest {
         .containsExactlyInAnyOrder("/tmp", "/var/tmp", "/var/cache");
     Map<String, Object> netns = Tree.maps(container(), "volumeMounts").stream()
         .filter(m -> "/run/netns".equals(m.get("mountPath"))).findFirst().orElseThrow();
-    assertThat(netns.get("mountPropagation")).as("/run/netns sees namespaces created later").isEqualTo("HostToContainer");
+    assertThat(netns.get("mountPropagation")).as("/run/netns sees namespaces created later")
+        .isEqualTo("HostToContainer");
   }
 
   @Test
   void theCriSocketIsMountedReadOnlyWhereTheAgentLooksForItWithoutAFlag() {
     Map<String, Object> v = Tree.maps(podSpec(), "volumes").stream().filter(x -> "cri-socket".equals(x.get("name")))
         .findFirst().orElseThrow();
-    assertThat(Tree.str(v, "hostPath.type")).as("only a socket, never a directory kubelet would create").isEqualTo("Socket");
-    java.nio.file.Path socket = java.nio.file.Path.of(Tree.str(v, "hostPath.path"));
-    assertThat(io.segscope.agent.workload.CriEndpoints.DEFAULTS).contains(socket);
-    assertThat(Tree.list(container(), "args")).as("the default CRI endpoints are used").doesNotContain("--cri-endpoint");
+    assertThat(Tree.str(v, "hostPath.type")).as("only a socket, never a directory kubelet would create")
+        .isEqualTo("Socket");
+    Path socket = Path.of(Tree.str(v, "hostPath.path"));
+    assertThat(CriEndpoints.DEFAULTS).contains(socket);
+    assertThat(Tree.list(container(), "args")).as("the default CRI endpoints are used")
+        .doesNotContain("--cri-endpoint");
   }
 
   @Test
@@ -207,7 +212,8 @@ class KubernetesManifestsTest {
     assertThat(Tree.str(svc, "spec.clusterIP")).isEqualTo("None");
     assertThat(Tree.map(svc, "spec.selector")).isEqualTo(POD_LABELS);
     Map<String, Object> svcPort = Tree.maps(svc, "spec.ports").get(0);
-    assertThat(svcPort).containsEntry("name", "metrics").containsEntry("port", PORT).containsEntry("targetPort", "metrics");
+    assertThat(svcPort).containsEntry("name", "metrics").containsEntry("port", PORT).containsEntry("targetPort",
+        "metrics");
     Map<String, Object> sm = kinds.get("ServiceMonitor");
     assertThat(Tree.map(svc, "metadata.labels")).containsAllEntriesOf(Tree.map(sm, "spec.selector.matchLabels"));
     assertThat(Tree.list(sm, "spec.namespaceSelector.matchNames")).containsExactly("segscope");

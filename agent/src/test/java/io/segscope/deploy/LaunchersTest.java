@@ -2,9 +2,11 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.probes.compile.CompilerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
@@ -34,11 +36,12 @@ class LaunchersTest {
     Files.writeString(setup, "#!/bin/sh\nexit 0\n"); // the real one installs packages when run as root
     Path jar = root.resolve("agent/target/segscope.jar");
     Files.writeString(jar, "not a jar: java below never opens it\n");
-    Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+    Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
     Path bin = tmp.resolve("bin");
     Files.createDirectories(bin);
     Path argv = tmp.resolve("argv");
-    Files.writeString(bin.resolve("java"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argv + "\n");
+    Files.writeString(bin.resolve("java"),
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argv + "\n");
     for (Path p : List.of(setup, root.resolve("segscope"), bin.resolve("java"))) {
       Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
@@ -58,7 +61,8 @@ class LaunchersTest {
   void theLauncherPassesItWhateverSegscopeJavaOptsSays(@TempDir Path tmp) throws Exception {
     List<String> argv = launcherArgv(tmp, Map.of());
     assertThat(argv).startsWith(FLAG, "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10",
-        "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1", "-jar");
+        "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000",
+        "-XX:TieredStopAtLevel=1", "-jar");
     assertThat(argv.subList(argv.size() - 3, argv.size())).containsExactly("run", "--listen", ":9810");
   }
 
@@ -82,7 +86,7 @@ class LaunchersTest {
 
   @Test
   void theCompilerChildPassesIt() {
-    List<String> child = io.segscope.probes.compile.CompilerProcess.sameJvm();
+    List<String> child = CompilerProcess.sameJvm();
     assertThat(child).contains(FLAG, "-XX:-UsePerfData");
     assertThat(child.indexOf(FLAG)).isLessThan(child.indexOf("-cp"));
   }

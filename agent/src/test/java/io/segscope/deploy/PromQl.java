@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
 final class PromQl {
   private static final Set<String> FUNCTIONS = Set.of("sum", "avg", "min", "max", "count", "topk", "bottomk",
       "quantile", "count_values", "stddev", "stdvar", "group", "rate", "irate", "increase", "delta", "idelta",
-      "histogram_quantile", "histogram_count", "histogram_sum", "histogram_fraction", "time", "vector", "absent", "absent_over_time", "label_replace", "label_join",
+      "histogram_quantile", "histogram_count", "histogram_sum", "histogram_fraction", "time", "vector", "absent",
+      "absent_over_time", "label_replace", "label_join",
       "clamp", "clamp_min", "clamp_max", "abs", "ceil", "floor", "round", "scalar", "sort", "sort_desc",
       "max_over_time", "min_over_time", "avg_over_time", "sum_over_time", "count_over_time",
       "last_over_time", "changes", "resets", "deriv", "predict_linear", "timestamp");
@@ -30,7 +31,8 @@ final class PromQl {
   private static final Set<String> KEYWORDS = Set.of("and", "or", "unless", "bool", "offset", "atan2", "by",
       "without", "on", "ignoring", "group_left", "group_right", "inf", "nan");
   private static final Pattern VARIABLE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)");
-  private static final Pattern SIMPLE_ALTERNATION = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\|[a-zA-Z_:][a-zA-Z0-9_:]*)*");
+  private static final Pattern SIMPLE_ALTERNATION =
+      Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\|[a-zA-Z_:][a-zA-Z0-9_:]*)*");
 
   /** What the linter found in one expression. */
   record Lint(Set<String> series, Set<String> labelsUsed, Set<String> variables, List<String> problems) {}
@@ -187,7 +189,7 @@ final class PromQl {
             return;
           }
         }
-        default -> { }
+        default -> {}
       }
     }
     if (quote != 0) {

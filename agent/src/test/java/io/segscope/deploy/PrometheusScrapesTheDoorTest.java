@@ -31,7 +31,8 @@ class PrometheusScrapesTheDoorTest {
     return n + (n + 18) / 20;
   }
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void prometheusScrapesTheCachedGzipOpenMetricsBody() throws Exception {

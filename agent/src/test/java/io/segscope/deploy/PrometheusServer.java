@@ -2,6 +2,7 @@ package io.segscope.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.testing.Readiness;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -108,9 +110,8 @@ public final class PrometheusServer implements AutoCloseable {
   }
 
   private void awaitReady(Duration timeout) throws Exception {
-    io.segscope.testing.Readiness.await("prometheus", process, () -> get("/-/ready").statusCode(), timeout, this::log);
+    Readiness.await("prometheus", process, () -> get("/-/ready").statusCode(), timeout, this::log);
   }
-
 
   private HttpResponse<String> get(String pathAndQuery) throws IOException, InterruptedException {
     HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
@@ -135,7 +136,7 @@ public final class PrometheusServer implements AutoCloseable {
 
   /** An instant query at {@code time} (Unix seconds; NaN: now); the result array as {@link #query}. */
   public JsonNode queryAt(String promql, double time) throws IOException, InterruptedException {
-    String at = Double.isNaN(time) ? "" : "&time=" + String.format(java.util.Locale.ROOT, "%.3f", time);
+    String at = Double.isNaN(time) ? "" : "&time=" + String.format(Locale.ROOT, "%.3f", time);
     JsonNode data = api("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8) + at);
     if (data.path("resultType").asText().equals("scalar")) {
       return JSON.createArrayNode().add(data.path("result"));

@@ -72,7 +72,8 @@ class SystemdUnitTest {
     assertThat(one(s, "PrivateTmp")).isEqualTo("yes");
     assertThat(one(s, "ProtectHome")).isEqualTo("yes");
     assertThat(one(s, "RestrictNamespaces")).isEqualTo("net");
-    assertThat(one(s, "RestrictAddressFamilies").split("\\s+")).contains("AF_NETLINK", "AF_INET", "AF_INET6", "AF_UNIX");
+    assertThat(one(s, "RestrictAddressFamilies").split("\\s+")).contains("AF_NETLINK", "AF_INET", "AF_INET6",
+        "AF_UNIX");
     assertThat(one(s, "SystemCallFilter")).startsWith("~").contains("@mount", "@module");
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.segscope.agent.http.WebConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,8 @@ class WebConfigExamplesTest {
   private static final String CERT = "  cert_file: example-server.crt\n";
   private static final String KEY = "  key_file: example-server.key\n";
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void promtoolAndSegscopeAcceptTheShippedExamples() throws Exception {
@@ -54,10 +56,12 @@ class WebConfigExamplesTest {
   static List<Broken> broken() {
     return List.of(
         new Broken("unknown top-level field", "tls_config:\n" + CERT + KEY, "tls_config: unknown field"),
-        new Broken("unknown TLS field", "tls_server_config:\n" + CERT + KEY + "  certfile: x\n", "certfile: unknown field"),
+        new Broken("unknown TLS field", "tls_server_config:\n" + CERT + KEY + "  certfile: x\n",
+            "certfile: unknown field"),
         new Broken("certificate without key", "tls_server_config:\n" + CERT, "missing one of key or key_file"),
         new Broken("key without certificate", "tls_server_config:\n" + KEY, "missing one of cert or cert_file"),
-        new Broken("missing certificate file", "tls_server_config:\n  cert_file: nowhere.crt\n" + KEY, "does not exist"),
+        new Broken("missing certificate file", "tls_server_config:\n  cert_file: nowhere.crt\n" + KEY,
+            "does not exist"),
         new Broken("a key file that holds a certificate", "tls_server_config:\n" + CERT
             + "  key_file: example-server.crt\n", "no PEM private key"),
         new Broken("a certificate file that is not PEM", "tls_server_config:\n  cert_file: not-pem.crt\n" + KEY,
@@ -77,8 +81,10 @@ class WebConfigExamplesTest {
             "is not one of"),
         new Broken("http2 not a boolean", "http_server_config:\n  http2: sometimes\n", "expected true or false"),
         new Broken("not YAML", "tls_server_config: [\n", "not valid YAML"),
-        new Broken("duplicate key", "basic_auth_users:\n  a: $2y$10$1FQfW2VtwVpuxo5Gl7YITeakrr37D.2SpsPv4Kwu7pqWTD13RWQQS\n"
-            + "  a: $2y$10$1FQfW2VtwVpuxo5Gl7YITeakrr37D.2SpsPv4Kwu7pqWTD13RWQQS\n", "not valid YAML"),
+        new Broken("duplicate key",
+            "basic_auth_users:\n  a: $2y$10$1FQfW2VtwVpuxo5Gl7YITeakrr37D.2SpsPv4Kwu7pqWTD13RWQQS\n"
+                + "  a: $2y$10$1FQfW2VtwVpuxo5Gl7YITeakrr37D.2SpsPv4Kwu7pqWTD13RWQQS\n",
+            "not valid YAML"),
         new Broken("a list where a mapping belongs", "tls_server_config: [a, b]\n", "expected a mapping"));
   }
 
@@ -112,12 +118,13 @@ class WebConfigExamplesTest {
   @Test
   void segscopeRefusesToolkitFieldsItCannotHonour() throws Exception {
     for (String f : List.of("example-server.crt", "example-server.key", "example-ca.crt")) {
-      Files.copy(RepoFiles.path(DIR + "/" + f), dir.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(RepoFiles.path(DIR + "/" + f), dir.resolve(f), StandardCopyOption.REPLACE_EXISTING);
     }
     for (String[] c : new String[][] {
         {"tls_server_config:\n" + CERT + KEY + "  curve_preferences: [X25519]\n", "curve_preferences: not supported"},
         {"rate_limit:\n  interval: 1s\n  burst: 2\n", "rate_limit: not supported"},
-        {"tls_server_config:\n" + CERT + KEY + "  client_auth_type: RequireAndVerifyClientCert\n", "needs client_ca_file"}}) {
+        {"tls_server_config:\n" + CERT + KEY + "  client_auth_type: RequireAndVerifyClientCert\n",
+            "needs client_ca_file"}}) {
       Path file = dir.resolve("refused.yml");
       Files.writeString(file, c[0]);
       assertThatThrownBy(() -> WebConfig.load(file)).hasMessageContaining(c[1]);

@@ -1,9 +1,9 @@
 package io.segscope.bench;
 
-import io.segscope.bench.common.Machine;
-import io.segscope.bench.common.RunInfo;
-import io.segscope.bench.common.Results;
 import io.segscope.bench.agent.Launcher;
+import io.segscope.bench.common.Machine;
+import io.segscope.bench.common.Results;
+import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.part.BenchConfig;
 import io.segscope.bench.part.GuestMemory;
 import io.segscope.bench.part.GuestPart;
@@ -14,6 +14,7 @@ import io.segscope.bench.part.ScalePart;
 import io.segscope.bench.report.BenchmarksMarkdown;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Tools;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -145,7 +146,7 @@ public final class BenchMain {
         throw new IllegalStateException("find the bench jar: running from " + p + ", not a jar (use java -jar)");
       }
       return p;
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new IllegalStateException("find the bench jar: " + e.getMessage(), e);
     }
   }

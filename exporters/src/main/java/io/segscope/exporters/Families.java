@@ -1,7 +1,12 @@
 package io.segscope.exporters;
 
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.segscope.exporters.model.DeviceLimit;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every family {@link SegscopeCollector} emits. Names and labels are the metric contract;
@@ -134,7 +139,7 @@ final class Families {
           "One series per network device in every namespace: its kind, bridge/bond master, linked"
               + " device (veth peer or lower device) and that device's namespace, and XDP attach mode.",
           NETNS, "netns_name", DEVICE, "ifindex", "kind", "master", "link", "link_netns", "xdp_mode");
-  static final java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> DEVICE_LIMITS = deviceLimits();
+  static final Map<DeviceLimit, Family> DEVICE_LIMITS = deviceLimits();
   static final Family DEVICE_FEATURE_ACTIVE =
       Family.gauge(
           "segscope_device_feature_active",
@@ -183,18 +188,18 @@ final class Families {
           concat(new String[] {NETNS, DEVICE, "workload_netns"}, WORKLOAD_LABELS));
 
   private static String[] concat(String[] a, String[] b) {
-    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    String[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
 
-  private static java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> deviceLimits() {
-    java.util.Map<io.segscope.exporters.model.DeviceLimit, Family> m =
-        new java.util.EnumMap<>(io.segscope.exporters.model.DeviceLimit.class);
-    for (io.segscope.exporters.model.DeviceLimit l : io.segscope.exporters.model.DeviceLimit.values()) {
+  private static Map<DeviceLimit, Family> deviceLimits() {
+    Map<DeviceLimit, Family> m =
+        new EnumMap<>(DeviceLimit.class);
+    for (DeviceLimit l : DeviceLimit.values()) {
       m.put(l, Family.gauge(l.metric(), l.help(), null, NETNS, DEVICE));
     }
-    return java.util.Collections.unmodifiableMap(m);
+    return Collections.unmodifiableMap(m);
   }
 
   /** In the order they are translated. */
@@ -221,14 +226,14 @@ final class Families {
           BUILD_INFO,
           SNAPSHOT_TIMESTAMP,
           DEVICE_INFO,
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GSO_MAX_SIZE),
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GSO_MAX_SEGS),
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.TSO_MAX_SIZE),
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.TSO_MAX_SEGS),
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GRO_MAX_SIZE),
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GSO_IPV4_MAX_SIZE),
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.GRO_IPV4_MAX_SIZE),
-          DEVICE_LIMITS.get(io.segscope.exporters.model.DeviceLimit.MTU),
+          DEVICE_LIMITS.get(DeviceLimit.GSO_MAX_SIZE),
+          DEVICE_LIMITS.get(DeviceLimit.GSO_MAX_SEGS),
+          DEVICE_LIMITS.get(DeviceLimit.TSO_MAX_SIZE),
+          DEVICE_LIMITS.get(DeviceLimit.TSO_MAX_SEGS),
+          DEVICE_LIMITS.get(DeviceLimit.GRO_MAX_SIZE),
+          DEVICE_LIMITS.get(DeviceLimit.GSO_IPV4_MAX_SIZE),
+          DEVICE_LIMITS.get(DeviceLimit.GRO_IPV4_MAX_SIZE),
+          DEVICE_LIMITS.get(DeviceLimit.MTU),
           DEVICE_FEATURE_ACTIVE,
           RECOMMENDATION_INFO,
           RECOMMENDATION_CPU_SAVING,

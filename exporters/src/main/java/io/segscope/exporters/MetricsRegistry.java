@@ -1,8 +1,11 @@
 package io.segscope.exporters;
 
 import io.micrometer.core.instrument.Clock;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.config.MeterFilterReply;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.config.EscapingScheme;
@@ -20,11 +23,14 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
@@ -69,13 +75,13 @@ public final class MetricsRegistry implements AutoCloseable {
    */
   private final Map<Variant, Long> demanded = new ConcurrentHashMap<>();
   static final int FORGET_AFTER_RENDERS = 12;
-  private final java.util.concurrent.atomic.AtomicLong renders = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong renders = new AtomicLong();
   /** Held while a snapshot is translated and encoded; a scrape never waits for it once one rendering exists. */
-  private final java.util.concurrent.locks.ReentrantLock renderLock = new java.util.concurrent.locks.ReentrantLock();
+  private final ReentrantLock renderLock = new ReentrantLock();
   private volatile Rendering rendering = new Rendering(null);
   /** Snapshots translated and cached parts encoded so far (for tests: what a scrape did not redo). */
-  final java.util.concurrent.atomic.AtomicLong translations = new java.util.concurrent.atomic.AtomicLong();
-  final java.util.concurrent.atomic.AtomicLong encodings = new java.util.concurrent.atomic.AtomicLong();
+  final AtomicLong translations = new AtomicLong();
+  final AtomicLong encodings = new AtomicLong();
   private boolean closed;
 
   /**
@@ -327,7 +333,7 @@ public final class MetricsRegistry implements AutoCloseable {
    * Refuses (and logs) a Micrometer meter whose exposed name is one of a snapshot family's: the two
    * are rendered apart, so such a meter would repeat the family in the body.
    */
-  private static final class ReservedNames implements io.micrometer.core.instrument.config.MeterFilter {
+  private static final class ReservedNames implements MeterFilter {
     private static final Set<String> NAMES = reserved();
     private final MeterRegistry meters;
 
@@ -336,7 +342,7 @@ public final class MetricsRegistry implements AutoCloseable {
     }
 
     private static Set<String> reserved() {
-      Set<String> out = new java.util.HashSet<>();
+      Set<String> out = new HashSet<>();
       for (MetricFamilyDescriptor d : SNAPSHOT_FAMILIES) {
         for (String suffix : List.of("", "_total", "_info", "_created", "_bucket", "_count", "_sum", "_gcount",
             "_gsum")) {
@@ -347,14 +353,14 @@ public final class MetricsRegistry implements AutoCloseable {
     }
 
     @Override
-    public io.micrometer.core.instrument.config.MeterFilterReply accept(io.micrometer.core.instrument.Meter.Id id) {
+    public MeterFilterReply accept(Meter.Id id) {
       String name = meters.config().namingConvention().name(id.getName(), id.getType(), id.getBaseUnit());
       if (NAMES.contains(name)) {
         System.getLogger(MetricsRegistry.class.getName()).log(System.Logger.Level.WARNING,
             "register meter " + id.getName() + ": " + name + " is a segscope telemetry family; not exported");
-        return io.micrometer.core.instrument.config.MeterFilterReply.DENY;
+        return MeterFilterReply.DENY;
       }
-      return io.micrometer.core.instrument.config.MeterFilterReply.NEUTRAL;
+      return MeterFilterReply.NEUTRAL;
     }
   }
 
@@ -402,12 +408,12 @@ public final class MetricsRegistry implements AutoCloseable {
     public boolean equals(Object o) {
       return o instanceof Scrape other
           && contentType.equals(other.contentType)
-          && java.util.Arrays.equals(body, other.body);
+          && Arrays.equals(body, other.body);
     }
 
     @Override
     public int hashCode() {
-      return 31 * contentType.hashCode() + java.util.Arrays.hashCode(body);
+      return 31 * contentType.hashCode() + Arrays.hashCode(body);
     }
 
     @Override

@@ -12,9 +12,11 @@ import io.segscope.exporters.model.XdpDeviceStats;
 import java.lang.System.Logger.Level;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 
 /**
  * Records that were skipped so the rest of a read or scrape goes on: each is counted in
@@ -32,8 +34,8 @@ public final class RecordErrors implements TranslationErrorListener {
   public static final String ADVICE = "advice";
 
   /** Every kind: the exporter's ({@link TranslationErrorListener#KINDS}) and the snapshot assembler's. */
-  public static final java.util.List<String> KINDS = java.util.stream.Stream.concat(
-      TranslationErrorListener.KINDS.stream(), java.util.stream.Stream.of(COUNTERS, ADVICE)).toList();
+  public static final List<String> KINDS = Stream.concat(
+      TranslationErrorListener.KINDS.stream(), Stream.of(COUNTERS, ADVICE)).toList();
 
   /** Distinct failing records remembered for log-once; beyond it failures are counted, not logged. */
   static final int MAX_REMEMBERED = 4096;

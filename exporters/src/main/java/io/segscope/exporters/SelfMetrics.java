@@ -1,5 +1,6 @@
 package io.segscope.exporters;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -78,8 +79,7 @@ public final class SelfMetrics {
     new ProcessorMetrics().bindTo(meters);
     new UptimeMetrics().bindTo(meters);
     new FileDescriptorMetrics().bindTo(meters);
-    if (ManagementFactory.getOperatingSystemMXBean()
-        instanceof com.sun.management.OperatingSystemMXBean os) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
       FunctionCounter.builder("process.cpu", os, o -> Math.max(0, o.getProcessCpuTime()) / 1e9)
           .baseUnit("seconds")
           .description("CPU time used by the agent process (user and system)")

@@ -13,6 +13,7 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,7 +72,7 @@ final class SeriesSet {
   }
 
   private static MetricSnapshot snapshot(
-      Family family, java.util.Collection<DataPointSnapshot> points) {
+      Family family, Collection<DataPointSnapshot> points) {
     switch (family.type()) {
       case COUNTER:
         return new CounterSnapshot(family.metadata(), cast(points, CounterDataPointSnapshot.class));
@@ -88,7 +89,7 @@ final class SeriesSet {
     }
   }
 
-  private static <T> List<T> cast(java.util.Collection<DataPointSnapshot> points, Class<T> type) {
+  private static <T> List<T> cast(Collection<DataPointSnapshot> points, Class<T> type) {
     List<T> result = new ArrayList<>(points.size());
     for (DataPointSnapshot point : points) {
       result.add(type.cast(point));

@@ -14,11 +14,11 @@ import static io.segscope.exporters.Families.PROBE_ATTACHED;
 import static io.segscope.exporters.Families.PROBE_CALL_SITE_RESOLVED;
 import static io.segscope.exporters.Families.PROBE_RUNS;
 import static io.segscope.exporters.Families.PROBE_RUN_SECONDS;
+import static io.segscope.exporters.Families.SELF_COST_SAMPLED_SECONDS;
 import static io.segscope.exporters.Families.SNAPSHOT_TIMESTAMP;
 import static io.segscope.exporters.Families.XDP_GENERIC_COPIED_BYTES;
 import static io.segscope.exporters.Families.XDP_GENERIC_COPY_DURATION;
 import static io.segscope.exporters.Families.XDP_GENERIC_PASSED_BYTES;
-import static io.segscope.exporters.Families.SELF_COST_SAMPLED_SECONDS;
 import static io.segscope.exporters.Families.XDP_GENERIC_SKBS;
 
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
@@ -28,15 +28,22 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.CallSiteStatus;
+import io.segscope.exporters.model.DeviceInfo;
+import io.segscope.exporters.model.DeviceWorkload;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.GsoSite;
 import io.segscope.exporters.model.GsoType;
+import io.segscope.exporters.model.NetnsInfo;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.ProgramStats;
+import io.segscope.exporters.model.RecommendationInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.exporters.model.VerifiedSaving;
+import io.segscope.exporters.model.WorkloadInfo;
 import io.segscope.exporters.model.XdpDeviceStats;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
@@ -214,7 +221,7 @@ final class SnapshotTranslator {
                 .build()));
   }
 
-  static List<Sample> device(io.segscope.exporters.model.DeviceInfo r) {
+  static List<Sample> device(DeviceInfo r) {
     String netns = r.device().netnsLabel();
     String device = r.device().device();
     List<Sample> samples = new ArrayList<>();
@@ -236,23 +243,21 @@ final class SnapshotTranslator {
                 .build()));
     r.limits()
         .forEach(
-            (limit, value) ->
-                samples.add(gauge(Families.DEVICE_LIMITS.get(limit), value, netns, device)));
+            (limit, value) -> samples.add(gauge(Families.DEVICE_LIMITS.get(limit), value, netns, device)));
     r.features()
         .forEach(
-            (name, f) ->
-                samples.add(
-                    gauge(
-                        Families.DEVICE_FEATURE_ACTIVE,
-                        f.active() ? 1 : 0,
-                        netns,
-                        device,
-                        name,
-                        Boolean.toString(f.fixed()))));
+            (name, f) -> samples.add(
+                gauge(
+                    Families.DEVICE_FEATURE_ACTIVE,
+                    f.active() ? 1 : 0,
+                    netns,
+                    device,
+                    name,
+                    Boolean.toString(f.fixed()))));
     return samples;
   }
 
-  static List<Sample> recommendation(io.segscope.exporters.model.RecommendationInfo r) {
+  static List<Sample> recommendation(RecommendationInfo r) {
     String netns = r.device().netnsLabel();
     String device = r.device().device();
     return List.of(
@@ -265,7 +270,7 @@ final class SnapshotTranslator {
         gauge(Families.RECOMMENDATION_CPU_SAVING, r.cpuSavingCores(), r.id(), r.rule(), netns, device, r.state()));
   }
 
-  static List<Sample> verifiedSaving(io.segscope.exporters.model.VerifiedSaving v) {
+  static List<Sample> verifiedSaving(VerifiedSaving v) {
     String netns = v.device().netnsLabel();
     String device = v.device().device();
     List<Sample> samples = new ArrayList<>();
@@ -283,7 +288,7 @@ final class SnapshotTranslator {
     return samples;
   }
 
-  static List<Sample> netns(io.segscope.exporters.model.NetnsInfo r) {
+  static List<Sample> netns(NetnsInfo r) {
     return List.of(
         new Sample(
             Families.NETNS_INFO,
@@ -294,7 +299,7 @@ final class SnapshotTranslator {
                 .build()));
   }
 
-  static List<Sample> deviceWorkload(io.segscope.exporters.model.DeviceWorkload r) {
+  static List<Sample> deviceWorkload(DeviceWorkload r) {
     return List.of(
         new Sample(
             Families.DEVICE_WORKLOAD_INFO,
@@ -311,8 +316,8 @@ final class SnapshotTranslator {
 
   /** {@code leading} values, then the workload's in the order of {@link Families#WORKLOAD_LABELS}. */
   private static String[] workloadLabels(
-      io.segscope.exporters.model.WorkloadInfo w, String... leading) {
-    String[] v = java.util.Arrays.copyOf(leading, leading.length + Families.WORKLOAD_LABELS.length);
+      WorkloadInfo w, String... leading) {
+    String[] v = Arrays.copyOf(leading, leading.length + Families.WORKLOAD_LABELS.length);
     int i = leading.length;
     v[i++] = w.pod();
     v[i++] = w.podNamespace();

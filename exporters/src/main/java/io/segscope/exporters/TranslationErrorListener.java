@@ -1,5 +1,7 @@
 package io.segscope.exporters;
 
+import java.util.List;
+
 /**
  * Told about every record {@link SegscopeCollector} could not translate and skipped, so the rest
  * of the scrape survives. {@link MetricsRegistry} counts these in
@@ -20,7 +22,7 @@ public interface TranslationErrorListener {
   String DEVICE_WORKLOAD = "device_workload";
 
   /** Every kind, for pre-registering counters at 0. */
-  java.util.List<String> KINDS = java.util.List.of(SNAPSHOT, GSO, XDP, PROBE, PROGRAM, BUILD, DEVICE, RECOMMENDATION, NETNS,
+  List<String> KINDS = List.of(SNAPSHOT, GSO, XDP, PROBE, PROGRAM, BUILD, DEVICE, RECOMMENDATION, NETNS,
       DEVICE_WORKLOAD);
 
   /**

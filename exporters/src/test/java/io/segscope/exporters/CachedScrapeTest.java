@@ -2,6 +2,8 @@ package io.segscope.exporters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_35_0.Metrics.MetricFamily;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.io.ByteArrayInputStream;
@@ -123,7 +125,8 @@ class CachedScrapeTest {
       String text = utf8(gzip ? gunzip(body) : body);
       assertThat(text).endsWith("\n# EOF\n");
       assertThat(text.split("# EOF", -1)).as("one # EOF (gzip %s)", gzip).hasSize(2);
-      assertThat(text).contains("# TYPE segscope_gso_sw_skbs counter\n").contains("# TYPE jvm_threads_live_threads gauge");
+      assertThat(text).contains("# TYPE segscope_gso_sw_skbs counter\n")
+          .contains("# TYPE jvm_threads_live_threads gauge");
     }
   }
 
@@ -156,10 +159,10 @@ class CachedScrapeTest {
   void aMicrometerMeterCannotTakeASnapshotFamilysName() throws IOException {
     // the snapshot families are rendered apart from the Micrometer ones: a meter with one of their
     // names is refused instead of repeating the family in the body
-    io.micrometer.core.instrument.Gauge.builder("segscope.gso.sw.skbs", () -> 7).register(registry.meters());
-    io.micrometer.core.instrument.Counter.builder("segscope.gso.sw.skbs").register(registry.meters()).increment(7);
-    io.micrometer.core.instrument.Gauge.builder("segscope.build.info", () -> 7).register(registry.meters());
-    io.micrometer.core.instrument.Gauge.builder("segscope.agent.fine", () -> 7).register(registry.meters());
+    Gauge.builder("segscope.gso.sw.skbs", () -> 7).register(registry.meters());
+    Counter.builder("segscope.gso.sw.skbs").register(registry.meters()).increment(7);
+    Gauge.builder("segscope.build.info", () -> 7).register(registry.meters());
+    Gauge.builder("segscope.agent.fine", () -> 7).register(registry.meters());
     String text = utf8(registry.scrape(null, false).body());
     assertThat(text.lines().filter(l -> l.startsWith("# TYPE segscope_gso_sw_skbs")).count()).isEqualTo(1);
     assertThat(text.lines().filter(l -> l.startsWith("# TYPE segscope_build_info")).count()).isEqualTo(1);

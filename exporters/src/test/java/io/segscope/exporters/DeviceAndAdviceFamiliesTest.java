@@ -8,16 +8,19 @@ import io.segscope.exporters.model.DeviceLimit;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.RecommendationInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.exporters.model.VerifiedSaving;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class DeviceAndAdviceFamiliesTest {
 
   private static String scrape(TelemetrySnapshot s) throws Exception {
     try (MetricsRegistry r = new MetricsRegistry(() -> s)) {
-      return new String(r.scrape("text/plain").body(), java.nio.charset.StandardCharsets.UTF_8);
+      return new String(r.scrape("text/plain").body(), StandardCharsets.UTF_8);
     }
   }
 
@@ -63,9 +66,9 @@ class DeviceAndAdviceFamiliesTest {
     TelemetrySnapshot s = TelemetrySnapshot.builder().takenAt(Instant.EPOCH)
         .addRecommendation(new RecommendationInfo("offload_disabled-aaaaaaaaaaaa", "offload_disabled", "warning", vx,
             0.02, "accepted"))
-        .addVerifiedSaving(new io.segscope.exporters.model.VerifiedSaving("gso_size_mismatch-0123456789ab",
+        .addVerifiedSaving(new VerifiedSaving("gso_size_mismatch-0123456789ab",
             "gso_size_mismatch", up, "open", "verified", 0.0855))
-        .addVerifiedSaving(new io.segscope.exporters.model.VerifiedSaving("generic_xdp_copy-0123456789ab",
+        .addVerifiedSaving(new VerifiedSaving("generic_xdp_copy-0123456789ab",
             "generic_xdp_copy", up, "open", "traffic_changed", 0))
         .build();
     String text = scrape(s);
@@ -80,7 +83,7 @@ class DeviceAndAdviceFamiliesTest {
             + "netns=\"4026532301\",rule=\"generic_xdp_copy\",state=\"open\",verdict=\"traffic_changed\"} 1");
     assertThat(text).as("no saving where the traffic was not comparable")
         .doesNotContain("segscope_recommendation_verified_saving_cores{device=\"up0\",id=\"generic_xdp_copy");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RecommendationInfo("x", "r", "warning", up, 0, "closed"))
+    Assertions.assertThatThrownBy(() -> new RecommendationInfo("x", "r", "warning", up, 0, "closed"))
         .hasMessageContaining("state must be one of");
   }
 }

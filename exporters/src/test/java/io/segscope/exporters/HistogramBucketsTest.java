@@ -31,7 +31,8 @@ class HistogramBucketsTest {
     for (int i = 0; i < c.size(); i++) {
       cumulative += c.getCount(i);
       double le = c.getUpperBound(i);
-      long expected = le < Math.scalb(1.0, -20) ? 0 : le < Math.scalb(1.0, -19) ? 3 : le < Math.scalb(1.0, -18) ? 8 : 10;
+      long expected =
+          le < Math.scalb(1.0, -20) ? 0 : le < Math.scalb(1.0, -19) ? 3 : le < Math.scalb(1.0, -18) ? 8 : 10;
       assertThat(cumulative).as("le=%s", le).isEqualTo(expected);
     }
     assertThat(c.getUpperBound(c.size() - 1)).isEqualTo(Double.POSITIVE_INFINITY);

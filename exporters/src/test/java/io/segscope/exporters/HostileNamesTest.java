@@ -39,7 +39,8 @@ class HostileNamesTest {
   }
 
   private static GsoDeviceStats gso(int ifindex, String name, long skbs) {
-    return new GsoDeviceStats(new DeviceRef(DeviceId.of(4026531840L, ifindex), "", name), "tracepoint", skbs, skbs, skbs,
+    return new GsoDeviceStats(new DeviceRef(DeviceId.of(4026531840L, ifindex), "", name), "tracepoint", skbs, skbs,
+        skbs,
         Fixtures.EMPTY_DURATION, Fixtures.EMPTY_SEGMENTS, 0, Map.of(), Map.of(), Map.of());
   }
 

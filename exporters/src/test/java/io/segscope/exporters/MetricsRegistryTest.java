@@ -163,7 +163,7 @@ class MetricsRegistryTest {
     registry.scrape(null);
     registry.scrape(PROTOBUF, true);
     assertThat(registry.meters().get("segscope.exporter.errors").tag("kind", "gso").counter()
-            .count())
+        .count())
         .as("one skipped record per snapshot, however often and in whatever format it is scraped")
         .isEqualTo(1.0);
 

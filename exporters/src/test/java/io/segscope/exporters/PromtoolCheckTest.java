@@ -2,12 +2,16 @@ package io.segscope.exporters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.exporters.model.DeviceWorkload;
+import io.segscope.exporters.model.NetnsInfo;
+import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.exporters.model.WorkloadInfo;
+import io.segscope.testkit.Requirement;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import io.segscope.testkit.Requirement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class PromtoolCheckTest {
   private static final Path PROMTOOL = Path.of("/usr/bin/promtool");
 
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void fullScrapePassesPromtoolCheckMetrics() throws Exception {
@@ -40,11 +45,11 @@ class PromtoolCheckTest {
   @Test
   void scrapeWithWorkloadsPassesPromtoolCheckMetrics() throws Exception {
     requirePromtool();
-    io.segscope.exporters.model.WorkloadInfo pod = new io.segscope.exporters.model.WorkloadInfo("pod", "shop/web-0",
+    WorkloadInfo pod = new WorkloadInfo("pod", "shop/web-0",
         "web-0", "shop", "6f1c2a52-8a1e-4f1e-9d0b-3b9d2f8c1a10", "a3f0c9d2e1b4");
-    io.segscope.exporters.model.TelemetrySnapshot s = io.segscope.exporters.model.TelemetrySnapshot.builder()
-        .addNamespace(new io.segscope.exporters.model.NetnsInfo(4026532400L, "lab-recv", pod))
-        .addDeviceWorkload(new io.segscope.exporters.model.DeviceWorkload(Fixtures.VETH, 4026532400L, pod))
+    TelemetrySnapshot s = TelemetrySnapshot.builder()
+        .addNamespace(new NetnsInfo(4026532400L, "lab-recv", pod))
+        .addDeviceWorkload(new DeviceWorkload(Fixtures.VETH, 4026532400L, pod))
         .build();
     try (MetricsRegistry registry = new MetricsRegistry(() -> s)) {
       assertPromtoolAccepts(registry.scrape("text/plain").body());

@@ -3,6 +3,7 @@ package io.segscope.exporters;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class SegscopeCollectorTest {
@@ -45,7 +47,8 @@ class SegscopeCollectorTest {
     String text = openMetrics(collector(Fixtures.noDevices()).collect());
     GoldenFiles.assertMatches("no-devices.om.txt", text);
     assertThat(text)
-        .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"tp_btf__consume_skb\"} 0")
+        .contains(
+            "segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"tp_btf__consume_skb\"} 0")
         .contains("segscope_build_info{kernel=\"6.18.0-test\",libbcc=\"0.26.0\",version=\"0.1.0\"} 1")
         .doesNotContain("segscope_gso_");
   }
@@ -78,7 +81,8 @@ class SegscopeCollectorTest {
     assertThat(errors).singleElement().asString().startsWith("gso: add series segscope_gso_sw_skbs");
     assertThat(text)
         .contains("segscope_gso_sw_skbs_total{device=\"uplink0\",mode=\"tracepoint\",netns=\"4026532281\"} 10.0")
-        .contains("segscope_gso_offloaded_skbs_total{device=\"veth-s1\",mode=\"tracepoint\",netns=\"4026531840\"} 1200.0")
+        .contains(
+            "segscope_gso_offloaded_skbs_total{device=\"veth-s1\",mode=\"tracepoint\",netns=\"4026531840\"} 1200.0")
         .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"p\"} 1")
         .doesNotContain(" 99.0");
   }
@@ -149,13 +153,12 @@ class SegscopeCollectorTest {
         .contains("segscope_gso_sw_skbs", "segscope_probe_attached", "segscope_build");
     PrometheusRegistry registry = new PrometheusRegistry();
     registry.register(collector(TelemetrySnapshot.empty()));
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () ->
-                registry.register(
-                    io.prometheus.metrics.core.metrics.Gauge.builder()
-                        .name("segscope_probe_attached")
-                        .labelNames("path", "program", "mode")
-                        .build()))
+    Assertions.assertThatThrownBy(
+        () -> registry.register(
+            Gauge.builder()
+                .name("segscope_probe_attached")
+                .labelNames("path", "program", "mode")
+                .build()))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

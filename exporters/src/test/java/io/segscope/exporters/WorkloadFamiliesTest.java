@@ -27,7 +27,8 @@ class WorkloadFamiliesTest {
     TelemetrySnapshot s = TelemetrySnapshot.builder().takenAt(Instant.EPOCH)
         .addNamespace(new NetnsInfo(4026531840L, "", WorkloadInfo.host()))
         .addNamespace(new NetnsInfo(4026532901L, "cni-1b2c", POD))
-        .addDeviceWorkload(new DeviceWorkload(new DeviceRef(DeviceId.of(4026531840L, 7), "", "veth1b2c3d4e"), 4026532901L, POD))
+        .addDeviceWorkload(
+            new DeviceWorkload(new DeviceRef(DeviceId.of(4026531840L, 7), "", "veth1b2c3d4e"), 4026532901L, POD))
         .addDeviceWorkload(new DeviceWorkload(new DeviceRef(DeviceId.of(4026531840L, 2), "", "eth0"), 4026531840L,
             WorkloadInfo.host()))
         .build();

@@ -32,7 +32,6 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   static final Path KPROBE_PMU = Path.of("/sys/bus/event_source/devices/kprobe");
   static final List<Path> TRACEFS = List.of(Path.of("/sys/kernel/tracing"), Path.of("/sys/kernel/debug/tracing"));
 
-
   private final Btf btf;
   private final String btfProblem;
   private final Kallsyms kallsyms;
@@ -167,7 +166,8 @@ public final class LiveKernelProbes implements KernelProbes, AutoCloseable {
   @Override
   public Optional<String> tryAttach(AttachPoint point) {
     return trials.computeIfAbsent(point.describe(),
-        p -> Programs.trial(KernelAbi.of(btf), point, tracefs().orElse(TRACEFS.get(0))).map(LiveKernelProbes::firstLine));
+        p -> Programs.trial(KernelAbi.of(btf), point, tracefs().orElse(TRACEFS.get(0)))
+            .map(LiveKernelProbes::firstLine));
   }
 
   static String firstLine(String message) {

@@ -22,15 +22,19 @@ import io.segscope.probes.wire.DeviceKey;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.probes.wire.Diagnostic;
 import io.segscope.probes.wire.GsoDetail;
+import io.segscope.probes.wire.NameBytes;
 import io.segscope.probes.wire.XdpDetail;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -165,7 +169,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     KernelAbi abi = KernelAbi.resolving(btf, ProgramSpec.everyTracepointEvent(), ProgramSpec.everyFunction());
     Path tracefs = LiveKernelProbes.tracefs().orElse(LiveKernelProbes.TRACEFS.get(0));
     String text = ProgramText.of(sites);
-    for (int attempt = 0; ; attempt++) {
+    for (int attempt = 0;; attempt++) {
       if (Thread.interrupted()) {
         throw new InterruptedException("open probes: interrupted");
       }
@@ -188,10 +192,11 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         cflags.addAll(TracepointFormat.cflags(tracefs, events));
       }
       long t0 = System.nanoTime();
-      LOG.log(System.Logger.Level.INFO, "compiling the probe programs (" + plan.modeLabels() + ", tracepoints as " + plan.tracepointAttach().label() + ")");
+      LOG.log(System.Logger.Level.INFO, "compiling the probe programs (" + plan.modeLabels() + ", tracepoints as "
+          + plan.tracepointAttach().label() + ")");
       CompiledObject compiled = options.compiler().compile("segscope", text, cflags);
       long t1 = System.nanoTime();
-      LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
+      LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT,
           "compiled %d programs in %.1f s", compiled.programs().size(), (t1 - t0) / 1e9));
       LoadedObject object;
       try {
@@ -215,7 +220,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         }
       }
       if (failed == null) {
-        LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
+        LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT,
             "loaded %d programs and attached %d in %.1f s", specs.size(), attached.size(),
             (System.nanoTime() - t1) / 1e9));
         return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs, sites);
@@ -353,7 +358,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     while (n < 16 && b[n] != 0) {
       n++;
     }
-    return io.segscope.probes.wire.NameBytes.text(java.util.Arrays.copyOf(b, n));
+    return NameBytes.text(Arrays.copyOf(b, n));
   }
 
   private Map<Diagnostic, Long> diagnostics() throws SysException {
@@ -401,7 +406,8 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     List<ProbeAttachment> out = new ArrayList<>();
     for (PathPlan p : plan.paths()) {
       if (!p.measured()) {
-        ProbeMode last = p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT : p.verdicts().get(p.verdicts().size() - 1).mode();
+        ProbeMode last =
+            p.verdicts().isEmpty() ? ProbeMode.TRACEPOINT : p.verdicts().get(p.verdicts().size() - 1).mode();
         for (ProgramSpec s : ProgramSpec.of(p.path(), last, plan.tracepointAttach())) {
           out.add(new ProbeAttachment(p.path().label(), s.function(), last.label(), s.describe(),
               s.point().kind(), false, s.onDemand(), "not measured: " + p.reason()));
@@ -457,7 +463,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     closed = true;
     List<String> problems = new ArrayList<>();
     List<Attachment> newestFirst = new ArrayList<>(attached.values());
-    java.util.Collections.reverse(newestFirst);
+    Collections.reverse(newestFirst);
     for (Attachment a : newestFirst) {
       String p = a.detach();
       if (!p.isEmpty()) {

@@ -8,8 +8,8 @@ package io.segscope.lab;
  * @param rawJson       the client's full {@code -J} output
  */
 public record IperfResult(long sentBytes, double bitsPerSecond, String rawJson) {
-    /** Throughput in Gbit/s, for reports. */
-    public double gbitsPerSecond() {
-        return bitsPerSecond / 1e9;
-    }
+  /** Throughput in Gbit/s, for reports. */
+  public double gbitsPerSecond() {
+    return bitsPerSecond / 1e9;
+  }
 }

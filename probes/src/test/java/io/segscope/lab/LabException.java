@@ -6,13 +6,13 @@ package io.segscope.lab;
  * line and its standard error.
  */
 public final class LabException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 1L;
 
-    public LabException(String message) {
-        super(message);
-    }
+  public LabException(String message) {
+    super(message);
+  }
 
-    public LabException(String message, Throwable cause) {
-        super(message, cause);
-    }
+  public LabException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

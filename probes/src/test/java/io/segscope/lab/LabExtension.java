@@ -23,44 +23,44 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * </ul>
  */
 public final class LabExtension implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
-    private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(LabExtension.class);
-    private static final AtomicBoolean SWEPT = new AtomicBoolean();
+  private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(LabExtension.class);
+  private static final AtomicBoolean SWEPT = new AtomicBoolean();
 
-    @Override
-    public void beforeEach(ExtensionContext context) {
-        Prerequisites.requireLab();
-        if (SWEPT.compareAndSet(false, true)) {
-            List<String> swept = Lab.sweepStale();
-            if (!swept.isEmpty()) {
-                System.err.println("segscope lab: deleted namespaces left by crashed runs: " + swept);
-            }
-        }
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    Prerequisites.requireLab();
+    if (SWEPT.compareAndSet(false, true)) {
+      List<String> swept = Lab.sweepStale();
+      if (!swept.isEmpty()) {
+        System.err.println("segscope lab: deleted namespaces left by crashed runs: " + swept);
+      }
     }
+  }
 
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        return parameter.getParameter().getType() == Lab.class;
-    }
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == Lab.class;
+  }
 
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        if (!(parameter.getDeclaringExecutable() instanceof Method) || context.getTestMethod().isEmpty()) {
-            throw new ParameterResolutionException("resolve Lab for " + parameter.getDeclaringExecutable()
-                    + ": only test, @BeforeEach and @AfterEach methods get a Lab (one per test)");
-        }
-        String tag = context.getRequiredTestClass().getSimpleName() + "#" + context.getRequiredTestMethod().getName();
-        return context.getStore(STORE).getOrComputeIfAbsent(Lab.class, k -> Lab.create(tag), Lab.class);
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    if (!(parameter.getDeclaringExecutable() instanceof Method) || context.getTestMethod().isEmpty()) {
+      throw new ParameterResolutionException("resolve Lab for " + parameter.getDeclaringExecutable()
+          + ": only test, @BeforeEach and @AfterEach methods get a Lab (one per test)");
     }
+    String tag = context.getRequiredTestClass().getSimpleName() + "#" + context.getRequiredTestMethod().getName();
+    return context.getStore(STORE).getOrComputeIfAbsent(Lab.class, k -> Lab.create(tag), Lab.class);
+  }
 
-    @Override
-    public void afterEach(ExtensionContext context) {
-        Lab lab = context.getStore(STORE).remove(Lab.class, Lab.class);
-        if (lab != null) {
-            lab.close();
-            List<String> left = lab.leftovers();
-            if (!left.isEmpty()) {
-                throw new LabException("tear down lab " + lab.prefix() + ": still present after close: " + left);
-            }
-        }
+  @Override
+  public void afterEach(ExtensionContext context) {
+    Lab lab = context.getStore(STORE).remove(Lab.class, Lab.class);
+    if (lab != null) {
+      lab.close();
+      List<String> left = lab.leftovers();
+      if (!left.isEmpty()) {
+        throw new LabException("tear down lab " + lab.prefix() + ": still present after close: " + left);
+      }
     }
+  }
 }

@@ -8,19 +8,19 @@ import java.util.List;
  * lab's {@code link_ipv4_max.c}: Debian 12's iproute2 (6.1) has no keywords for them.
  */
 public final class LinkIpv4Max {
-    private final Path binary;
+  private final Path binary;
 
-    private LinkIpv4Max(Path binary) {
-        this.binary = binary;
-    }
+  private LinkIpv4Max(Path binary) {
+    this.binary = binary;
+  }
 
-    /** Compiles {@code link_ipv4_max.c} into {@code dir/link_ipv4_max}. */
-    public static LinkIpv4Max build(Path dir) {
-        return new LinkIpv4Max(LabProgram.build(dir, "link_ipv4_max.c", "link_ipv4_max"));
-    }
+  /** Compiles {@code link_ipv4_max.c} into {@code dir/link_ipv4_max}. */
+  public static LinkIpv4Max build(Path dir) {
+    return new LinkIpv4Max(LabProgram.build(dir, "link_ipv4_max.c", "link_ipv4_max"));
+  }
 
-    /** Sets {@code gso_ipv4_max_size} and {@code gro_ipv4_max_size} of lab device {@code dev} in {@code ns}. */
-    public void set(Lab lab, Netns ns, String dev, int gso, int gro) {
-        lab.exec(ns, binary.toString(), "--dev", dev, "--gso", Integer.toString(gso), "--gro", Integer.toString(gro));
-    }
+  /** Sets {@code gso_ipv4_max_size} and {@code gro_ipv4_max_size} of lab device {@code dev} in {@code ns}. */
+  public void set(Lab lab, Netns ns, String dev, int gso, int gro) {
+    lab.exec(ns, binary.toString(), "--dev", dev, "--gso", Integer.toString(gso), "--gro", Integer.toString(gro));
+  }
 }

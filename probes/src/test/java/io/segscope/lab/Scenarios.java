@@ -1,6 +1,9 @@
 package io.segscope.lab;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -12,530 +15,530 @@ import java.util.Map;
  * they do not send traffic. Diagrams and addresses: docs/lab.md.
  */
 public final class Scenarios {
-    /** gso_max_size put on the S1 uplink. */
-    public static final int S1_UPLINK_GSO_MAX_SIZE = 16384;
+  /** gso_max_size put on the S1 uplink. */
+  public static final int S1_UPLINK_GSO_MAX_SIZE = 16384;
 
-    private Scenarios() {
+  private Scenarios() {
+  }
+
+  /**
+   * S1, GSO size mismatch: sender veth {@code snd0} → its peer {@code snd0p} in bridge {@code br0} of a
+   * switch namespace → uplink veth {@code up0} in the same bridge, with {@code gso_max_size 16384} unless
+   * healthy → its peer {@code rcv0} in the receiver namespace. Roles: sender, senderPeer, bridge, uplink,
+   * receiver. Addresses 198.18.1.1/24 → .2 (healthy 198.18.11.0/24).
+   */
+  public static Topology s1GsoMismatch(Lab lab, boolean healthy) {
+    return s1GsoMismatch(lab, healthy, Family.IPV4);
+  }
+
+  /**
+   * S1 in {@code family}: IPv6 uses roles {@code s1v6snd}, ... and 2001:2:0:1::/64 (healthy
+   * 2001:2:0:11::/64), with the same devices and settings.
+   */
+  public static Topology s1GsoMismatch(Lab lab, boolean healthy, Family family) {
+    String v = (family == Family.IPV6 ? "v6" : "") + (healthy ? "h" : "");
+    String net = family.net(1, healthy);
+    Netns snd = lab.namespace("s1" + v + "snd");
+    Netns sw = lab.namespace("s1" + v + "sw");
+    Netns rcv = lab.namespace("s1" + v + "rcv");
+    lab.veth(snd, "snd0", sw, "snd0p");
+    lab.veth(sw, "up0", rcv, "rcv0");
+    lab.bridge(sw, "br0", "snd0p", "up0");
+    if (!healthy) {
+      lab.set(sw, "up0", "gso_max_size", Integer.toString(S1_UPLINK_GSO_MAX_SIZE));
     }
+    lab.address(snd, "snd0", net + "1" + family.len());
+    lab.address(rcv, "rcv0", net + "2" + family.len());
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("senderPeer", new DeviceAt(sw, "snd0p"));
+    devices.put("bridge", new DeviceAt(sw, "br0"));
+    devices.put("uplink", new DeviceAt(sw, "up0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s1-gso-mismatch" + family.suffix(), healthy), snd, rcv, net + "2", devices);
+  }
 
-    /**
-     * S1, GSO size mismatch: sender veth {@code snd0} → its peer {@code snd0p} in bridge {@code br0} of a
-     * switch namespace → uplink veth {@code up0} in the same bridge, with {@code gso_max_size 16384} unless
-     * healthy → its peer {@code rcv0} in the receiver namespace. Roles: sender, senderPeer, bridge, uplink,
-     * receiver. Addresses 198.18.1.1/24 → .2 (healthy 198.18.11.0/24).
-     */
-    public static Topology s1GsoMismatch(Lab lab, boolean healthy) {
-        return s1GsoMismatch(lab, healthy, Family.IPV4);
+  /**
+   * S2, offload lost below a virtual device: lower veth {@code low0} lives in a lower namespace, its peer
+   * {@code rcv0} in the receiver namespace; macvlan {@code mv0} (bridge mode) on {@code low0} is moved into
+   * the sender namespace. Unless healthy, {@code ethtool -K low0 tso off}. Traffic mv0 → low0 → rcv0.
+   * Roles: macvlan (also "sender"), lower, receiver. Addresses 198.18.2.1/24 → .2 (healthy 198.18.12.0/24).
+   */
+  public static Topology s2OffloadLost(Lab lab, boolean healthy) {
+    return s2OffloadLost(lab, healthy, Family.IPV4);
+  }
+
+  /** S2 in {@code family} (IPv6: roles {@code s2v6snd}, ..., 2001:2:0:2::/64, healthy 2001:2:0:12::/64). */
+  public static Topology s2OffloadLost(Lab lab, boolean healthy, Family family) {
+    String v = (family == Family.IPV6 ? "v6" : "") + (healthy ? "h" : "");
+    String net = family.net(2, healthy);
+    Netns snd = lab.namespace("s2" + v + "snd");
+    Netns low = lab.namespace("s2" + v + "low");
+    Netns rcv = lab.namespace("s2" + v + "rcv");
+    lab.veth(low, "low0", rcv, "rcv0");
+    lab.macvlan(snd, "mv0", low, "low0", "bridge");
+    if (!healthy) {
+      lab.ethtoolK(low, "low0", "tso", "off");
     }
+    lab.address(snd, "mv0", net + "1" + family.len());
+    lab.address(rcv, "rcv0", net + "2" + family.len());
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "mv0"));
+    devices.put("macvlan", new DeviceAt(snd, "mv0"));
+    devices.put("lower", new DeviceAt(low, "low0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s2-offload-lost" + family.suffix(), healthy), snd, rcv, net + "2", devices);
+  }
 
-    /**
-     * S1 in {@code family}: IPv6 uses roles {@code s1v6snd}, ... and 2001:2:0:1::/64 (healthy
-     * 2001:2:0:11::/64), with the same devices and settings.
-     */
-    public static Topology s1GsoMismatch(Lab lab, boolean healthy, Family family) {
-        String v = (family == Family.IPV6 ? "v6" : "") + (healthy ? "h" : "");
-        String net = family.net(1, healthy);
-        Netns snd = lab.namespace("s1" + v + "snd");
-        Netns sw = lab.namespace("s1" + v + "sw");
-        Netns rcv = lab.namespace("s1" + v + "rcv");
-        lab.veth(snd, "snd0", sw, "snd0p");
-        lab.veth(sw, "up0", rcv, "rcv0");
-        lab.bridge(sw, "br0", "snd0p", "up0");
-        if (!healthy) {
-            lab.set(sw, "up0", "gso_max_size", Integer.toString(S1_UPLINK_GSO_MAX_SIZE));
-        }
-        lab.address(snd, "snd0", net + "1" + family.len());
-        lab.address(rcv, "rcv0", net + "2" + family.len());
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("senderPeer", new DeviceAt(sw, "snd0p"));
-        devices.put("bridge", new DeviceAt(sw, "br0"));
-        devices.put("uplink", new DeviceAt(sw, "up0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s1-gso-mismatch" + family.suffix(), healthy), snd, rcv, net + "2", devices);
+  /**
+   * S3, generic XDP: veth {@code snd0} in the sender namespace, peer {@code rcv0} in the receiver
+   * namespace; unless healthy, an XDP_PASS program (built with clang from xdp_pass.c) attached to
+   * {@code rcv0} in generic mode, detached on close. Roles: sender, receiver. Addresses 198.18.3.1/24 → .2
+   * (healthy 198.18.13.0/24).
+   */
+  public static Topology s3GenericXdp(Lab lab, boolean healthy) {
+    return s3GenericXdp(lab, healthy, Family.IPV4);
+  }
+
+  /** S3 in {@code family} (IPv6: roles {@code s3v6snd}, ..., 2001:2:0:3::/64, healthy 2001:2:0:13::/64). */
+  public static Topology s3GenericXdp(Lab lab, boolean healthy, Family family) {
+    String v = (family == Family.IPV6 ? "v6" : "") + (healthy ? "h" : "");
+    String net = family.net(3, healthy);
+    Path object = healthy ? null : XdpPass.build(lab.workDir());
+    Netns snd = lab.namespace("s3" + v + "snd");
+    Netns rcv = lab.namespace("s3" + v + "rcv");
+    lab.veth(snd, "snd0", rcv, "rcv0");
+    if (!healthy) {
+      lab.xdp(rcv, "rcv0", "xdpgeneric", object, XdpPass.SECTION);
     }
+    lab.address(snd, "snd0", net + "1" + family.len());
+    lab.address(rcv, "rcv0", net + "2" + family.len());
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s3-generic-xdp" + family.suffix(), healthy), snd, rcv, net + "2", devices);
+  }
 
-    /**
-     * S2, offload lost below a virtual device: lower veth {@code low0} lives in a lower namespace, its peer
-     * {@code rcv0} in the receiver namespace; macvlan {@code mv0} (bridge mode) on {@code low0} is moved into
-     * the sender namespace. Unless healthy, {@code ethtool -K low0 tso off}. Traffic mv0 → low0 → rcv0.
-     * Roles: macvlan (also "sender"), lower, receiver. Addresses 198.18.2.1/24 → .2 (healthy 198.18.12.0/24).
-     */
-    public static Topology s2OffloadLost(Lab lab, boolean healthy) {
-        return s2OffloadLost(lab, healthy, Family.IPV4);
+  /** gso_max_size (and gso_ipv4_max_size) of the BIG TCP senders: above the 64 KiB of a default uplink. */
+  public static final int BIG_TCP_GSO_MAX_SIZE = 185000;
+  /** The tap scenario's "guest": its MAC and TCP payload per super-packet (gso_size 1448). */
+  public static final String TAP_GUEST_MAC = "02:00:c6:12:05:01";
+  public static final int TAP_PAYLOAD = 63000;
+  public static final int TAP_MSS = 1448;
+  /** The routed scenario's smaller egress MTU. */
+  public static final int ROUTED_EGRESS_MTU = 1400;
+
+  /**
+   * S4, vxlan over a veth underlay that lacks {@code tx-udp_tnl-segmentation}: underlay veth {@code u0}
+   * (198.18.4.1/24, namespace {@code s4a}) / {@code u1} (198.18.4.2, {@code s4b}); vxlan {@code vx0}
+   * (VNI 4, UDP 4789) on each end over it, 198.18.104.1/24 → .2. Unless healthy, {@code ethtool -K u0
+   * tx-udp_tnl-segmentation off tx-udp_tnl-csum-segmentation off}: the encapsulated super-packets are
+   * segmented in software when they leave u0. Roles: sender (vx0 in a), underlay (u0), underlayPeer (u1),
+   * receiver (vx0 in b). Healthy: 198.18.14.0/24 and 198.18.114.0/24, VNI 14.
+   */
+  public static Topology s4VxlanTunnelOffloadOff(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    int n = healthy ? 14 : 4;
+    Netns a = lab.namespace("s4" + v + "a");
+    Netns b = lab.namespace("s4" + v + "b");
+    lab.veth(a, "u0", b, "u1");
+    lab.address(a, "u0", "198.18." + n + ".1/24");
+    lab.address(b, "u1", "198.18." + n + ".2/24");
+    lab.link(a, "vx0", "vxlan", "id", Integer.toString(n), "local", "198.18." + n + ".1", "remote",
+        "198.18." + n + ".2", "dstport", "4789", "dev", "u0");
+    lab.link(b, "vx0", "vxlan", "id", Integer.toString(n), "local", "198.18." + n + ".2", "remote",
+        "198.18." + n + ".1", "dstport", "4789", "dev", "u1");
+    if (!healthy) {
+      lab.ethtoolK(a, "u0", "tx-udp_tnl-segmentation", "off", "tx-udp_tnl-csum-segmentation", "off");
     }
+    lab.address(a, "vx0", "198.18.1" + String.format("%02d", n) + ".1/24");
+    lab.address(b, "vx0", "198.18.1" + String.format("%02d", n) + ".2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(a, "vx0"));
+    devices.put("underlay", new DeviceAt(a, "u0"));
+    devices.put("underlayPeer", new DeviceAt(b, "u1"));
+    devices.put("receiver", new DeviceAt(b, "vx0"));
+    return new Topology(name("s4-vxlan-tunnel-offload-off", healthy), a, b,
+        "198.18.1" + String.format("%02d", n) + ".2", devices);
+  }
 
-    /** S2 in {@code family} (IPv6: roles {@code s2v6snd}, ..., 2001:2:0:2::/64, healthy 2001:2:0:12::/64). */
-    public static Topology s2OffloadLost(Lab lab, boolean healthy, Family family) {
-        String v = (family == Family.IPV6 ? "v6" : "") + (healthy ? "h" : "");
-        String net = family.net(2, healthy);
-        Netns snd = lab.namespace("s2" + v + "snd");
-        Netns low = lab.namespace("s2" + v + "low");
-        Netns rcv = lab.namespace("s2" + v + "rcv");
-        lab.veth(low, "low0", rcv, "rcv0");
-        lab.macvlan(snd, "mv0", low, "low0", "bridge");
-        if (!healthy) {
-            lab.ethtoolK(low, "low0", "tso", "off");
-        }
-        lab.address(snd, "mv0", net + "1" + family.len());
-        lab.address(rcv, "rcv0", net + "2" + family.len());
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "mv0"));
-        devices.put("macvlan", new DeviceAt(snd, "mv0"));
-        devices.put("lower", new DeviceAt(low, "low0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s2-offload-lost" + family.suffix(), healthy), snd, rcv, net + "2", devices);
+  /**
+   * S5, the hypervisor shape of S1: a tap {@code tap0} with virtio-net headers and an uplink veth
+   * {@code up0} in bridge {@code br0} (namespace {@code s5sw}); {@code up0}'s peer {@code rcv0}
+   * (198.18.5.2/24) in {@code s5rcv}. A {@link TapInjector} in {@code s5sw} plays the guest
+   * ({@link #TAP_GUEST_MAC}, 198.18.5.1) writing 63,000-byte TCP super-packets (gso_size 1448) into tap0.
+   * Unless healthy, up0 has {@code gso_max_size 16384}: the bridge forwards the guest's super-packets to
+   * an uplink that cannot take them whole. Roles: tap (also "sender"), bridge, uplink, receiver. Healthy:
+   * 198.18.15.0/24.
+   */
+  public static Topology s5TapIntoSmallerUplink(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.15." : "198.18.5.";
+    Netns sw = lab.namespace("s5" + v + "sw");
+    Netns rcv = lab.namespace("s5" + v + "rcv");
+    lab.tap(sw, "tap0");
+    lab.veth(sw, "up0", rcv, "rcv0");
+    lab.bridge(sw, "br0", "tap0", "up0");
+    if (!healthy) {
+      lab.set(sw, "up0", "gso_max_size", Integer.toString(S1_UPLINK_GSO_MAX_SIZE));
     }
+    lab.address(rcv, "rcv0", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(sw, "tap0"));
+    devices.put("tap", new DeviceAt(sw, "tap0"));
+    devices.put("bridge", new DeviceAt(sw, "br0"));
+    devices.put("uplink", new DeviceAt(sw, "up0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s5-tap-into-smaller-uplink", healthy), sw, rcv, net + "2", devices);
+  }
 
-    /**
-     * S3, generic XDP: veth {@code snd0} in the sender namespace, peer {@code rcv0} in the receiver
-     * namespace; unless healthy, an XDP_PASS program (built with clang from xdp_pass.c) attached to
-     * {@code rcv0} in generic mode, detached on close. Roles: sender, receiver. Addresses 198.18.3.1/24 → .2
-     * (healthy 198.18.13.0/24).
-     */
-    public static Topology s3GenericXdp(Lab lab, boolean healthy) {
-        return s3GenericXdp(lab, healthy, Family.IPV4);
+  /**
+   * S6, forwarded GSO larger than the egress MTU: sender {@code snd0} (198.18.6.1/24, namespace
+   * {@code s6snd}, PMTU discovery off: {@code net.ipv4.ip_no_pmtu_disc=1}, so its segments carry no DF)
+   * → router {@code r0} (198.18.6.2) / {@code r1} (198.18.106.1/24) in {@code s6rtr} (forwarding on) →
+   * receiver {@code rcv0} (198.18.106.2, {@code s6rcv}); routes between the two /24s via the router.
+   * Unless healthy, r1 has MTU {@link #ROUTED_EGRESS_MTU} while both hosts keep 1500: the router
+   * segments each forwarded super-packet in software (ip_finish_output_gso) and fragments the segments.
+   * Roles: sender, routerIn, routerOut, receiver. Healthy: 198.18.16.0/24 and 198.18.116.0/24.
+   */
+  public static Topology s6RoutedSmallerEgressMtu(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String in = healthy ? "198.18.16." : "198.18.6.";
+    String out = healthy ? "198.18.116." : "198.18.106.";
+    Netns snd = lab.namespace("s6" + v + "snd");
+    Netns rtr = lab.namespace("s6" + v + "rtr");
+    Netns rcv = lab.namespace("s6" + v + "rcv");
+    lab.veth(snd, "snd0", rtr, "r0");
+    lab.veth(rtr, "r1", rcv, "rcv0");
+    if (!healthy) {
+      lab.set(rtr, "r1", "mtu", Integer.toString(ROUTED_EGRESS_MTU));
     }
+    lab.address(snd, "snd0", in + "1/24");
+    lab.address(rtr, "r0", in + "2/24");
+    lab.address(rtr, "r1", out + "1/24");
+    lab.address(rcv, "rcv0", out + "2/24");
+    lab.route(snd, out + "0/24", in + "2");
+    lab.route(rcv, in + "0/24", out + "1");
+    lab.sysctl(rtr, "net.ipv4.ip_forward", "1");
+    lab.sysctl(snd, "net.ipv4.ip_no_pmtu_disc", "1");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("routerIn", new DeviceAt(rtr, "r0"));
+    devices.put("routerOut", new DeviceAt(rtr, "r1"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s6-routed-smaller-egress-mtu", healthy), snd, rcv, out + "2", devices);
+  }
 
-    /** S3 in {@code family} (IPv6: roles {@code s3v6snd}, ..., 2001:2:0:3::/64, healthy 2001:2:0:13::/64). */
-    public static Topology s3GenericXdp(Lab lab, boolean healthy, Family family) {
-        String v = (family == Family.IPV6 ? "v6" : "") + (healthy ? "h" : "");
-        String net = family.net(3, healthy);
-        Path object = healthy ? null : XdpPass.build(lab.workDir());
-        Netns snd = lab.namespace("s3" + v + "snd");
-        Netns rcv = lab.namespace("s3" + v + "rcv");
-        lab.veth(snd, "snd0", rcv, "rcv0");
-        if (!healthy) {
-            lab.xdp(rcv, "rcv0", "xdpgeneric", object, XdpPass.SECTION);
-        }
-        lab.address(snd, "snd0", net + "1" + family.len());
-        lab.address(rcv, "rcv0", net + "2" + family.len());
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s3-generic-xdp" + family.suffix(), healthy), snd, rcv, net + "2", devices);
+  /**
+   * S7, a shaping qdisc that segments: veth {@code snd0} (198.18.7.1/24, {@code s7snd}) / {@code rcv0}
+   * (198.18.7.2, {@code s7rcv}) with a tbf root qdisc on snd0, {@code rate 1gbit latency 2ms} and a burst
+   * of 16 KiB (healthy: 256 KiB). tbf cuts every super-packet larger than its burst in software
+   * (tbf_segment) and queues the segments. Roles: sender, receiver. Healthy: 198.18.17.0/24.
+   */
+  public static Topology s7TbfSmallBurst(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.17." : "198.18.7.";
+    Netns snd = lab.namespace("s7" + v + "snd");
+    Netns rcv = lab.namespace("s7" + v + "rcv");
+    lab.veth(snd, "snd0", rcv, "rcv0");
+    lab.tc(snd, "qdisc", "add", "dev", "snd0", "root", "tbf", "rate", "1gbit", "burst", healthy ? "256kb" : "16kb",
+        "latency", "2ms");
+    lab.address(snd, "snd0", net + "1/24");
+    lab.address(rcv, "rcv0", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s7-tbf-small-burst", healthy), snd, rcv, net + "2", devices);
+  }
+
+  /**
+   * S8, UDP GSO ({@code UDP_SEGMENT} senders, QUIC) over a veth without {@code tx-udp-segmentation}:
+   * veth {@code snd0} (198.18.8.1/24, {@code s8snd}) / {@code rcv0} (198.18.8.2, {@code s8rcv}); unless
+   * healthy, {@code ethtool -K snd0 tx-udp-segmentation off}. Traffic: {@link UdpGsoSender}, to a sink that
+   * accepts GRO'd datagrams (UDP_GRO), so only the sender's side can segment. Roles: sender, receiver.
+   * Healthy: 198.18.18.0/24.
+   */
+  public static Topology s8UdpGsoOffloadOff(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.18." : "198.18.8.";
+    Netns snd = lab.namespace("s8" + v + "snd");
+    Netns rcv = lab.namespace("s8" + v + "rcv");
+    lab.veth(snd, "snd0", rcv, "rcv0");
+    if (!healthy) {
+      lab.ethtoolK(snd, "snd0", "tx-udp-segmentation", "off");
     }
+    lab.address(snd, "snd0", net + "1/24");
+    lab.address(rcv, "rcv0", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s8-udp-gso-offload-off", healthy), snd, rcv, net + "2", devices);
+  }
 
-    /** gso_max_size (and gso_ipv4_max_size) of the BIG TCP senders: above the 64 KiB of a default uplink. */
-    public static final int BIG_TCP_GSO_MAX_SIZE = 185000;
-    /** The tap scenario's "guest": its MAC and TCP payload per super-packet (gso_size 1448). */
-    public static final String TAP_GUEST_MAC = "02:00:c6:12:05:01";
-    public static final int TAP_PAYLOAD = 63000;
-    public static final int TAP_MSS = 1448;
-    /** The routed scenario's smaller egress MTU. */
-    public static final int ROUTED_EGRESS_MTU = 1400;
+  /**
+   * S9, UDP super-packets received by a socket that did not ask for them: the same veth pair as S8
+   * (198.18.9.0/24, {@code s9snd}/{@code s9rcv}) with every offload on; the {@link UdpGsoSender}'s
+   * super-packets reach {@code rcv0} whole, and a sink without UDP_GRO makes the kernel cut them again on
+   * receive (udp_rcv_segment). The topology is the same healthy or not: what differs is the sink (healthy:
+   * with UDP_GRO). Roles: sender, receiver. Healthy: 198.18.19.0/24.
+   */
+  public static Topology s9UdpRxForANonGroSocket(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.19." : "198.18.9.";
+    Netns snd = lab.namespace("s9" + v + "snd");
+    Netns rcv = lab.namespace("s9" + v + "rcv");
+    lab.veth(snd, "snd0", rcv, "rcv0");
+    lab.address(snd, "snd0", net + "1/24");
+    lab.address(rcv, "rcv0", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s9-udp-rx-non-gro-socket", healthy), snd, rcv, net + "2", devices);
+  }
 
-    /**
-     * S4, vxlan over a veth underlay that lacks {@code tx-udp_tnl-segmentation}: underlay veth {@code u0}
-     * (198.18.4.1/24, namespace {@code s4a}) / {@code u1} (198.18.4.2, {@code s4b}); vxlan {@code vx0}
-     * (VNI 4, UDP 4789) on each end over it, 198.18.104.1/24 → .2. Unless healthy, {@code ethtool -K u0
-     * tx-udp_tnl-segmentation off tx-udp_tnl-csum-segmentation off}: the encapsulated super-packets are
-     * segmented in software when they leave u0. Roles: sender (vx0 in a), underlay (u0), underlayPeer (u1),
-     * receiver (vx0 in b). Healthy: 198.18.14.0/24 and 198.18.114.0/24, VNI 14.
-     */
-    public static Topology s4VxlanTunnelOffloadOff(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        int n = healthy ? 14 : 4;
-        Netns a = lab.namespace("s4" + v + "a");
-        Netns b = lab.namespace("s4" + v + "b");
-        lab.veth(a, "u0", b, "u1");
-        lab.address(a, "u0", "198.18." + n + ".1/24");
-        lab.address(b, "u1", "198.18." + n + ".2/24");
-        lab.link(a, "vx0", "vxlan", "id", Integer.toString(n), "local", "198.18." + n + ".1", "remote",
-                "198.18." + n + ".2", "dstport", "4789", "dev", "u0");
-        lab.link(b, "vx0", "vxlan", "id", Integer.toString(n), "local", "198.18." + n + ".2", "remote",
-                "198.18." + n + ".1", "dstport", "4789", "dev", "u1");
-        if (!healthy) {
-            lab.ethtoolK(a, "u0", "tx-udp_tnl-segmentation", "off", "tx-udp_tnl-csum-segmentation", "off");
-        }
-        lab.address(a, "vx0", "198.18.1" + String.format("%02d", n) + ".1/24");
-        lab.address(b, "vx0", "198.18.1" + String.format("%02d", n) + ".2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(a, "vx0"));
-        devices.put("underlay", new DeviceAt(a, "u0"));
-        devices.put("underlayPeer", new DeviceAt(b, "u1"));
-        devices.put("receiver", new DeviceAt(b, "vx0"));
-        return new Topology(name("s4-vxlan-tunnel-offload-off", healthy), a, b,
-                "198.18.1" + String.format("%02d", n) + ".2", devices);
+  /**
+   * S10, ingress redirected to an ifb: veth {@code snd0} (198.18.10.1/24, {@code s10snd}) / {@code rcv0}
+   * (198.18.10.2, {@code s10rcv}); in s10rcv an ingress qdisc on rcv0 redirects everything (u32 match-all,
+   * mirred) to {@code ifb0}, as ingress shaping set-ups do. Unless healthy, {@code ethtool -K ifb0 tso off}:
+   * the received super-packets are segmented in software when they leave ifb0. Roles: sender, receiver,
+   * ifb. Healthy: 198.18.20.0/24.
+   */
+  public static Topology s10IfbIngressRedirect(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.20." : "198.18.10.";
+    Netns snd = lab.namespace("s10" + v + "snd");
+    Netns rcv = lab.namespace("s10" + v + "rcv");
+    lab.veth(snd, "snd0", rcv, "rcv0");
+    lab.link(rcv, "ifb0", "ifb");
+    lab.tc(rcv, "qdisc", "add", "dev", "rcv0", "handle", "ffff:", "ingress");
+    lab.tc(rcv, "filter", "add", "dev", "rcv0", "parent", "ffff:", "protocol", "all", "u32", "match", "u32", "0",
+        "0", "action", "mirred", "egress", "redirect", "dev", "ifb0");
+    if (!healthy) {
+      lab.ethtoolK(rcv, "ifb0", "tso", "off");
     }
+    lab.address(snd, "snd0", net + "1/24");
+    lab.address(rcv, "rcv0", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    devices.put("ifb", new DeviceAt(rcv, "ifb0"));
+    return new Topology(name("s10-ifb-ingress-redirect", healthy), snd, rcv, net + "2", devices);
+  }
 
-    /**
-     * S5, the hypervisor shape of S1: a tap {@code tap0} with virtio-net headers and an uplink veth
-     * {@code up0} in bridge {@code br0} (namespace {@code s5sw}); {@code up0}'s peer {@code rcv0}
-     * (198.18.5.2/24) in {@code s5rcv}. A {@link TapInjector} in {@code s5sw} plays the guest
-     * ({@link #TAP_GUEST_MAC}, 198.18.5.1) writing 63,000-byte TCP super-packets (gso_size 1448) into tap0.
-     * Unless healthy, up0 has {@code gso_max_size 16384}: the bridge forwards the guest's super-packets to
-     * an uplink that cannot take them whole. Roles: tap (also "sender"), bridge, uplink, receiver. Healthy:
-     * 198.18.15.0/24.
-     */
-    public static Topology s5TapIntoSmallerUplink(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.15." : "198.18.5.";
-        Netns sw = lab.namespace("s5" + v + "sw");
-        Netns rcv = lab.namespace("s5" + v + "rcv");
-        lab.tap(sw, "tap0");
-        lab.veth(sw, "up0", rcv, "rcv0");
-        lab.bridge(sw, "br0", "tap0", "up0");
-        if (!healthy) {
-            lab.set(sw, "up0", "gso_max_size", Integer.toString(S1_UPLINK_GSO_MAX_SIZE));
-        }
-        lab.address(rcv, "rcv0", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(sw, "tap0"));
-        devices.put("tap", new DeviceAt(sw, "tap0"));
-        devices.put("bridge", new DeviceAt(sw, "br0"));
-        devices.put("uplink", new DeviceAt(sw, "up0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s5-tap-into-smaller-uplink", healthy), sw, rcv, net + "2", devices);
+  /**
+   * S11, BIG TCP against a 64 KiB uplink: S1's shape (sender veth, bridge, uplink veth, receiver) with
+   * the sender's {@code gso_max_size} (IPv6) or {@code gso_ipv4_max_size} (IPv4, set with
+   * {@link LinkIpv4Max}) at {@link #BIG_TCP_GSO_MAX_SIZE}, so its TCP builds super-packets above 64 KiB;
+   * unless healthy, the uplink keeps the default 65536 and segments them in software (healthy: the uplink
+   * takes the same size). Roles: sender, senderPeer, bridge, uplink, receiver. IPv4: 198.18.21.0/24
+   * (healthy .31), roles {@code bt4...}; IPv6: 2001:2:0:22::/64 (healthy :32::), roles {@code bt6...}.
+   */
+  public static Topology s11BigTcp(Lab lab, boolean healthy, Family family) {
+    String v = (family == Family.IPV6 ? "6" : "4") + (healthy ? "h" : "");
+    String net = family.net(family == Family.IPV6 ? 22 : 21, healthy);
+    Netns snd = lab.namespace("bt" + v + "snd");
+    Netns sw = lab.namespace("bt" + v + "sw");
+    Netns rcv = lab.namespace("bt" + v + "rcv");
+    lab.veth(snd, "snd0", sw, "snd0p");
+    lab.veth(sw, "up0", rcv, "rcv0");
+    lab.bridge(sw, "br0", "snd0p", "up0");
+    String big = Integer.toString(BIG_TCP_GSO_MAX_SIZE);
+    lab.set(snd, "snd0", "gso_max_size", big);
+    if (healthy) {
+      lab.set(sw, "up0", "gso_max_size", big);
     }
-
-    /**
-     * S6, forwarded GSO larger than the egress MTU: sender {@code snd0} (198.18.6.1/24, namespace
-     * {@code s6snd}, PMTU discovery off: {@code net.ipv4.ip_no_pmtu_disc=1}, so its segments carry no DF)
-     * → router {@code r0} (198.18.6.2) / {@code r1} (198.18.106.1/24) in {@code s6rtr} (forwarding on) →
-     * receiver {@code rcv0} (198.18.106.2, {@code s6rcv}); routes between the two /24s via the router.
-     * Unless healthy, r1 has MTU {@link #ROUTED_EGRESS_MTU} while both hosts keep 1500: the router
-     * segments each forwarded super-packet in software (ip_finish_output_gso) and fragments the segments.
-     * Roles: sender, routerIn, routerOut, receiver. Healthy: 198.18.16.0/24 and 198.18.116.0/24.
-     */
-    public static Topology s6RoutedSmallerEgressMtu(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String in = healthy ? "198.18.16." : "198.18.6.";
-        String out = healthy ? "198.18.116." : "198.18.106.";
-        Netns snd = lab.namespace("s6" + v + "snd");
-        Netns rtr = lab.namespace("s6" + v + "rtr");
-        Netns rcv = lab.namespace("s6" + v + "rcv");
-        lab.veth(snd, "snd0", rtr, "r0");
-        lab.veth(rtr, "r1", rcv, "rcv0");
-        if (!healthy) {
-            lab.set(rtr, "r1", "mtu", Integer.toString(ROUTED_EGRESS_MTU));
-        }
-        lab.address(snd, "snd0", in + "1/24");
-        lab.address(rtr, "r0", in + "2/24");
-        lab.address(rtr, "r1", out + "1/24");
-        lab.address(rcv, "rcv0", out + "2/24");
-        lab.route(snd, out + "0/24", in + "2");
-        lab.route(rcv, in + "0/24", out + "1");
-        lab.sysctl(rtr, "net.ipv4.ip_forward", "1");
-        lab.sysctl(snd, "net.ipv4.ip_no_pmtu_disc", "1");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("routerIn", new DeviceAt(rtr, "r0"));
-        devices.put("routerOut", new DeviceAt(rtr, "r1"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s6-routed-smaller-egress-mtu", healthy), snd, rcv, out + "2", devices);
+    if (family == Family.IPV4) {
+      LinkIpv4Max set = LinkIpv4Max.build(lab.workDir());
+      set.set(lab, snd, "snd0", BIG_TCP_GSO_MAX_SIZE, BIG_TCP_GSO_MAX_SIZE);
+      if (healthy) {
+        set.set(lab, sw, "up0", BIG_TCP_GSO_MAX_SIZE, BIG_TCP_GSO_MAX_SIZE);
+      }
     }
+    lab.address(snd, "snd0", net + "1" + family.len());
+    lab.address(rcv, "rcv0", net + "2" + family.len());
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("senderPeer", new DeviceAt(sw, "snd0p"));
+    devices.put("bridge", new DeviceAt(sw, "br0"));
+    devices.put("uplink", new DeviceAt(sw, "up0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("s11-big-tcp" + (family == Family.IPV6 ? "-ipv6" : "-ipv4"), healthy), snd, rcv,
+        net + "2", devices);
+  }
 
-    /**
-     * S7, a shaping qdisc that segments: veth {@code snd0} (198.18.7.1/24, {@code s7snd}) / {@code rcv0}
-     * (198.18.7.2, {@code s7rcv}) with a tbf root qdisc on snd0, {@code rate 1gbit latency 2ms} and a burst
-     * of 16 KiB (healthy: 256 KiB). tbf cuts every super-packet larger than its burst in software
-     * (tbf_segment) and queues the segments. Roles: sender, receiver. Healthy: 198.18.17.0/24.
-     */
-    public static Topology s7TbfSmallBurst(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.17." : "198.18.7.";
-        Netns snd = lab.namespace("s7" + v + "snd");
-        Netns rcv = lab.namespace("s7" + v + "rcv");
-        lab.veth(snd, "snd0", rcv, "rcv0");
-        lab.tc(snd, "qdisc", "add", "dev", "snd0", "root", "tbf", "rate", "1gbit", "burst", healthy ? "256kb" : "16kb",
-                "latency", "2ms");
-        lab.address(snd, "snd0", net + "1/24");
-        lab.address(rcv, "rcv0", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s7-tbf-small-burst", healthy), snd, rcv, net + "2", devices);
+  // ---- device kinds the development kernel lacks: built in the Debian 6.1 guest (GuestScenarios) ----
+
+  /**
+   * G1, geneve over a veth underlay without {@code tx-udp_tnl-segmentation}: S4 with geneve (VNI 40)
+   * instead of vxlan. Underlay 198.18.40.0/24, overlay 198.18.140.0/24, namespaces {@code g1a}/{@code g1b};
+   * healthy 198.18.50.0/24 / 198.18.150.0/24, VNI 50. Roles as S4.
+   */
+  public static Topology g1GeneveTunnelOffloadOff(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    int n = healthy ? 50 : 40;
+    Netns a = lab.namespace("g1" + v + "a");
+    Netns b = lab.namespace("g1" + v + "b");
+    lab.veth(a, "u0", b, "u1");
+    lab.address(a, "u0", "198.18." + n + ".1/24");
+    lab.address(b, "u1", "198.18." + n + ".2/24");
+    lab.link(a, "gn0", "geneve", "id", Integer.toString(n), "remote", "198.18." + n + ".2");
+    lab.link(b, "gn0", "geneve", "id", Integer.toString(n), "remote", "198.18." + n + ".1");
+    if (!healthy) {
+      lab.ethtoolK(a, "u0", "tx-udp_tnl-segmentation", "off", "tx-udp_tnl-csum-segmentation", "off");
     }
+    lab.address(a, "gn0", "198.18.1" + n + ".1/24");
+    lab.address(b, "gn0", "198.18.1" + n + ".2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(a, "gn0"));
+    devices.put("underlay", new DeviceAt(a, "u0"));
+    devices.put("underlayPeer", new DeviceAt(b, "u1"));
+    devices.put("receiver", new DeviceAt(b, "gn0"));
+    return new Topology(name("g1-geneve-tunnel-offload-off", healthy), a, b, "198.18.1" + n + ".2", devices);
+  }
 
-    /**
-     * S8, UDP GSO ({@code UDP_SEGMENT} senders, QUIC) over a veth without {@code tx-udp-segmentation}:
-     * veth {@code snd0} (198.18.8.1/24, {@code s8snd}) / {@code rcv0} (198.18.8.2, {@code s8rcv}); unless
-     * healthy, {@code ethtool -K snd0 tx-udp-segmentation off}. Traffic: {@link UdpGsoSender}, to a sink that
-     * accepts GRO'd datagrams (UDP_GRO), so only the sender's side can segment. Roles: sender, receiver.
-     * Healthy: 198.18.18.0/24.
-     */
-    public static Topology s8UdpGsoOffloadOff(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.18." : "198.18.8.";
-        Netns snd = lab.namespace("s8" + v + "snd");
-        Netns rcv = lab.namespace("s8" + v + "rcv");
-        lab.veth(snd, "snd0", rcv, "rcv0");
-        if (!healthy) {
-            lab.ethtoolK(snd, "snd0", "tx-udp-segmentation", "off");
-        }
-        lab.address(snd, "snd0", net + "1/24");
-        lab.address(rcv, "rcv0", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s8-udp-gso-offload-off", healthy), snd, rcv, net + "2", devices);
+  /**
+   * G2, a vlan over a veth without TSO: veth {@code u0} ({@code g2a}) / {@code u1} ({@code g2b}), vlan 41
+   * {@code v0} on each end (198.18.41.0/24, healthy VLAN 51 and 198.18.51.0/24); unless healthy
+   * {@code ethtool -K u0 tso off}: the vlan passes the super-packets down and u0 segments them in
+   * software. Roles: sender (v0 in a), lower (u0), lowerPeer (u1), receiver (v0 in b).
+   */
+  public static Topology g2VlanOverLowerWithoutTso(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    int n = healthy ? 51 : 41;
+    Netns a = lab.namespace("g2" + v + "a");
+    Netns b = lab.namespace("g2" + v + "b");
+    lab.veth(a, "u0", b, "u1");
+    lab.linkOn(a, "v0", a, "u0", "vlan", "id", Integer.toString(n));
+    lab.linkOn(b, "v0", b, "u1", "vlan", "id", Integer.toString(n));
+    if (!healthy) {
+      lab.ethtoolK(a, "u0", "tso", "off");
     }
+    lab.address(a, "v0", "198.18." + n + ".1/24");
+    lab.address(b, "v0", "198.18." + n + ".2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(a, "v0"));
+    devices.put("lower", new DeviceAt(a, "u0"));
+    devices.put("lowerPeer", new DeviceAt(b, "u1"));
+    devices.put("receiver", new DeviceAt(b, "v0"));
+    return new Topology(name("g2-vlan-lower-without-tso", healthy), a, b, "198.18." + n + ".2", devices);
+  }
 
-    /**
-     * S9, UDP super-packets received by a socket that did not ask for them: the same veth pair as S8
-     * (198.18.9.0/24, {@code s9snd}/{@code s9rcv}) with every offload on; the {@link UdpGsoSender}'s
-     * super-packets reach {@code rcv0} whole, and a sink without UDP_GRO makes the kernel cut them again on
-     * receive (udp_rcv_segment). The topology is the same healthy or not: what differs is the sink (healthy:
-     * with UDP_GRO). Roles: sender, receiver. Healthy: 198.18.19.0/24.
-     */
-    public static Topology s9UdpRxForANonGroSocket(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.19." : "198.18.9.";
-        Netns snd = lab.namespace("s9" + v + "snd");
-        Netns rcv = lab.namespace("s9" + v + "rcv");
-        lab.veth(snd, "snd0", rcv, "rcv0");
-        lab.address(snd, "snd0", net + "1/24");
-        lab.address(rcv, "rcv0", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s9-udp-rx-non-gro-socket", healthy), snd, rcv, net + "2", devices);
+  /**
+   * G3, S2 with an ipvlan (mode l2) instead of the macvlan: {@code ipv0} on {@code low0} ({@code g3low}),
+   * moved into {@code g3snd}; {@code low0}'s peer {@code rcv0} in {@code g3rcv}; unless healthy
+   * {@code ethtool -K low0 tso off}. 198.18.42.0/24 (healthy 198.18.52.0/24). Roles: sender (= ipvlan),
+   * lower, receiver.
+   */
+  public static Topology g3IpvlanOffloadLost(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.52." : "198.18.42.";
+    Netns snd = lab.namespace("g3" + v + "snd");
+    Netns low = lab.namespace("g3" + v + "low");
+    Netns rcv = lab.namespace("g3" + v + "rcv");
+    lab.veth(low, "low0", rcv, "rcv0");
+    lab.linkOn(snd, "ipv0", low, "low0", "ipvlan", "mode", "l2");
+    if (!healthy) {
+      lab.ethtoolK(low, "low0", "tso", "off");
     }
+    lab.address(snd, "ipv0", net + "1/24");
+    lab.address(rcv, "rcv0", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "ipv0"));
+    devices.put("ipvlan", new DeviceAt(snd, "ipv0"));
+    devices.put("lower", new DeviceAt(low, "low0"));
+    devices.put("receiver", new DeviceAt(rcv, "rcv0"));
+    return new Topology(name("g3-ipvlan-offload-lost", healthy), snd, rcv, net + "2", devices);
+  }
 
-    /**
-     * S10, ingress redirected to an ifb: veth {@code snd0} (198.18.10.1/24, {@code s10snd}) / {@code rcv0}
-     * (198.18.10.2, {@code s10rcv}); in s10rcv an ingress qdisc on rcv0 redirects everything (u32 match-all,
-     * mirred) to {@code ifb0}, as ingress shaping set-ups do. Unless healthy, {@code ethtool -K ifb0 tso off}:
-     * the received super-packets are segmented in software when they leave ifb0. Roles: sender, receiver,
-     * ifb. Healthy: 198.18.20.0/24.
-     */
-    public static Topology s10IfbIngressRedirect(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.20." : "198.18.10.";
-        Netns snd = lab.namespace("s10" + v + "snd");
-        Netns rcv = lab.namespace("s10" + v + "rcv");
-        lab.veth(snd, "snd0", rcv, "rcv0");
-        lab.link(rcv, "ifb0", "ifb");
-        lab.tc(rcv, "qdisc", "add", "dev", "rcv0", "handle", "ffff:", "ingress");
-        lab.tc(rcv, "filter", "add", "dev", "rcv0", "parent", "ffff:", "protocol", "all", "u32", "match", "u32", "0",
-                "0", "action", "mirred", "egress", "redirect", "dev", "ifb0");
-        if (!healthy) {
-            lab.ethtoolK(rcv, "ifb0", "tso", "off");
-        }
-        lab.address(snd, "snd0", net + "1/24");
-        lab.address(rcv, "rcv0", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        devices.put("ifb", new DeviceAt(rcv, "ifb0"));
-        return new Topology(name("s10-ifb-ingress-redirect", healthy), snd, rcv, net + "2", devices);
+  /**
+   * G4, a bond whose port takes less than the bond: {@code bond0} (active-backup, namespace {@code g4a})
+   * with port veth {@code s0}, whose peer {@code rcv0} is in {@code g4b}. A bond takes the smallest
+   * gso_max_size of its ports when they join; unless healthy, s0's gso_max_size is lowered to 16384 after it
+   * joined, so the bond keeps offering 64 KiB and s0 segments in software. 198.18.43.0/24 (healthy
+   * 198.18.53.0/24). Roles: sender (= bond), port, receiver.
+   */
+  public static Topology g4BondPortSmallerThanBond(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.53." : "198.18.43.";
+    Netns a = lab.namespace("g4" + v + "a");
+    Netns b = lab.namespace("g4" + v + "b");
+    lab.veth(a, "s0", b, "rcv0");
+    lab.link(a, "bond0", "bond", "mode", "active-backup");
+    lab.set(a, "s0", "down");
+    lab.set(a, "s0", "master", "bond0");
+    lab.set(a, "s0", "up");
+    if (!healthy) {
+      lab.set(a, "s0", "gso_max_size", Integer.toString(S1_UPLINK_GSO_MAX_SIZE));
     }
+    lab.address(a, "bond0", net + "1/24");
+    lab.address(b, "rcv0", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(a, "bond0"));
+    devices.put("bond", new DeviceAt(a, "bond0"));
+    devices.put("port", new DeviceAt(a, "s0"));
+    devices.put("receiver", new DeviceAt(b, "rcv0"));
+    return new Topology(name("g4-bond-port-smaller-than-bond", healthy), a, b, net + "2", devices);
+  }
 
-    /**
-     * S11, BIG TCP against a 64 KiB uplink: S1's shape (sender veth, bridge, uplink veth, receiver) with
-     * the sender's {@code gso_max_size} (IPv6) or {@code gso_ipv4_max_size} (IPv4, set with
-     * {@link LinkIpv4Max}) at {@link #BIG_TCP_GSO_MAX_SIZE}, so its TCP builds super-packets above 64 KiB;
-     * unless healthy, the uplink keeps the default 65536 and segments them in software (healthy: the uplink
-     * takes the same size). Roles: sender, senderPeer, bridge, uplink, receiver. IPv4: 198.18.21.0/24
-     * (healthy .31), roles {@code bt4...}; IPv6: 2001:2:0:22::/64 (healthy :32::), roles {@code bt6...}.
-     */
-    public static Topology s11BigTcp(Lab lab, boolean healthy, Family family) {
-        String v = (family == Family.IPV6 ? "6" : "4") + (healthy ? "h" : "");
-        String net = family.net(family == Family.IPV6 ? 22 : 21, healthy);
-        Netns snd = lab.namespace("bt" + v + "snd");
-        Netns sw = lab.namespace("bt" + v + "sw");
-        Netns rcv = lab.namespace("bt" + v + "rcv");
-        lab.veth(snd, "snd0", sw, "snd0p");
-        lab.veth(sw, "up0", rcv, "rcv0");
-        lab.bridge(sw, "br0", "snd0p", "up0");
-        String big = Integer.toString(BIG_TCP_GSO_MAX_SIZE);
-        lab.set(snd, "snd0", "gso_max_size", big);
-        if (healthy) {
-            lab.set(sw, "up0", "gso_max_size", big);
-        }
-        if (family == Family.IPV4) {
-            LinkIpv4Max set = LinkIpv4Max.build(lab.workDir());
-            set.set(lab, snd, "snd0", BIG_TCP_GSO_MAX_SIZE, BIG_TCP_GSO_MAX_SIZE);
-            if (healthy) {
-                set.set(lab, sw, "up0", BIG_TCP_GSO_MAX_SIZE, BIG_TCP_GSO_MAX_SIZE);
-            }
-        }
-        lab.address(snd, "snd0", net + "1" + family.len());
-        lab.address(rcv, "rcv0", net + "2" + family.len());
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "snd0"));
-        devices.put("senderPeer", new DeviceAt(sw, "snd0p"));
-        devices.put("bridge", new DeviceAt(sw, "br0"));
-        devices.put("uplink", new DeviceAt(sw, "up0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("s11-big-tcp" + (family == Family.IPV6 ? "-ipv6" : "-ipv4"), healthy), snd, rcv,
-                net + "2", devices);
+  /**
+   * G5, WireGuard: {@code wg0} in {@code g5a} and {@code g5b} over a veth underlay {@code u0}/{@code u1}
+   * (198.18.44.0/24, UDP 51820, keys made with {@code wg genkey} in the lab's work directory), tunnel
+   * 198.18.144.0/24. WireGuard offers GSO to the stack and cuts every super-packet itself in software
+   * (wg_xmit); no setting avoids it. The healthy control is the same pair of hosts talking over the
+   * underlay directly (198.18.54.0/24, no tunnel). Roles: sender (wg0 in a, or u0 when healthy), underlay,
+   * receiver.
+   */
+  public static Topology g5Wireguard(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.54." : "198.18.44.";
+    Netns a = lab.namespace("g5" + v + "a");
+    Netns b = lab.namespace("g5" + v + "b");
+    lab.veth(a, "u0", b, "u1");
+    lab.address(a, "u0", net + "1/24");
+    lab.address(b, "u1", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("underlay", new DeviceAt(a, "u0"));
+    devices.put("underlayPeer", new DeviceAt(b, "u1"));
+    if (healthy) {
+      devices.put("sender", new DeviceAt(a, "u0"));
+      devices.put("receiver", new DeviceAt(b, "u1"));
+      return new Topology(name("g5-wireguard", true), a, b, net + "2", devices);
     }
+    String wg = Tools.require("wg");
+    Path keyA = lab.workDir().resolve("g5a.key");
+    Path keyB = lab.workDir().resolve("g5b.key");
+    writeKey(keyA, lab.exec(a, wg, "genkey"));
+    writeKey(keyB, lab.exec(b, wg, "genkey"));
+    String pubA = pubkey(lab, a, wg, keyA);
+    String pubB = pubkey(lab, b, wg, keyB);
+    lab.link(a, "wg0", "wireguard");
+    lab.link(b, "wg0", "wireguard");
+    lab.exec(a, wg, "set", "wg0", "listen-port", "51820", "private-key", keyA.toString(), "peer", pubB,
+        "endpoint", net + "2:51820", "allowed-ips", "198.18.144.0/24");
+    lab.exec(b, wg, "set", "wg0", "listen-port", "51820", "private-key", keyB.toString(), "peer", pubA,
+        "endpoint", net + "1:51820", "allowed-ips", "198.18.144.0/24");
+    lab.address(a, "wg0", "198.18.144.1/24");
+    lab.address(b, "wg0", "198.18.144.2/24");
+    devices.put("sender", new DeviceAt(a, "wg0"));
+    devices.put("receiver", new DeviceAt(b, "wg0"));
+    return new Topology(name("g5-wireguard", false), a, b, "198.18.144.2", devices);
+  }
 
-    // ---- device kinds the development kernel lacks: built in the Debian 6.1 guest (GuestScenarios) ----
-
-    /**
-     * G1, geneve over a veth underlay without {@code tx-udp_tnl-segmentation}: S4 with geneve (VNI 40)
-     * instead of vxlan. Underlay 198.18.40.0/24, overlay 198.18.140.0/24, namespaces {@code g1a}/{@code g1b};
-     * healthy 198.18.50.0/24 / 198.18.150.0/24, VNI 50. Roles as S4.
-     */
-    public static Topology g1GeneveTunnelOffloadOff(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        int n = healthy ? 50 : 40;
-        Netns a = lab.namespace("g1" + v + "a");
-        Netns b = lab.namespace("g1" + v + "b");
-        lab.veth(a, "u0", b, "u1");
-        lab.address(a, "u0", "198.18." + n + ".1/24");
-        lab.address(b, "u1", "198.18." + n + ".2/24");
-        lab.link(a, "gn0", "geneve", "id", Integer.toString(n), "remote", "198.18." + n + ".2");
-        lab.link(b, "gn0", "geneve", "id", Integer.toString(n), "remote", "198.18." + n + ".1");
-        if (!healthy) {
-            lab.ethtoolK(a, "u0", "tx-udp_tnl-segmentation", "off", "tx-udp_tnl-csum-segmentation", "off");
-        }
-        lab.address(a, "gn0", "198.18.1" + n + ".1/24");
-        lab.address(b, "gn0", "198.18.1" + n + ".2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(a, "gn0"));
-        devices.put("underlay", new DeviceAt(a, "u0"));
-        devices.put("underlayPeer", new DeviceAt(b, "u1"));
-        devices.put("receiver", new DeviceAt(b, "gn0"));
-        return new Topology(name("g1-geneve-tunnel-offload-off", healthy), a, b, "198.18.1" + n + ".2", devices);
+  private static void writeKey(Path file, String key) {
+    try {
+      Files.writeString(file, key.strip() + "\n");
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    } catch (IOException e) {
+      throw new LabException("write WireGuard key " + file + ": " + e.getMessage(), e);
     }
+  }
 
-    /**
-     * G2, a vlan over a veth without TSO: veth {@code u0} ({@code g2a}) / {@code u1} ({@code g2b}), vlan 41
-     * {@code v0} on each end (198.18.41.0/24, healthy VLAN 51 and 198.18.51.0/24); unless healthy
-     * {@code ethtool -K u0 tso off}: the vlan passes the super-packets down and u0 segments them in
-     * software. Roles: sender (v0 in a), lower (u0), lowerPeer (u1), receiver (v0 in b).
-     */
-    public static Topology g2VlanOverLowerWithoutTso(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        int n = healthy ? 51 : 41;
-        Netns a = lab.namespace("g2" + v + "a");
-        Netns b = lab.namespace("g2" + v + "b");
-        lab.veth(a, "u0", b, "u1");
-        lab.linkOn(a, "v0", a, "u0", "vlan", "id", Integer.toString(n));
-        lab.linkOn(b, "v0", b, "u1", "vlan", "id", Integer.toString(n));
-        if (!healthy) {
-            lab.ethtoolK(a, "u0", "tso", "off");
-        }
-        lab.address(a, "v0", "198.18." + n + ".1/24");
-        lab.address(b, "v0", "198.18." + n + ".2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(a, "v0"));
-        devices.put("lower", new DeviceAt(a, "u0"));
-        devices.put("lowerPeer", new DeviceAt(b, "u1"));
-        devices.put("receiver", new DeviceAt(b, "v0"));
-        return new Topology(name("g2-vlan-lower-without-tso", healthy), a, b, "198.18." + n + ".2", devices);
-    }
+  private static String pubkey(Lab lab, Netns ns, String wg, Path key) {
+    // `wg pubkey` reads the private key on stdin: through a shell that redirects from the key file
+    return lab.exec(ns, "sh", "-c", "exec \"$0\" pubkey < \"$1\"", wg, key.toString()).strip();
+  }
 
-    /**
-     * G3, S2 with an ipvlan (mode l2) instead of the macvlan: {@code ipv0} on {@code low0} ({@code g3low}),
-     * moved into {@code g3snd}; {@code low0}'s peer {@code rcv0} in {@code g3rcv}; unless healthy
-     * {@code ethtool -K low0 tso off}. 198.18.42.0/24 (healthy 198.18.52.0/24). Roles: sender (= ipvlan),
-     * lower, receiver.
-     */
-    public static Topology g3IpvlanOffloadLost(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.52." : "198.18.42.";
-        Netns snd = lab.namespace("g3" + v + "snd");
-        Netns low = lab.namespace("g3" + v + "low");
-        Netns rcv = lab.namespace("g3" + v + "rcv");
-        lab.veth(low, "low0", rcv, "rcv0");
-        lab.linkOn(snd, "ipv0", low, "low0", "ipvlan", "mode", "l2");
-        if (!healthy) {
-            lab.ethtoolK(low, "low0", "tso", "off");
-        }
-        lab.address(snd, "ipv0", net + "1/24");
-        lab.address(rcv, "rcv0", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(snd, "ipv0"));
-        devices.put("ipvlan", new DeviceAt(snd, "ipv0"));
-        devices.put("lower", new DeviceAt(low, "low0"));
-        devices.put("receiver", new DeviceAt(rcv, "rcv0"));
-        return new Topology(name("g3-ipvlan-offload-lost", healthy), snd, rcv, net + "2", devices);
-    }
-
-    /**
-     * G4, a bond whose port takes less than the bond: {@code bond0} (active-backup, namespace {@code g4a})
-     * with port veth {@code s0}, whose peer {@code rcv0} is in {@code g4b}. A bond takes the smallest
-     * gso_max_size of its ports when they join; unless healthy, s0's gso_max_size is lowered to 16384 after it
-     * joined, so the bond keeps offering 64 KiB and s0 segments in software. 198.18.43.0/24 (healthy
-     * 198.18.53.0/24). Roles: sender (= bond), port, receiver.
-     */
-    public static Topology g4BondPortSmallerThanBond(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.53." : "198.18.43.";
-        Netns a = lab.namespace("g4" + v + "a");
-        Netns b = lab.namespace("g4" + v + "b");
-        lab.veth(a, "s0", b, "rcv0");
-        lab.link(a, "bond0", "bond", "mode", "active-backup");
-        lab.set(a, "s0", "down");
-        lab.set(a, "s0", "master", "bond0");
-        lab.set(a, "s0", "up");
-        if (!healthy) {
-            lab.set(a, "s0", "gso_max_size", Integer.toString(S1_UPLINK_GSO_MAX_SIZE));
-        }
-        lab.address(a, "bond0", net + "1/24");
-        lab.address(b, "rcv0", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("sender", new DeviceAt(a, "bond0"));
-        devices.put("bond", new DeviceAt(a, "bond0"));
-        devices.put("port", new DeviceAt(a, "s0"));
-        devices.put("receiver", new DeviceAt(b, "rcv0"));
-        return new Topology(name("g4-bond-port-smaller-than-bond", healthy), a, b, net + "2", devices);
-    }
-
-    /**
-     * G5, WireGuard: {@code wg0} in {@code g5a} and {@code g5b} over a veth underlay {@code u0}/{@code u1}
-     * (198.18.44.0/24, UDP 51820, keys made with {@code wg genkey} in the lab's work directory), tunnel
-     * 198.18.144.0/24. WireGuard offers GSO to the stack and cuts every super-packet itself in software
-     * (wg_xmit); no setting avoids it. The healthy control is the same pair of hosts talking over the
-     * underlay directly (198.18.54.0/24, no tunnel). Roles: sender (wg0 in a, or u0 when healthy), underlay,
-     * receiver.
-     */
-    public static Topology g5Wireguard(Lab lab, boolean healthy) {
-        String v = healthy ? "h" : "";
-        String net = healthy ? "198.18.54." : "198.18.44.";
-        Netns a = lab.namespace("g5" + v + "a");
-        Netns b = lab.namespace("g5" + v + "b");
-        lab.veth(a, "u0", b, "u1");
-        lab.address(a, "u0", net + "1/24");
-        lab.address(b, "u1", net + "2/24");
-        Map<String, DeviceAt> devices = new LinkedHashMap<>();
-        devices.put("underlay", new DeviceAt(a, "u0"));
-        devices.put("underlayPeer", new DeviceAt(b, "u1"));
-        if (healthy) {
-            devices.put("sender", new DeviceAt(a, "u0"));
-            devices.put("receiver", new DeviceAt(b, "u1"));
-            return new Topology(name("g5-wireguard", true), a, b, net + "2", devices);
-        }
-        String wg = Tools.require("wg");
-        java.nio.file.Path keyA = lab.workDir().resolve("g5a.key");
-        java.nio.file.Path keyB = lab.workDir().resolve("g5b.key");
-        writeKey(keyA, lab.exec(a, wg, "genkey"));
-        writeKey(keyB, lab.exec(b, wg, "genkey"));
-        String pubA = pubkey(lab, a, wg, keyA);
-        String pubB = pubkey(lab, b, wg, keyB);
-        lab.link(a, "wg0", "wireguard");
-        lab.link(b, "wg0", "wireguard");
-        lab.exec(a, wg, "set", "wg0", "listen-port", "51820", "private-key", keyA.toString(), "peer", pubB,
-                "endpoint", net + "2:51820", "allowed-ips", "198.18.144.0/24");
-        lab.exec(b, wg, "set", "wg0", "listen-port", "51820", "private-key", keyB.toString(), "peer", pubA,
-                "endpoint", net + "1:51820", "allowed-ips", "198.18.144.0/24");
-        lab.address(a, "wg0", "198.18.144.1/24");
-        lab.address(b, "wg0", "198.18.144.2/24");
-        devices.put("sender", new DeviceAt(a, "wg0"));
-        devices.put("receiver", new DeviceAt(b, "wg0"));
-        return new Topology(name("g5-wireguard", false), a, b, "198.18.144.2", devices);
-    }
-
-    private static void writeKey(java.nio.file.Path file, String key) {
-        try {
-            java.nio.file.Files.writeString(file, key.strip() + "\n");
-            java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        } catch (java.io.IOException e) {
-            throw new LabException("write WireGuard key " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static String pubkey(Lab lab, Netns ns, String wg, java.nio.file.Path key) {
-        // `wg pubkey` reads the private key on stdin: through a shell that redirects from the key file
-        return lab.exec(ns, "sh", "-c", "exec \"$0\" pubkey < \"$1\"", wg, key.toString()).strip();
-    }
-
-    private static String name(String base, boolean healthy) {
-        return healthy ? base + "-healthy" : base;
-    }
+  private static String name(String base, boolean healthy) {
+    return healthy ? base + "-healthy" : base;
+  }
 }

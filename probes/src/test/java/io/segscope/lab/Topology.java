@@ -13,17 +13,17 @@ import java.util.Map;
  * @param receiverAddr the receiver's address without prefix length (for iperf3 / ping)
  */
 public record Topology(String name, Netns sender, Netns receiver, String receiverAddr, Map<String, DeviceAt> devices) {
-    public Topology {
-        devices = Collections.unmodifiableMap(new LinkedHashMap<>(devices)); // keeps the builder's order
-    }
+  public Topology {
+    devices = Collections.unmodifiableMap(new LinkedHashMap<>(devices)); // keeps the builder's order
+  }
 
-    /** The device playing {@code role}; throws naming the role and the scenario when there is none. */
-    public DeviceAt device(String role) {
-        DeviceAt d = devices.get(role);
-        if (d == null) {
-            throw new IllegalArgumentException("find device " + role + " in " + name + ": no such role (have "
-                    + devices.keySet() + ")");
-        }
-        return d;
+  /** The device playing {@code role}; throws naming the role and the scenario when there is none. */
+  public DeviceAt device(String role) {
+    DeviceAt d = devices.get(role);
+    if (d == null) {
+      throw new IllegalArgumentException("find device " + role + " in " + name + ": no such role (have "
+          + devices.keySet() + ")");
     }
+    return d;
+  }
 }

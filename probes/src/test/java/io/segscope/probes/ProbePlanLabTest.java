@@ -3,6 +3,8 @@ package io.segscope.probes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.lab.Prerequisites;
+import io.segscope.testkit.Requirement;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -26,12 +28,12 @@ class ProbePlanLabTest {
   }
 
   private static void requireRoot() {
-    io.segscope.lab.Prerequisites.requireRoot("trial attaches and loads need root");
+    Prerequisites.requireRoot("trial attaches and loads need root");
   }
 
   private static void requireKernelWithoutKprobes() {
     requireRoot();
-    io.segscope.testkit.Requirement.appliesOnlyWhere(!kernelHasKprobes(),
+    Requirement.appliesOnlyWhere(!kernelHasKprobes(),
         "kernels without kprobes (the fallback to tracepoints); this one has them");
   }
 

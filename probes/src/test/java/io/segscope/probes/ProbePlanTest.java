@@ -3,6 +3,8 @@ package io.segscope.probes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.probes.load.AttachPoint;
+import io.segscope.probes.program.ProgramText;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -84,7 +86,7 @@ class ProbePlanTest {
     }
 
     @Override
-    public Optional<String> tryAttach(io.segscope.probes.load.AttachPoint point) {
+    public Optional<String> tryAttach(AttachPoint point) {
       attachTries.add(point.describe());
       return Optional.ofNullable(refusedKinds.get(point.kind())).map(why -> "attach " + point.describe() + ": " + why);
     }
@@ -309,7 +311,8 @@ class ProbePlanTest {
     ProbePlan again = plan.without(MeasuredPath.GSO_TX, ProbeMode.FENTRY, "its program failed to load: verifier", k);
     assertThat(again.path(MeasuredPath.GSO_TX).mode()).contains(ProbeMode.KPROBE);
     assertThat(again.path(MeasuredPath.GSO_TX).reason()).isEqualTo("fentry: its program failed to load: verifier");
-    assertThat(again.path(MeasuredPath.XDP_GENERIC).mode()).as("the other path keeps its mode").contains(ProbeMode.FENTRY);
+    assertThat(again.path(MeasuredPath.XDP_GENERIC).mode()).as("the other path keeps its mode")
+        .contains(ProbeMode.FENTRY);
   }
 
   @Test
@@ -346,13 +349,13 @@ class ProbePlanTest {
 
   @Test
   void everyProgramOfEveryModeAndAttachTypeIsDefinedInTheBpfText() {
-    String text = String.join("\n", io.segscope.probes.program.ProgramText.resource("bpf/gso.c"),
-        io.segscope.probes.program.ProgramText.resource("bpf/xdp.c"));
+    String text = String.join("\n", ProgramText.resource("bpf/gso.c"),
+        ProgramText.resource("bpf/xdp.c"));
     for (MeasuredPath path : MeasuredPath.values()) {
       for (ProbeMode mode : ProbeMode.values()) {
         for (TracepointAttach tp : TracepointAttach.values()) {
           for (ProgramSpec s : ProgramSpec.of(path, mode, tp)) {
-            String definition = s.point() instanceof io.segscope.probes.load.AttachPoint.Fentry f
+            String definition = s.point() instanceof AttachPoint.Fentry f
                 ? (f.exit() ? "KRETFUNC_PROBE(" : "KFUNC_PROBE(") + f.function() + ","
                 : "int " + s.function() + "(";
             assertThat(text).as("%s of %s in %s mode, %s", s.function(), path, mode, tp).contains(definition);

@@ -5,6 +5,7 @@ import java.nio.file.FileSystems;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.PatternSyntaxException;
 
@@ -99,7 +100,7 @@ public record AcceptEntry(String rule, String netns, String device, String reaso
   }
 
   private boolean matchesNetns(DeviceRef d, long rootNetns) {
-    List<String> names = new java.util.ArrayList<>(List.of(Long.toString(d.netns())));
+    List<String> names = new ArrayList<>(List.of(Long.toString(d.netns())));
     if (!d.netnsName().isEmpty()) {
       names.add(d.netnsName());
     }

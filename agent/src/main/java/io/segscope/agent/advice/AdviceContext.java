@@ -1,10 +1,10 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.DeviceGraph;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.DeviceGraph;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import java.util.Collection;

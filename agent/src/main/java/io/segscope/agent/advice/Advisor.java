@@ -2,16 +2,22 @@ package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
  * Turns the stream of snapshots into recommendations: the cost over the last {@code window} (from
@@ -47,8 +53,8 @@ public final class Advisor {
   private final boolean xdpFragsCopy;
   private final ArrayDeque<TelemetrySnapshot> history = new ArrayDeque<>();
   private final AdviceIntent intent;
-  private final java.util.Map<String, Baseline> baselines = new java.util.HashMap<>();
-  private final java.util.Map<String, SavingCheck.Measure> afters = new java.util.HashMap<>();
+  private final Map<String, Baseline> baselines = new HashMap<>();
+  private final Map<String, SavingCheck.Measure> afters = new HashMap<>();
   private final ArrayDeque<SavingCheck.Verification> verified = new ArrayDeque<>();
   private volatile List<SavingCheck.Verification> verifiedView = List.of();
   private volatile List<Recommendation> open = List.of();
@@ -95,7 +101,7 @@ public final class Advisor {
     if (from == null || !from.takenAt().isBefore(now)) {
       return open;
     }
-    java.util.Map<DeviceId, DeviceCost> byKey = CostModel.window(from, snapshot);
+    Map<DeviceId, DeviceCost> byKey = CostModel.window(from, snapshot);
     Collection<DeviceCost> costs = byKey.values();
     lastCosts = costs;
     List<Finding> findings = recommender.evaluate(costs, AdviceContext.of(inventory, thresholds, xdpFragsCopy, costs));
@@ -108,9 +114,9 @@ public final class Advisor {
           d.ifindex()).map(x -> !x.name().equals(d.device())).orElse(true)));
     }
     long root = inventory.rootNetns();
-    java.util.Set<String> present = new java.util.HashSet<>();
+    Set<String> present = new HashSet<>();
     findings.forEach(f -> present.add(f.id()));
-    List<Recommendation> now2 = new java.util.ArrayList<>();
+    List<Recommendation> now2 = new ArrayList<>();
     for (Recommendation r : tracker.open()) {
       now2.add(withIntent(r, root));
       SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now);
@@ -175,7 +181,7 @@ public final class Advisor {
         LOG.info("recommendation closed: " + r.id() + " (" + r.finding().summary() + "): its device is gone");
       }
     }
-    java.util.Set<String> openIds = new java.util.HashSet<>();
+    Set<String> openIds = new HashSet<>();
     now2.forEach(r -> openIds.add(r.id()));
     baselines.keySet().retainAll(openIds);
     afters.keySet().retainAll(openIds);
@@ -198,7 +204,7 @@ public final class Advisor {
       return;
     }
     String run = f.commands().isEmpty() ? "no command: " + f.explanation()
-        : "run: " + f.commands().stream().map(Command::display).collect(java.util.stream.Collectors.joining(" && "));
+        : "run: " + f.commands().stream().map(Command::display).collect(Collectors.joining(" && "));
     LOG.info(String.format("recommendation opened: %s [%s] %s; saving %.4f cores; %s", r.id(), f.severity(),
         f.summary(), f.cpuSavingCores(), run));
   }

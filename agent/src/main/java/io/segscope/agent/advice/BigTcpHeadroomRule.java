@@ -1,8 +1,8 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Netns;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,6 +81,7 @@ public final class BigTcpHeadroomRule implements Rule {
         "low",
         "BIG TCP needs the receiver's gro_max_size (gro_ipv4_max_size for IPv4) raised too; middleboxes that "
             + "inspect super-packets (tc, netfilter helpers) see larger skbs; devices stacked on or bridged with it "
-            + "keep their own, smaller limits", explanation));
+            + "keep their own, smaller limits",
+        explanation));
   }
 }

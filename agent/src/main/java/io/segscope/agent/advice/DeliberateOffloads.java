@@ -1,6 +1,6 @@
 package io.segscope.agent.advice;
 
-import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.model.Device;
 import java.util.Map;
 import java.util.Optional;
 
@@ -38,8 +38,8 @@ final class DeliberateOffloads {
   /** The risk sentence for turning an offload on at {@code d}. */
   static String risk(Device d) {
     return reason(d).map(r -> "this device is a " + (DRIVERS.containsKey(d.driver()) && !KINDS.containsKey(d.kind())
-            ? d.driver() + " NIC" : d.kind() + " device") + ": " + r + "; if that is why it is off here, "
-            + "accept this finding (--advice-accept) instead of running the command")
+        ? d.driver() + " NIC" : d.kind() + " device") + ": " + r + "; if that is why it is off here, "
+        + "accept this finding (--advice-accept) instead of running the command")
         .orElse("whoever turned the offload off may have had a reason (a driver bug, a capture tool that wants "
             + "wire-size packets): check before turning it on");
   }

@@ -4,9 +4,12 @@ import io.segscope.exporters.model.DeviceRef;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What one rule concluded from one evaluation: the problem, the evidence, the fix. A
@@ -42,9 +45,9 @@ public record Finding(String rule, String severity, DeviceRef subject, List<Devi
 
   public Finding {
     devices = List.copyOf(devices);
-    evidence = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(evidence));
+    evidence = Collections.unmodifiableMap(new LinkedHashMap<>(evidence));
     commands = List.copyOf(commands);
-    java.util.Objects.requireNonNull(explanation, "explanation");
+    Objects.requireNonNull(explanation, "explanation");
     if (!(cpuSavingCores >= 0) || Double.isInfinite(cpuSavingCores)) {
       throw new IllegalArgumentException("Finding.cpuSavingCores must be finite and >= 0, got " + cpuSavingCores);
     }

@@ -1,8 +1,8 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Netns;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

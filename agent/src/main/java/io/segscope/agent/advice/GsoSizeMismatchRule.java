@@ -1,17 +1,18 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.DeviceGraph;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.Relation;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.DeviceGraph;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Relation;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -102,7 +103,7 @@ public final class GsoSizeMismatchRule implements Rule {
       Map<String, Object> c = new LinkedHashMap<>();
       c.put("device", AdviceContext.label(u));
       c.put("kind", u.kind().isEmpty() ? "physical" : u.kind());
-      c.put("relation", src.relation().name().toLowerCase(java.util.Locale.ROOT));
+      c.put("relation", src.relation().name().toLowerCase(Locale.ROOT));
       c.put("distance", src.distance());
       c.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.id())));
       c.put("gso_max_size", u.link().gsoMaxSize().orElse(-1));
@@ -124,7 +125,8 @@ public final class GsoSizeMismatchRule implements Rule {
     double saving = cost.gsoCpu().cores() * Math.min(1, sizeShare + segsShare);
     String confidence = sizeShare + segsShare >= 0.9 ? "high" : "medium";
     String limit = sizeShare >= segsShare
-        ? (dl.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + dl.v4() + ")" : "gso_max_size (" + dl.size.orElse(-1) + ")")
+        ? (dl.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + dl.v4() + ")"
+            : "gso_max_size (" + dl.size.orElse(-1) + ")")
         : "gso_max_segs (" + dl.segs.orElse(-1) + ")";
     return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), devices,
         String.format("%s segments %.0f super-packets/s in software because they exceed its %s; the devices "

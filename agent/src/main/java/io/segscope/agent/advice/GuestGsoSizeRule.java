@@ -1,8 +1,9 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.DeviceGraph;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.DeviceGraph;
+import io.segscope.agent.inventory.model.Relation;
 import io.segscope.exporters.model.GsoCause;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -44,7 +45,7 @@ public final class GuestGsoSizeRule implements Rule {
     Device d = at.get().device();
     List<String> guests = new ArrayList<>();
     if (DeviceGraph.GUEST_TX_KINDS.contains(d.kind()) && ctx.graph().sources(d.id()).stream()
-        .noneMatch(s -> s.relation() == io.segscope.agent.inventory.Relation.UPPER)) {
+        .noneMatch(s -> s.relation() == Relation.UPPER)) {
       guests.add(AdviceContext.label(d)); // the macvtap itself: the hypervisor writes into it
     }
     ctx.graph().sources(d.id()).stream().filter(s -> s.origin() == DeviceGraph.Origin.GUEST)

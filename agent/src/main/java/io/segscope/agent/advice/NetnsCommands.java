@@ -1,10 +1,11 @@
 package io.segscope.agent.advice;
 
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.PathBytes;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.PathBytes;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -139,7 +140,7 @@ final class NetnsCommands {
   }
 
   private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }

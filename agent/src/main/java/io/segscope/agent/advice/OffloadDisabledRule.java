@@ -1,9 +1,9 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoType;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Qdisc;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Qdisc;
 import io.segscope.exporters.model.GsoCause;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -103,7 +103,7 @@ public final class QdiscSegmentationRule implements Rule {
         case "netem", "taprio", "dualpi2" -> explained.add(q.kind() + " " + q.handleText()
             + " segments super-packets as part of what it was configured to do (netem corruption, taprio "
             + "max-sdu or txtime, dualpi2 splitting): change that configuration if the segmentation is not wanted");
-        default -> { }
+        default -> {}
       }
       seen.add(e);
     }
@@ -128,7 +128,7 @@ public final class QdiscSegmentationRule implements Rule {
         commands.isEmpty() ? "none"
             : "a larger burst lets the shaper send up to that many bytes back to back at line rate (shaping is "
                 + "coarser by one super-packet)" + (cake ? "; cake without split-gso delays other flows behind a "
-                + "whole super-packet, which matters at rates below about 1 Gbit/s" : ""),
+                    + "whole super-packet, which matters at rates below about 1 Gbit/s" : ""),
         String.join("; ", explained)));
   }
 

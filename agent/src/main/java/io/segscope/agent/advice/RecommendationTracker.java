@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Hysteresis: a finding opens only after it was present at every evaluation for {@code openAfter},
@@ -56,7 +57,7 @@ public final class RecommendationTracker {
         changes.add(new Change("opened", opened));
       }
     }
-    for (var it = open.entrySet().iterator(); it.hasNext(); ) {
+    for (var it = open.entrySet().iterator(); it.hasNext();) {
       Recommendation r = it.next().getValue();
       if (!seen.containsKey(r.id()) && !Duration.between(r.lastSeen(), now).minus(closeAfter).isNegative()) {
         it.remove();
@@ -70,10 +71,10 @@ public final class RecommendationTracker {
    * Closes, at once, open recommendations (and forgets candidates) that {@code gone} says can no
    * longer apply, e.g. because their device vanished: a deleted device's advice must not linger.
    */
-  public List<Change> closeIf(java.util.function.Predicate<Finding> gone) {
+  public List<Change> closeIf(Predicate<Finding> gone) {
     List<Change> changes = new ArrayList<>();
     candidates.values().removeIf(c -> gone.test(c.finding()));
-    for (var it = open.entrySet().iterator(); it.hasNext(); ) {
+    for (var it = open.entrySet().iterator(); it.hasNext();) {
       Recommendation r = it.next().getValue();
       if (gone.test(r.finding())) {
         it.remove();

@@ -1,8 +1,8 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoType;
 import java.util.ArrayList;
@@ -98,7 +98,8 @@ public final class TunnelOffloadRule implements Rule {
         ev, commands, saving,
         commands.isEmpty() ? "none: there is no command to run"
             : "the CPU measured segmenting at " + AdviceContext.label(d) + " for this cause ("
-                + cost.gsoCpu().basis() + "): the driver takes encapsulated super-packets intact once the offload is on",
+                + cost.gsoCpu().basis()
+                + "): the driver takes encapsulated super-packets intact once the offload is on",
         commands.isEmpty() ? "high" : share >= 0.9 ? "high" : "medium",
         commands.isEmpty() ? "none" : DeliberateOffloads.risk(d), explanation));
   }

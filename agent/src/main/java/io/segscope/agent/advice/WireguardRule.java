@@ -1,7 +1,7 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
+import io.segscope.agent.inventory.model.Device;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -1,6 +1,8 @@
 package io.segscope.agent.cli;
 
 import io.segscope.agent.telemetry.DeviceSelection;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -113,16 +115,16 @@ public final class Bounds {
   }
 
   /** --netns-dir: an absolute path of at most 4096 bytes (the directory count is checked by the command). */
-  public static final class NetnsDir implements ITypeConverter<java.nio.file.Path> {
+  public static final class NetnsDir implements ITypeConverter<Path> {
     @Override
-    public java.nio.file.Path convert(String value) {
-      if (value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > PATH_MAX) {
+    public Path convert(String value) {
+      if (value.getBytes(StandardCharsets.UTF_8).length > PATH_MAX) {
         throw new TypeConversionException("the path is over the bound of " + PATH_MAX + " bytes");
       }
       if (!value.startsWith("/")) {
         throw new TypeConversionException("'" + value + "' is not an absolute path");
       }
-      return java.nio.file.Path.of(value);
+      return Path.of(value);
     }
   }
 

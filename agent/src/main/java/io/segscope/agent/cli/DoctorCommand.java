@@ -9,20 +9,20 @@ import io.segscope.agent.doctor.DoctorText;
 import java.util.concurrent.Callable;
 import java.util.logging.Level;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code segscope doctor}: preflight of the host and of the probe plan. */
 @Command(
     name = "doctor",
     mixinStandardHelpOptions = true,
     description = {
-      "Check the host (kernel, BTF, headers, tracefs/debugfs/bpffs, capabilities, libbcc, kallsyms), decide "
-          + "which probe mode each path will use and why the better modes are out (real trial attaches), "
-          + "then compile, attach and detach the planned probes once.",
-      "Exit 0 when at least the gso_tx path can be measured, 1 otherwise (the last line names the "
-          + "missing piece)."
+        "Check the host (kernel, BTF, headers, tracefs/debugfs/bpffs, capabilities, libbcc, kallsyms), decide "
+            + "which probe mode each path will use and why the better modes are out (real trial attaches), "
+            + "then compile, attach and detach the planned probes once.",
+        "Exit 0 when at least the gso_tx path can be measured, 1 otherwise (the last line names the "
+            + "missing piece)."
     })
 public final class DoctorCommand implements Callable<Integer> {
 
@@ -34,7 +34,8 @@ public final class DoctorCommand implements Callable<Integer> {
       description = ProbeModeOption.DESCRIPTION)
   ProbeModeOption probeMode;
 
-  @Spec CommandSpec spec;
+  @Spec
+  CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {

@@ -35,7 +35,8 @@ public record ListenAddress(String host, int port) {
       throw new CommandLine.TypeConversionException("'" + value + "': the port is not a number");
     }
     if (port < 0 || port > 65535) {
-      throw new CommandLine.TypeConversionException("'" + value + "': the port is outside the bound 0..65535 (0: any free port)");
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "': the port is outside the bound 0..65535 (0: any free port)");
     }
     return new ListenAddress(host, port);
   }

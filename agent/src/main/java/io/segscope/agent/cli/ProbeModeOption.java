@@ -1,7 +1,9 @@
 package io.segscope.agent.cli;
 
 import io.segscope.probes.ProbeMode;
+import java.util.Locale;
 import java.util.Optional;
+import picocli.CommandLine;
 
 /** {@code --probe-mode auto|fentry|kprobe|tracepoint}: auto picks the best mode per path. */
 public enum ProbeModeOption {
@@ -26,7 +28,7 @@ public enum ProbeModeOption {
   }
 
   /** Parses auto|fentry|kprobe|tracepoint, case-insensitively, naming the choices on a bad value. */
-  public static final class Converter implements picocli.CommandLine.ITypeConverter<ProbeModeOption> {
+  public static final class Converter implements CommandLine.ITypeConverter<ProbeModeOption> {
     @Override
     public ProbeModeOption convert(String value) {
       for (ProbeModeOption o : values()) {
@@ -34,13 +36,13 @@ public enum ProbeModeOption {
           return o;
         }
       }
-      throw new picocli.CommandLine.TypeConversionException("'" + value
+      throw new CommandLine.TypeConversionException("'" + value
           + "' is not a probe mode: expected auto, fentry, kprobe or tracepoint");
     }
   }
 
   @Override
   public String toString() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

@@ -1,34 +1,45 @@
 package io.segscope.agent.cli;
 
-import io.segscope.agent.version.Version;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.Logging;
 import io.segscope.agent.Privileges;
+import io.segscope.agent.advice.AcceptEntry;
 import io.segscope.agent.advice.AdviceContext;
+import io.segscope.agent.advice.AdviceIntent;
+import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.Recommender;
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.inventory.InventoryReader;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.agent.report.ReportRenderer;
 import io.segscope.agent.telemetry.InventoryView;
 import io.segscope.agent.telemetry.NetnsNames;
+import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.SnapshotAssembler;
+import io.segscope.agent.version.Version;
+import io.segscope.agent.workload.CriEndpoints;
+import io.segscope.agent.workload.WorkloadResolver;
+import io.segscope.agent.workload.Workloads;
+import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeSession;
-import io.segscope.agent.probing.ProbeFactory;
-import io.segscope.agent.telemetry.SelfCost;
-import java.util.Optional;
 import io.segscope.probes.bcc.Bcc;
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -42,9 +53,9 @@ import sun.misc.Signal;
     name = "report",
     mixinStandardHelpOptions = true,
     description = {
-      "Attach the probes for a while, then print each device's segmentation and generic-XDP cost "
-          + "(with log2 histograms), its device chain, and the recommendations with their commands. "
-          + "Ctrl-C ends the sampling early and reports what was seen."
+        "Attach the probes for a while, then print each device's segmentation and generic-XDP cost "
+            + "(with log2 histograms), its device chain, and the recommendations with their commands. "
+            + "Ctrl-C ends the sampling early and reports what was seen."
     })
 public final class ReportCommand implements Callable<Integer> {
 
@@ -59,35 +70,35 @@ public final class ReportCommand implements Callable<Integer> {
   @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
       description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
           + "Default: the containerd and CRI-O sockets that exist; 'none': ask no runtime.")
-  List<String> criEndpoints = new java.util.ArrayList<>();
+  List<String> criEndpoints = new ArrayList<>();
 
   @Option(names = "--advice-accept", paramLabel = "RULE:NETNS/DEVICE-GLOB",
       description = "As for run: findings that are intended are marked accepted; repeatable.")
-  List<String> adviceAccept = new java.util.ArrayList<>();
+  List<String> adviceAccept = new ArrayList<>();
 
   @Option(names = "--advice-config", paramLabel = "FILE", description = "As for run: more accepted findings.")
-  java.nio.file.Path adviceConfig;
+  Path adviceConfig;
 
   @Override
   public Integer call() throws Exception {
     // the report goes to stdout; stderr carries progress and, by default, only WARNING and worse
     Logging.defaultLevel(Level.WARNING);
-    io.segscope.agent.workload.CriEndpoints cri;
+    CriEndpoints cri;
     try {
-      cri = io.segscope.agent.workload.CriEndpoints.parse(criEndpoints);
+      cri = CriEndpoints.parse(criEndpoints);
     } catch (IllegalArgumentException e) {
       System.err.println("segscope report: " + e.getMessage());
       return 2;
     }
-    io.segscope.agent.advice.AdviceIntent intent;
+    AdviceIntent intent;
     try {
-      List<io.segscope.agent.advice.AcceptEntry> entries =
-          new java.util.ArrayList<>(io.segscope.agent.advice.AdviceIntent.fromFlags(adviceAccept));
+      List<AcceptEntry> entries =
+          new ArrayList<>(AdviceIntent.fromFlags(adviceAccept));
       if (adviceConfig != null) {
-        entries.addAll(io.segscope.agent.advice.AdviceIntent.load(adviceConfig));
+        entries.addAll(AdviceIntent.load(adviceConfig));
       }
-      intent = new io.segscope.agent.advice.AdviceIntent(entries);
-    } catch (io.segscope.agent.advice.AdviceIntent.IntentException e) {
+      intent = new AdviceIntent(entries);
+    } catch (AdviceIntent.IntentException e) {
       System.err.println("segscope report: " + e.getMessage());
       return 2;
     }
@@ -115,7 +126,7 @@ public final class ReportCommand implements Callable<Integer> {
       long start = System.nanoTime();
       // a short-windowed advisor over the per-second reads: a fix applied during the report is verified
       Duration w = Duration.ofSeconds(Math.max(2, Math.min(30, total / 6)));
-      io.segscope.agent.advice.Advisor advisor = new io.segscope.agent.advice.Advisor(w, w, w.multipliedBy(2),
+      Advisor advisor = new Advisor(w, w, w.multipliedBy(2),
           AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), intent);
       advisor.update(first, inv0);
       for (long s = 1; s <= total; s++) {
@@ -146,17 +157,17 @@ public final class ReportCommand implements Callable<Integer> {
       Collection<DeviceCost> costs = CostModel.window(first, last).values();
       List<Finding> findings = new Recommender().evaluate(costs,
           AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), costs));
-      io.segscope.agent.workload.Workloads workloads;
-      var d = io.segscope.agent.workload.WorkloadResolver.Config.defaults();
-      try (var resolver = new io.segscope.agent.workload.WorkloadResolver(
-          new io.segscope.agent.workload.WorkloadResolver.Config(cri, d.callTimeout(), d.refresh(), d.proc()),
-          inv::namespaces, new io.segscope.exporters.SelfMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
-          java.time.Clock.systemUTC())) {
+      Workloads workloads;
+      var d = WorkloadResolver.Config.defaults();
+      try (var resolver = new WorkloadResolver(
+          new WorkloadResolver.Config(cri, d.callTimeout(), d.refresh(), d.proc()),
+          inv::namespaces, new SelfMetrics(new SimpleMeterRegistry()),
+          Clock.systemUTC())) {
         workloads = resolver.resolveNow();
       }
       System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
           probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-          java.time.Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
+          Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
           workloads, intent, advisor.verified())));
       System.out.flush();
     }

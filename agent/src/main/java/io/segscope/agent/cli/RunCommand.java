@@ -3,11 +3,25 @@ package io.segscope.agent.cli;
 import io.segscope.agent.AgentOptions;
 import io.segscope.agent.AgentRuntime;
 import io.segscope.agent.Privileges;
+import io.segscope.agent.StopSignal;
+import io.segscope.agent.advice.AcceptEntry;
+import io.segscope.agent.advice.AdviceIntent;
 import io.segscope.agent.http.HttpSettings;
 import io.segscope.agent.http.WebConfig;
+import io.segscope.agent.telemetry.DeviceSelection;
+import io.segscope.agent.telemetry.SelfCost;
+import io.segscope.agent.workload.CriEndpoints;
+import io.segscope.probes.TracepointAttach;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.logging.Logger;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -16,9 +30,9 @@ import picocli.CommandLine.Option;
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Attach the probes, follow every network device in every namespace, and serve /metrics "
-          + "(Prometheus text, OpenMetrics or protobuf by content negotiation), /api/v1/devices, "
-          + "/api/v1/recommendations, /healthz and /readyz until SIGINT or SIGTERM."
+        "Attach the probes, follow every network device in every namespace, and serve /metrics "
+            + "(Prometheus text, OpenMetrics or protobuf by content negotiation), /api/v1/devices, "
+            + "/api/v1/recommendations, /healthz and /readyz until SIGINT or SIGTERM."
     })
 public final class RunCommand implements Callable<Integer> {
 
@@ -55,24 +69,24 @@ public final class RunCommand implements Callable<Integer> {
           + "matches DEVICE-GLOB in a namespace matching NETNS (its name, its inode, or root) are still measured "
           + "and exported, with state=\"accepted\", but never logged or alerted as open. Globs: *, ?, [a-z], "
           + "{a,b}; repeatable. E.g. offload_disabled:*/vxlan.calico")
-  java.util.List<String> adviceAccept = new java.util.ArrayList<>();
+  List<String> adviceAccept = new ArrayList<>();
 
   @Option(names = "--advice-config", paramLabel = "FILE",
       description = "A YAML file whose 'accept' list holds more of --advice-accept's entries (docs/recommendations.md); "
           + "read once at start.")
-  java.nio.file.Path adviceConfig;
+  Path adviceConfig;
 
   @Option(names = "--netns-dir", paramLabel = "DIR", converter = Bounds.NetnsDir.class,
       description = "Also name network namespaces from the bind mounts in DIR, besides /run/netns; repeatable "
           + "up to 16 times, absolute paths (e.g. /run/docker/netns on Docker hosts).")
-  java.util.List<java.nio.file.Path> netnsDirs = new java.util.ArrayList<>();
+  List<Path> netnsDirs = new ArrayList<>();
 
   @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
       description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
           + "Default: those of /run/containerd/containerd.sock, /run/k3s/containerd/containerd.sock and "
           + "/run/crio/crio.sock that exist. 'none': ask no runtime. Only ListPodSandbox and PodSandboxStatus "
           + "are called.")
-  java.util.List<String> criEndpoints = new java.util.ArrayList<>();
+  List<String> criEndpoints = new ArrayList<>();
 
   @Option(names = "--cri-timeout", paramLabel = "DURATION", defaultValue = "2s",
       converter = DurationConverter.class,
@@ -90,13 +104,13 @@ public final class RunCommand implements Callable<Integer> {
       description = "How the agent measures its own in-kernel cost with the kernel's bpf_stats, which taxes every "
           + "BPF program on the host (~65-70 ns per run) while on: sampled (on 1 s in every 60 s, extrapolated), "
           + "always, or off (default: ${DEFAULT-VALUE}).")
-  io.segscope.agent.telemetry.SelfCost.Mode selfCost;
+  SelfCost.Mode selfCost;
 
   @Option(names = "--web.config.file", paramLabel = "FILE",
       description = "A web configuration in the Prometheus exporter-toolkit format (as node_exporter's): TLS "
           + "(tls_server_config), basic auth (basic_auth_users, bcrypt), response headers. Checked at start: "
           + "an unknown field or unusable file exits 2. See docs/security.md.")
-  java.nio.file.Path webConfigFile;
+  Path webConfigFile;
 
   @Option(names = "--web.max-requests", paramLabel = "N", defaultValue = "40",
       description = "Requests served at once, 0..10000 (0: no limit); beyond it 503 at once, never queued. One "
@@ -131,13 +145,13 @@ public final class RunCommand implements Callable<Integer> {
   String tracepointAttach;
 
   /** Parses --self-cost. */
-  static final class SelfCostConverter implements picocli.CommandLine.ITypeConverter<io.segscope.agent.telemetry.SelfCost.Mode> {
+  static final class SelfCostConverter implements CommandLine.ITypeConverter<SelfCost.Mode> {
     @Override
-    public io.segscope.agent.telemetry.SelfCost.Mode convert(String value) {
+    public SelfCost.Mode convert(String value) {
       try {
-        return io.segscope.agent.telemetry.SelfCost.Mode.parse(value);
+        return SelfCost.Mode.parse(value);
       } catch (IllegalArgumentException e) {
-        throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+        throw new CommandLine.TypeConversionException(e.getMessage());
       }
     }
   }
@@ -145,12 +159,12 @@ public final class RunCommand implements Callable<Integer> {
   @Option(names = "--device-include", paramLabel = "REGEX", converter = Bounds.Regex.class,
       description = "Report only devices whose name this Java regular expression finds (anchor with ^...$); "
           + "metrics, API and advice alike.")
-  java.util.regex.Pattern deviceInclude;
+  Pattern deviceInclude;
 
   @Option(names = "--device-exclude", paramLabel = "REGEX", converter = Bounds.Regex.class,
       description = "Do not report devices whose name this Java regular expression finds; wins over "
           + "--device-include.")
-  java.util.regex.Pattern deviceExclude;
+  Pattern deviceExclude;
 
   @Option(names = "--max-devices", paramLabel = "N", defaultValue = "4096", converter = Bounds.MaxDevices.class,
       description = "Report at most N devices (1..100000); devices beyond are left out and counted in "
@@ -163,7 +177,8 @@ public final class RunCommand implements Callable<Integer> {
           + "no cache. Default: systemd's $CACHE_DIRECTORY when set, else " + CacheDir.DEFAULT + ".")
   CacheDir cacheDir;
 
-  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
 
   /** The bounds that involve two flags or a repeat count (a usage error, exit 2). */
   void checkBounds() {
@@ -179,14 +194,15 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    io.segscope.agent.StopSignal stop = io.segscope.agent.StopSignal.get();
+    StopSignal stop = StopSignal.get();
     stop.listen(); // SIGINT/SIGTERM from here on: release everything and exit 0, whatever the start is doing
     checkBounds();
     if (maxRequests < 0 || maxRequests > 10_000) {
       System.err.println("segscope run: --web.max-requests " + maxRequests + " is outside 0..10000");
       return 2;
     }
-    if (readHeaderTimeout.compareTo(Duration.ofSeconds(1)) < 0 || readHeaderTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+    if (readHeaderTimeout.compareTo(Duration.ofSeconds(1)) < 0
+        || readHeaderTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
       System.err.println("segscope run: --web.read-header-timeout " + readHeaderTimeout + " is outside 1s..10m");
       return 2;
     }
@@ -205,22 +221,22 @@ public final class RunCommand implements Callable<Integer> {
     }
     HttpSettings http = new HttpSettings(listen.host(), listen.port(), web, maxRequests, readHeaderTimeout,
         idleTimeout, h2c);
-    io.segscope.agent.workload.CriEndpoints cri;
+    CriEndpoints cri;
     try {
-      cri = io.segscope.agent.workload.CriEndpoints.parse(criEndpoints);
+      cri = CriEndpoints.parse(criEndpoints);
     } catch (IllegalArgumentException e) {
       System.err.println("segscope run: " + e.getMessage());
       return 2;
     }
-    io.segscope.agent.advice.AdviceIntent intent;
+    AdviceIntent intent;
     try {
-      java.util.List<io.segscope.agent.advice.AcceptEntry> entries =
-          new java.util.ArrayList<>(io.segscope.agent.advice.AdviceIntent.fromFlags(adviceAccept));
+      List<AcceptEntry> entries =
+          new ArrayList<>(AdviceIntent.fromFlags(adviceAccept));
       if (adviceConfig != null) {
-        entries.addAll(io.segscope.agent.advice.AdviceIntent.load(adviceConfig));
+        entries.addAll(AdviceIntent.load(adviceConfig));
       }
-      intent = new io.segscope.agent.advice.AdviceIntent(entries);
-    } catch (io.segscope.agent.advice.AdviceIntent.IntentException e) {
+      intent = new AdviceIntent(entries);
+    } catch (AdviceIntent.IntentException e) {
       System.err.println("segscope run: " + e.getMessage());
       return 2;
     }
@@ -230,30 +246,31 @@ public final class RunCommand implements Callable<Integer> {
           + " (run as root, or grant these capabilities)");
       return 1;
     }
-    for (java.nio.file.Path d : netnsDirs) {
-      if (java.nio.file.Files.exists(d) && !java.nio.file.Files.isDirectory(d)) {
+    for (Path d : netnsDirs) {
+      if (Files.exists(d) && !Files.isDirectory(d)) {
         System.err.println("segscope run: --netns-dir " + d + " is not a directory");
         return 2;
       }
     }
-    java.util.Optional<io.segscope.probes.TracepointAttach> attach;
+    Optional<TracepointAttach> attach;
     try {
-      attach = tracepointAttach.equals("auto") ? java.util.Optional.empty()
-          : java.util.Optional.of(io.segscope.probes.TracepointAttach.parse(tracepointAttach));
+      attach = tracepointAttach.equals("auto") ? Optional.empty()
+          : Optional.of(TracepointAttach.parse(tracepointAttach));
     } catch (IllegalArgumentException e) {
       System.err.println("segscope run: --tracepoint-attach: " + e.getMessage());
       return 2;
     }
     AgentOptions options = new AgentOptions(http, interval,
-        noBpfStats ? io.segscope.agent.telemetry.SelfCost.Mode.OFF : selfCost, adviceWindow,
+        noBpfStats ? SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
-        new io.segscope.agent.telemetry.DeviceSelection.Config(java.util.Optional.ofNullable(deviceInclude),
-            java.util.Optional.ofNullable(deviceExclude), maxDevices), cri, criTimeout, intent,
+        new DeviceSelection.Config(Optional.ofNullable(deviceInclude),
+            Optional.ofNullable(deviceExclude), maxDevices),
+        cri, criTimeout, intent,
         (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir());
     try (AgentRuntime agent = AgentRuntime.start(options, stop)) {
       agent.awaitStop(stop);
-    } catch (io.segscope.agent.StopSignal.Stopped e) {
-      java.util.logging.Logger.getLogger(RunCommand.class.getName()).info("stopped during the start: "
+    } catch (StopSignal.Stopped e) {
+      Logger.getLogger(RunCommand.class.getName()).info("stopped during the start: "
           + "nothing left attached");
     }
     return 0;

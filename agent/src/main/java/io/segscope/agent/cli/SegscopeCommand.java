@@ -12,13 +12,14 @@ import picocli.CommandLine.Command;
     subcommands = {RunCommand.class, ReportCommand.class, DoctorCommand.class, CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:success (run: stopped by SIGINT/SIGTERM; doctor: ready)",
-      "1:failed at run time, or doctor: not ready (the message says what is missing)",
-      "2:bad flags or arguments"
+        "0:success (run: stopped by SIGINT/SIGTERM; doctor: ready)",
+        "1:failed at run time, or doctor: not ready (the message says what is missing)",
+        "2:bad flags or arguments"
     })
 public final class SegscopeCommand implements Runnable {
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {

@@ -1,6 +1,7 @@
 package io.segscope.agent.doctor;
 
 import io.segscope.agent.Privileges;
+import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ModeVerdict;
 import io.segscope.probes.PathPlan;
@@ -8,7 +9,6 @@ import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
-import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.btf.Btf;
 import java.util.ArrayList;

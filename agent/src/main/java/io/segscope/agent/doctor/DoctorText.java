@@ -20,7 +20,8 @@ public final class DoctorText {
     for (DoctorReport.PathReport p : r.paths()) {
       out.append(String.format(Locale.ROOT, "  %-12s %s%n", p.path(), p.mode()));
       for (DoctorReport.Tried t : p.tried()) {
-        out.append(String.format(Locale.ROOT, "      %-11s %s%n", t.mode(), t.usable() ? "usable" : "out: " + t.reason()));
+        out.append(
+            String.format(Locale.ROOT, "      %-11s %s%n", t.mode(), t.usable() ? "usable" : "out: " + t.reason()));
       }
     }
     if (!r.paths().isEmpty()) {

@@ -1,6 +1,8 @@
 package io.segscope.agent.http;
 
 import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.TooLongFrameException;
+import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.exporters.MetricsRegistry;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
@@ -15,6 +17,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -23,9 +26,11 @@ import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The HTTP face of the agent and the clock that drives map reads. Blocking work (map reads, scrape
@@ -115,7 +120,8 @@ public final class AgentVerticle extends VerticleBase {
           LOG.info("serving " + ENDPOINTS + " on " + (options.isSsl() ? "https://" : "http://") + settings.host()
               + ":" + s.actualPort() + " (TLS " + (options.isSsl() ? "on" : "off") + ", basic auth "
               + (auth.enabled() ? "on" : "off") + ", at most " + (settings.maxRequests() == 0 ? "unlimited"
-                  : settings.maxRequests()) + " requests at once)");
+                  : settings.maxRequests())
+              + " requests at once)");
         });
   }
 
@@ -145,7 +151,7 @@ public final class AgentVerticle extends VerticleBase {
   private void available(RoutingContext ctx) {
     String path = ctx.request().path();
     if (PATHS.contains(path) && !"/healthz".equals(path) && !"/readyz".equals(path)) {
-      java.util.Optional<String> why = backend.unavailable();
+      Optional<String> why = backend.unavailable();
       if (why.isPresent()) {
         ctx.response().putHeader("Retry-After", "1");
         error(ctx, 503, "not ready: " + why.get());
@@ -239,7 +245,7 @@ public final class AgentVerticle extends VerticleBase {
   /** A request Vert.x could not decode: 414 or 431 for the too long, 400 otherwise; the connection closes. */
   private void invalid(HttpServerRequest req) {
     Throwable cause = req.decoderResult().cause();
-    int status = cause instanceof io.netty.handler.codec.TooLongFrameException
+    int status = cause instanceof TooLongFrameException
         ? (cause.getClass().getSimpleName().contains("Header") ? 431 : 414) : 400;
     HttpServerResponse r = req.response();
     if (r.closed()) {
@@ -248,7 +254,7 @@ public final class AgentVerticle extends VerticleBase {
     r.putHeader("Connection", "close"); // Vert.x closes it after this answer
     error(r, status, status == 414 ? "request line too long (at most " + ServerOptions.MAX_INITIAL_LINE + " bytes)"
         : status == 431 ? "request headers too large (at most " + ServerOptions.MAX_HEADER_BYTES + " bytes)"
-        : "malformed HTTP request");
+            : "malformed HTTP request");
   }
 
   private void door(RoutingContext ctx) {
@@ -282,7 +288,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     String authorization = ctx.request().getHeader("Authorization");
-    java.util.Optional<Boolean> verdict = auth.known(authorization);
+    Optional<Boolean> verdict = auth.known(authorization);
     Future<Boolean> allowed = verdict.isPresent() ? Future.succeededFuture(verdict.get())
         : authenticators.executeBlocking(() -> auth.allows(authorization), false);
     allowed.onComplete(ar -> {
@@ -306,7 +312,7 @@ public final class AgentVerticle extends VerticleBase {
         var certs = conn.peerCertificates();
         ok = certs != null && !certs.isEmpty() && certs.get(0) instanceof X509Certificate x
             && ServerOptions.hasAllowedSan(x, allowed);
-      } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+      } catch (SSLPeerUnverifiedException e) {
         ok = false;
       }
       if (!ok) {
@@ -377,7 +383,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     scrapers.executeBlocking(() -> pretty(ApiJson.recommendations(backend.recommendations(),
-        new io.segscope.agent.workload.DeviceWorkloads(backend.inventory(), backend.workloads()),
+        new DeviceWorkloads(backend.inventory(), backend.workloads()),
         backend.verifiedSavings())),
         false)
         .onComplete(ar -> json(ctx, ar));
@@ -392,7 +398,7 @@ public final class AgentVerticle extends VerticleBase {
    * garbage of every request and grew the heap.
    */
   private static Buffer pretty(JsonObject json) {
-    return io.vertx.core.json.Json.CODEC.toBuffer(json, true);
+    return Json.CODEC.toBuffer(json, true);
   }
 
   private static final Buffer NEWLINE = Buffer.buffer("\n");

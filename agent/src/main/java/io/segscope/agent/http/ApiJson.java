@@ -1,23 +1,27 @@
 package io.segscope.agent.http;
 
+import io.segscope.agent.advice.Command;
 import io.segscope.agent.advice.Recommendation;
+import io.segscope.agent.advice.SavingCheck;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Chain;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Hop;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Chain;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Hop;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
+import io.segscope.exporters.model.DeviceRef;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -74,7 +78,7 @@ final class ApiJson {
     put(xdp, "generic_prog_id", l.xdp().genericProgId());
     put(xdp, "hardware_prog_id", l.xdp().hardwareProgId());
     Features f = d.features();
-    JsonObject features = new JsonObject().put("source", f.source().name().toLowerCase(java.util.Locale.ROOT));
+    JsonObject features = new JsonObject().put("source", f.source().name().toLowerCase(Locale.ROOT));
     if (f.available()) {
       features.put("active", new JsonArray(List.copyOf(f.active())))
           .put("fixed", new JsonArray(f.known().stream().filter(f::isFixed).toList()));
@@ -109,7 +113,7 @@ final class ApiJson {
     JsonArray a = new JsonArray();
     for (Hop h : hops) {
       a.add(new JsonObject().put("netns", h.device().netns()).put("device", h.name())
-          .put("ifindex", h.device().ifindex()).put("relation", h.relation().name().toLowerCase(java.util.Locale.ROOT))
+          .put("ifindex", h.device().ifindex()).put("relation", h.relation().name().toLowerCase(Locale.ROOT))
           .put("distance", h.distance()));
     }
     return a;
@@ -144,7 +148,7 @@ final class ApiJson {
    * @param verified what closed recommendations were measured to save, newest first
    */
   static JsonObject recommendations(List<Recommendation> open, DeviceWorkloads served,
-      List<io.segscope.agent.advice.SavingCheck.Verification> verified) {
+      List<SavingCheck.Verification> verified) {
     JsonArray a = new JsonArray();
     for (Recommendation r : open) {
       JsonObject o = recommendation(r);
@@ -164,19 +168,19 @@ final class ApiJson {
   }
 
   /** One closed recommendation's before/after (docs/api.md). */
-  static JsonObject verification(io.segscope.agent.advice.SavingCheck.Verification x) {
+  static JsonObject verification(SavingCheck.Verification x) {
     Recommendation r = x.recommendation();
     JsonObject o = new JsonObject().put("id", r.id()).put("rule", r.finding().rule()).put("state", r.state())
         .put("subject", name(r.finding().subject())).put("closed_at", x.closedAt().toString())
         .put("verdict", x.verdict()).put("saving_cores", x.savingCores())
         .put("traffic_ratio", finite(x.trafficRatio()))
-        .put("traffic_unit", io.segscope.agent.advice.SavingCheck.xdpRule(r.finding()) ? "packets/s" : "bytes/s")
+        .put("traffic_unit", SavingCheck.xdpRule(r.finding()) ? "packets/s" : "bytes/s")
         .put("before", measure(x.before()));
     x.after().ifPresent(m -> o.put("after", measure(m)));
     return o;
   }
 
-  private static JsonObject measure(io.segscope.agent.advice.SavingCheck.Measure m) {
+  private static JsonObject measure(SavingCheck.Measure m) {
     return new JsonObject().put("from", m.from().toString()).put("to", m.to().toString())
         .put("software_per_sec", m.softwarePerSec()).put("cpu_cores", m.cpuCores()).put("cpu_basis", m.cpuBasis())
         .put("traffic_per_sec", m.traffic());
@@ -201,7 +205,7 @@ final class ApiJson {
         .put("summary", f.summary()).put("subject", name(f.subject()))
         .put("devices", new JsonArray(f.devices().stream().map(ApiJson::name).toList()))
         .put("evidence", evidence)
-        .put("commands", new JsonArray(f.commands().stream().map(io.segscope.agent.advice.Command::shell).toList()))
+        .put("commands", new JsonArray(f.commands().stream().map(Command::shell).toList()))
         .put("argv", new JsonArray(f.commands().stream().map(c -> new JsonArray(c.argv())).toList()))
         .put("cpu_saving_cores", f.cpuSavingCores()).put("saving_basis", f.savingBasis())
         .put("confidence", f.confidence()).put("risk", f.risk()).put("explanation", f.explanation())
@@ -210,7 +214,7 @@ final class ApiJson {
         .put("opened_at", r.openedAt().toString());
   }
 
-  private static JsonObject name(io.segscope.exporters.model.DeviceRef d) {
+  private static JsonObject name(DeviceRef d) {
     return new JsonObject().put("netns", d.netns()).put("netns_name", d.netnsName()).put("device", d.device());
   }
 

@@ -1,10 +1,13 @@
 package io.segscope.agent.http;
 
 import io.segscope.agent.advice.Recommendation;
+import io.segscope.agent.advice.SavingCheck;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.workload.Workloads;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 
 /** What the HTTP server serves: the agent's telemetry, inventory, advice and health. */
 public interface Backend {
@@ -15,7 +18,7 @@ public interface Backend {
   Inventory inventory();
 
   /** The latest workload resolution (who each namespace belongs to). Fast. */
-  io.segscope.agent.workload.Workloads workloads();
+  Workloads workloads();
 
   /** The latest per-device costs (the advisor's window). Fast. */
   Collection<DeviceCost> costs();
@@ -24,7 +27,7 @@ public interface Backend {
   List<Recommendation> recommendations();
 
   /** What closed recommendations were measured to save, newest first. Fast. */
-  default List<io.segscope.agent.advice.SavingCheck.Verification> verifiedSavings() {
+  default List<SavingCheck.Verification> verifiedSavings() {
     return List.of();
   }
 
@@ -35,7 +38,7 @@ public interface Backend {
    * Why there is no telemetry to serve yet (e.g. "probes: compiling" during a start): /metrics and the
    * API then answer 503 with it, /healthz and /readyz answer as usual. Empty once there is. Fast.
    */
-  default java.util.Optional<String> unavailable() {
-    return java.util.Optional.empty();
+  default Optional<String> unavailable() {
+    return Optional.empty();
   }
 }

@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.bouncycastle.crypto.generators.OpenBSDBCrypt;
 
 /**
@@ -52,15 +54,15 @@ final class BasicAuth {
    * (false) or its outcome is cached; empty when only {@link #allows} can tell. Cheap: fine on the
    * event loop, so a scraper whose credentials were checked once never waits behind bcrypt runs.
    */
-  java.util.Optional<Boolean> known(String authorization) {
+  Optional<Boolean> known(String authorization) {
     Credentials c = Credentials.parse(authorization);
     if (c == null) {
-      return java.util.Optional.of(false);
+      return Optional.of(false);
     }
     String hash = users.get(c.user);
     String key = digest(c.user, hash != null ? hash : absentUserHash, c.password);
     synchronized (cache) {
-      return java.util.Optional.ofNullable(cache.get(key));
+      return Optional.ofNullable(cache.get(key));
     }
   }
 
@@ -81,7 +83,7 @@ final class BasicAuth {
       for (int i = 0; i < decoded.length; i++) {
         if (decoded[i] == ':') {
           return new Credentials(new String(decoded, 0, i, StandardCharsets.UTF_8),
-              java.util.Arrays.copyOfRange(decoded, i + 1, decoded.length));
+              Arrays.copyOfRange(decoded, i + 1, decoded.length));
         }
       }
       return null;

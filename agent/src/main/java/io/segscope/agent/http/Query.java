@@ -1,12 +1,18 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.workload.DeviceWorkloads;
+import io.segscope.agent.workload.WorkloadKind;
+import io.segscope.agent.workload.Workloads;
 import io.vertx.core.MultiMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /** Checks query parameters: only known ones, each at most once, none empty. Pure. */
@@ -14,12 +20,12 @@ final class Query {
   private Query() {}
 
   /** The value of every known parameter; fails on an unknown, repeated or empty one. */
-  static java.util.Map<String, String> check(String endpoint, MultiMap params, Set<String> known) throws BadRequest {
-    java.util.Map<String, String> out = new java.util.HashMap<>();
+  static Map<String, String> check(String endpoint, MultiMap params, Set<String> known) throws BadRequest {
+    Map<String, String> out = new HashMap<>();
     for (String name : params.names()) {
       if (!known.contains(name)) {
         throw new BadRequest("unknown parameter " + BadRequest.quote(name) + " (" + endpoint + " takes "
-            + (known.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(known))) + ")");
+            + (known.isEmpty() ? "none" : String.join(", ", new TreeSet<>(known))) + ")");
       }
       List<String> values = params.getAll(name);
       if (values.size() != 1) {
@@ -37,8 +43,8 @@ final class Query {
    * The filter of GET /api/v1/devices: {@code netns} (an inode number or the name of a known
    * namespace) and {@code device} (a name, matched exactly).
    */
-  static Predicate<Device> devices(java.util.Map<String, String> q, Inventory inv,
-      io.segscope.agent.workload.Workloads workloads) throws BadRequest {
+  static Predicate<Device> devices(Map<String, String> q, Inventory inv,
+      Workloads workloads) throws BadRequest {
     Predicate<Device> filter = d -> true;
     String netns = q.get("netns");
     if (netns != null) {
@@ -61,10 +67,10 @@ final class Query {
       if (pod.isEmpty()) {
         throw new BadRequest("pod must name a pod: NAME or NAMESPACE/NAME");
       }
-      var served = new io.segscope.agent.workload.DeviceWorkloads(inv, workloads);
+      var served = new DeviceWorkloads(inv, workloads);
       filter = filter.and(d -> {
         var w = served.served(d).workload();
-        return w.kind() == io.segscope.agent.workload.WorkloadKind.POD && !w.pod().isEmpty()
+        return w.kind() == WorkloadKind.POD && !w.pod().isEmpty()
             && (pod.equals(w.pod()) || pod.equals(w.podNamespace() + "/" + w.pod()));
       });
     }

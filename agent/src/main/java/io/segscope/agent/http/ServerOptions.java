@@ -9,6 +9,9 @@ import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.TrustOptions;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.Signature;
 import java.security.cert.CertificateParsingException;
@@ -129,7 +132,7 @@ final class ServerOptions {
       return true; // a key type this check does not know: the handshake will tell
     }
     try {
-      byte[] probe = "segscope key pair check".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      byte[] probe = "segscope key pair check".getBytes(StandardCharsets.US_ASCII);
       Signature sign = Signature.getInstance(alg);
       sign.initSign(key);
       sign.update(probe);
@@ -138,7 +141,7 @@ final class ServerOptions {
       verify.initVerify(cert.getPublicKey());
       verify.update(probe);
       return verify.verify(sig);
-    } catch (java.security.GeneralSecurityException e) {
+    } catch (GeneralSecurityException e) {
       return false;
     }
   }
@@ -179,7 +182,7 @@ final class ServerOptions {
     }
     try {
       return InetAddress.getByName(a).equals(InetAddress.getByName(b));
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       return false;
     }
   }

@@ -3,11 +3,13 @@ package io.segscope.agent.http;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
@@ -18,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -310,7 +313,7 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
   }
 
   private static void certificates(Pem pem) throws WebConfigException {
-    Collection<? extends java.security.cert.Certificate> certs;
+    Collection<? extends Certificate> certs;
     try (InputStream in = new ByteArrayInputStream(pem.bytes())) {
       certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
     } catch (CertificateException | IOException e) {
@@ -327,7 +330,7 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
       List<String> allowed = HEADERS.get(e.getKey());
       if (allowed == null) {
         throw new WebConfigException("http_server_config.headers: header '" + e.getKey() + "' can not be configured "
-            + "(" + String.join(", ", new java.util.TreeSet<>(HEADERS.keySet())) + ")");
+            + "(" + String.join(", ", new TreeSet<>(HEADERS.keySet())) + ")");
       }
       String v = scalar(e.getValue(), "http_server_config.headers." + e.getKey());
       if (!allowed.isEmpty() && !allowed.contains(v)) {
@@ -387,7 +390,7 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
     for (String k : m.keySet()) {
       if (!fields.contains(k)) {
         throw new WebConfigException(prefix + printable(k) + ": unknown field (known: "
-            + String.join(", ", new java.util.TreeSet<>(fields)) + ")");
+            + String.join(", ", new TreeSet<>(fields)) + ")");
       }
     }
   }
@@ -465,7 +468,7 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
   private static String utf8(byte[] bytes, String what) throws WebConfigException {
     try {
       return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
     } catch (CharacterCodingException e) {
       throw new WebConfigException(what + ": not UTF-8 text");
     }

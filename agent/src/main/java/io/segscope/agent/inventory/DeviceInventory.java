@@ -2,11 +2,15 @@ package io.segscope.agent.inventory;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Route;
+import io.segscope.agent.inventory.wire.LinkNotifications;
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.probes.sys.Errno;
-import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
+import io.segscope.probes.sys.Errno;
+import io.segscope.probes.sys.Libc;
 import java.io.IOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -14,14 +18,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The live device inventory of every network namespace.
@@ -59,7 +68,7 @@ public final class DeviceInventory implements AutoCloseable {
   private final NetnsThread netnsThread;
   private final Map<Long, NamespaceState> states = new LinkedHashMap<>();
   /** Full re-reads of a namespace because its notifications overflowed (ENOBUFS). */
-  private final java.util.concurrent.atomic.AtomicLong overflowResyncs = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong overflowResyncs = new AtomicLong();
   private final List<InventoryListener> listeners = new CopyOnWriteArrayList<>();
   private final Thread follower;
   private final Map<Path, WatchKey> watched = new HashMap<>();
@@ -82,7 +91,7 @@ public final class DeviceInventory implements AutoCloseable {
   private long lastPublish;
   private final InventoryWork work = new InventoryWork();
   /** The namespaces (inodes) the refresh under way has still to dump; empty between refreshes. */
-  private final java.util.ArrayDeque<Long> toRefresh = new java.util.ArrayDeque<>();
+  private final ArrayDeque<Long> toRefresh = new ArrayDeque<>();
 
   private DeviceInventory(InventoryConfig config, DecodeWarnings warnings) {
     this.config = config;
@@ -117,20 +126,20 @@ public final class DeviceInventory implements AutoCloseable {
   }
 
   /** When the inventory last completed a refresh of every namespace's links (it does so every second). */
-  public java.time.Instant lastRefresh() {
-    return java.time.Instant.ofEpochMilli(lastRefreshMillis);
+  public Instant lastRefresh() {
+    return Instant.ofEpochMilli(lastRefreshMillis);
   }
 
   /**
    * Why the thread that follows devices stopped ("ExceptionType: message"), empty while it runs. Once
    * it has stopped, the inventory no longer changes: {@link #current()} keeps its last snapshot.
    */
-  public java.util.Optional<String> death() {
+  public Optional<String> death() {
     Throwable t = death;
     if (t == null && !closing && !follower.isAlive() && lastRefreshMillis != 0) {
-      return java.util.Optional.of("the inventory thread is not running");
+      return Optional.of("the inventory thread is not running");
     }
-    return t == null ? java.util.Optional.empty() : java.util.Optional.of(t.getClass().getSimpleName()
+    return t == null ? Optional.empty() : Optional.of(t.getClass().getSimpleName()
         + (t.getMessage() == null ? "" : ": " + t.getMessage()));
   }
 
@@ -139,11 +148,11 @@ public final class DeviceInventory implements AutoCloseable {
    * it there (an Error ends the thread; nothing catches it). Not for production use.
    */
   public void failFollowerForTest(Error failure) {
-    injected = java.util.Objects.requireNonNull(failure, "failure");
+    injected = Objects.requireNonNull(failure, "failure");
   }
 
   /** The reasons {@link #resyncs} counts: {@code overflow} (link notifications overflowed, ENOBUFS). */
-  public static final java.util.List<String> RESYNC_REASONS = java.util.List.of("overflow");
+  public static final List<String> RESYNC_REASONS = List.of("overflow");
 
   /**
    * How often a namespace was read again in full for {@code reason} (one of {@link #RESYNC_REASONS}):

@@ -1,5 +1,10 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import java.time.Instant;
@@ -8,6 +13,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads a complete {@link Inventory} once: discovers the namespaces, opens sockets in each on a
@@ -70,7 +76,7 @@ public final class InventoryReader {
       devices.addAll(s.devices());
       routing.put(s.netns().inode(), s.routing());
       qdiscs.put(s.netns().inode(), s.qdiscs());
-      java.util.Set<Integer> needed = s.neededNsids();
+      Set<Integer> needed = s.neededNsids();
       if (!needed.isEmpty()) {
         nsids.put(s.netns().inode(), new HashMap<>(s.session().resolveNsids(needed, namespaces)));
       }

@@ -1,6 +1,8 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.wire.LinkNotifications;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -78,9 +80,9 @@ final class InventoryWork {
     if (first < 0 || (notificationsArrived || publishPending) && now - first < LONGEST) {
       return Optional.empty();
     }
-    String summary = String.format(java.util.Locale.ROOT, "followed a burst of %d link notifications (%d device"
-            + " changes in %d namespaces) in %d ms: applying them %d ms (features: %d requests, %d namespace dumps),"
-            + " %d snapshots published in %d ms, %d link refresh turns in %d ms",
+    String summary = String.format(Locale.ROOT, "followed a burst of %d link notifications (%d device"
+        + " changes in %d namespaces) in %d ms: applying them %d ms (features: %d requests, %d namespace dumps),"
+        + " %d snapshots published in %d ms, %d link refresh turns in %d ms",
         notifications, devices, namespaces.size(), (last - first) / 1_000_000, applyNanos / 1_000_000,
         featureRequests, featureDumps, publishes, publishNanos / 1_000_000, refreshes, refreshNanos / 1_000_000);
     boolean logged = notifications >= LOGGED;

@@ -1,18 +1,30 @@
 package io.segscope.agent.inventory;
 
 import com.sun.jna.Native;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Route;
+import io.segscope.agent.inventory.model.Routing;
+import io.segscope.agent.inventory.wire.EthtoolIoctlFeatures;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
+import io.segscope.agent.inventory.wire.FeatureReader;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.agent.netlink.NetlinkSocket;
+import io.segscope.probes.sys.Libc;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * The sockets the inventory holds in one network namespace: an rtnetlink socket for requests, two
@@ -178,7 +190,7 @@ final class NamespaceSession implements AutoCloseable {
    * candidate namespaces (in order) until all are found. Found mappings are cached: an nsid stays
    * assigned while both namespaces live. Returns the cache (nsid → inode).
    */
-  Map<Integer, Long> resolveNsids(java.util.Set<Integer> needed, List<Netns> candidates) {
+  Map<Integer, Long> resolveNsids(Set<Integer> needed, List<Netns> candidates) {
     if (nsids.keySet().containsAll(needed)) {
       return nsids;
     }

@@ -1,8 +1,19 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.FeatureSets;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
+import io.segscope.agent.inventory.wire.LinkDecoder;
+import io.segscope.agent.inventory.wire.LinkNotifications;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,7 +39,7 @@ final class NamespaceState implements AutoCloseable {
   private final DecodeWarnings warnings;
   private final Map<Integer, Link> links = new HashMap<>();
   private final Map<Integer, Features> features = new HashMap<>();
-  private final DriverNames drivers = new DriverNames(java.nio.file.Path.of("/sys/class/net"));
+  private final DriverNames drivers = new DriverNames(Path.of("/sys/class/net"));
   private Routing routing = Routing.UNREAD;
   private List<Qdisc> qdiscs = List.of();
   private boolean routingDirty;
@@ -206,7 +217,7 @@ final class NamespaceState implements AutoCloseable {
           qdiscsDirty = true;
           any = true;
         }
-        default -> { }
+        default -> {}
       }
     }
     return any;

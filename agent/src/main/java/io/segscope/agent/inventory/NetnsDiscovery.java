@@ -1,5 +1,7 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.PathBytes;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

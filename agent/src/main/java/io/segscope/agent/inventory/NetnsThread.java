@@ -1,9 +1,10 @@
 package io.segscope.agent.inventory;
 
 import com.sun.jna.Native;
-import io.segscope.probes.sys.Libc;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.probes.sys.Errno;
+import io.segscope.probes.sys.Libc;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;

@@ -1,11 +1,15 @@
 package io.segscope.agent.inventory;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,7 +34,7 @@ public final class ProcNamespaceHolders {
 
   private final Path proc;
   /** Where each namespace's holder was last found: an fd link, an ns/net file or a mountinfo file. */
-  private final java.util.Map<Long, Path> holders = new java.util.HashMap<>();
+  private final Map<Long, Path> holders = new HashMap<>();
   private long scans;
 
   public ProcNamespaceHolders(Path proc) {
@@ -119,7 +123,7 @@ public final class ProcNamespaceHolders {
     }
     Path fdinfo = fd.getParent().getParent().resolve("fdinfo").resolve(fd.getFileName());
     try {
-      for (String line : Files.readAllLines(fdinfo, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+      for (String line : Files.readAllLines(fdinfo, StandardCharsets.ISO_8859_1)) {
         if (line.startsWith("ino:")) {
           long ino = Long.parseLong(line.substring(4).strip());
           return ino >= PROC_DYNAMIC_FIRST ? ino : -1;
@@ -136,7 +140,7 @@ public final class ProcNamespaceHolders {
     Set<Long> out = new HashSet<>();
     List<String> lines;
     try {
-      lines = Files.readAllLines(mountinfo, java.nio.charset.StandardCharsets.ISO_8859_1);
+      lines = Files.readAllLines(mountinfo, StandardCharsets.ISO_8859_1);
     } catch (IOException | SecurityException e) {
       return out;
     }
@@ -159,7 +163,7 @@ public final class ProcNamespaceHolders {
   }
 
   private static List<Path> list(Path dir) {
-    List<Path> out = new java.util.ArrayList<>();
+    List<Path> out = new ArrayList<>();
     try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
       s.forEach(out::add);
     } catch (IOException | RuntimeException e) {

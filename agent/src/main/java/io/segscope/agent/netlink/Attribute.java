@@ -1,5 +1,6 @@
 package io.segscope.agent.netlink;
 
+import io.segscope.probes.names.NameCodec;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,7 @@ public record Attribute(int type, boolean nestedFlag, boolean netByteOrder, Byte
    * ({@link io.segscope.probes.names.NameCodec}): valid UTF-8 as is, other bytes as {@code \xHH}.
    */
   public String asName() {
-    return io.segscope.probes.names.NameCodec.decode(untilNul());
+    return NameCodec.decode(untilNul());
   }
 
   /** The payload's bytes up to the first NUL, or all of them when it has none. */

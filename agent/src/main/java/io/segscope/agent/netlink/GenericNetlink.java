@@ -1,6 +1,7 @@
 package io.segscope.agent.netlink;
 
 import io.segscope.probes.sys.Errno;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalInt;
 
@@ -30,7 +31,7 @@ public final class GenericNetlink {
    * (ENOENT: e.g. "ethtool" before Linux 5.6 or with CONFIG_ETHTOOL_NETLINK=n).
    */
   public static OptionalInt resolveFamily(NetlinkSocket socket, String name, DecodeWarnings warnings) {
-    if (name.isEmpty() || name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length >= GENL_NAMSIZ) {
+    if (name.isEmpty() || name.getBytes(StandardCharsets.UTF_8).length >= GENL_NAMSIZ) {
       throw new IllegalArgumentException("resolve generic netlink family \"" + name
           + "\": a family name has 1 to " + (GENL_NAMSIZ - 1) + " bytes");
     }

@@ -103,7 +103,7 @@ public final class NetlinkSocket implements AutoCloseable {
    * every data message until NLMSG_DONE.
    */
   public synchronized List<NetlinkMessage> dump(MessageBuilder request, String what) {
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       List<NetlinkMessage> out = new ArrayList<>();
       boolean interrupted = exchange(request, what, out, true);
       if (!interrupted) {

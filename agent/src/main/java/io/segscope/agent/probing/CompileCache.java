@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -23,11 +24,13 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -113,7 +116,7 @@ public final class CompileCache implements Compiler {
     byte[] key = key(name, text, cflags);
     String hex = HexFormat.of().formatHex(key);
     Path entry = dir.resolve(hex + SUFFIX);
-    if (LOG.isLoggable(java.util.logging.Level.FINE)) {
+    if (LOG.isLoggable(Level.FINE)) {
       LOG.fine("compile cache key " + hex + " of salt " + shortHash(salt) + ", text " + shortHash(text)
           + ", flags " + shortHash(String.join("\n", commuting(cflags))) + " (" + salt.replace('\n', ' ').strip()
           + ")");
@@ -170,7 +173,7 @@ public final class CompileCache implements Compiler {
    * they are sorted; any other flag (or a macro defined twice) keeps the order as given.
    */
   static List<String> commuting(List<String> cflags) {
-    java.util.Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     for (String f : cflags) {
       if (!f.startsWith("-D") || !names.add(f.substring(2).split("=", 2)[0])) {
         return cflags;
@@ -275,8 +278,8 @@ public final class CompileCache implements Compiler {
       byte[] body = b.toByteArray();
       tmp = Files.createTempFile(dir, ".entry-", ".tmp", PosixFilePermissions.asFileAttribute(FILE_MODE));
       try (var ch = Files.newByteChannel(tmp, StandardOpenOption.WRITE)) {
-        ch.write(java.nio.ByteBuffer.wrap(body));
-        ch.write(java.nio.ByteBuffer.wrap(sha256(body)));
+        ch.write(ByteBuffer.wrap(body));
+        ch.write(ByteBuffer.wrap(sha256(body)));
       }
       Files.move(tmp, entry, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       tmp = null;

@@ -1,5 +1,6 @@
 package io.segscope.agent.probing;
 
+import io.segscope.agent.version.Version;
 import io.segscope.probes.Compiler;
 import io.segscope.probes.LiveKernelProbes;
 import io.segscope.probes.PathPlan;
@@ -8,6 +9,9 @@ import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.TracepointAttach;
+import io.segscope.probes.bcc.Bcc;
+import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -28,7 +32,7 @@ public final class ProbeFactory {
    * @param cacheDir where compiled programs are kept between starts ({@link CompileCache}), empty for no cache
    */
   public record Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices,
-      Optional<java.nio.file.Path> cacheDir) {
+      Optional<Path> cacheDir) {
     /** No compile cache. */
     public Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices) {
       this(mode, attach, maxDevices, Optional.empty());
@@ -54,7 +58,7 @@ public final class ProbeFactory {
   public static ProbeSession open(Request r) throws ProbeException, InterruptedException {
     long t0 = System.nanoTime();
     try (LiveKernelProbes kernel = LiveKernelProbes.open()) {
-      LOG.fine(String.format(java.util.Locale.ROOT, "read kernel BTF and kallsyms in %.2f s", (System.nanoTime() - t0) / 1e9));
+      LOG.fine(String.format(Locale.ROOT, "read kernel BTF and kallsyms in %.2f s", (System.nanoTime() - t0) / 1e9));
       ProbePlan plan = ProbePlan.decide(r.mode(), r.attach(), kernel);
       if (Thread.interrupted()) {
         throw new InterruptedException("open probes: interrupted");
@@ -70,8 +74,8 @@ public final class ProbeFactory {
     if (r.cacheDir().isEmpty()) {
       return child;
     }
-    return new CompileCache(r.cacheDir().get(), CompileCache.salt(io.segscope.probes.bcc.Bcc.libraryVersion(),
-        io.segscope.agent.version.Version.current()), child);
+    return new CompileCache(r.cacheDir().get(), CompileCache.salt(Bcc.libraryVersion(),
+        Version.current()), child);
   }
 
   private static void log(ProbePlan plan) {

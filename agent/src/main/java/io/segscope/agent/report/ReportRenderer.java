@@ -1,11 +1,15 @@
 package io.segscope.agent.report;
 
+import io.segscope.agent.advice.AdviceContext;
+import io.segscope.agent.advice.AdviceIntent;
+import io.segscope.agent.advice.Command;
 import io.segscope.agent.advice.Finding;
+import io.segscope.agent.advice.SavingCheck;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Chain;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Hop;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Chain;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Hop;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.Workloads;
@@ -15,7 +19,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** The terminal report: per-device cost with log2 histograms, the chain, the recommendations. Pure. */
 public final class ReportRenderer {
@@ -24,11 +30,11 @@ public final class ReportRenderer {
   /** What one report shows; {@code workloads} names who each namespace belongs to. */
   public record Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
       Inventory inventory, List<Finding> findings, Workloads workloads,
-      io.segscope.agent.advice.AdviceIntent intent, List<io.segscope.agent.advice.SavingCheck.Verification> verified) {
+      AdviceIntent intent, List<SavingCheck.Verification> verified) {
     public Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
         Inventory inventory, List<Finding> findings, Workloads workloads) {
       this(kernel, gsoMode, xdpMode, seconds, costs, inventory, findings, workloads,
-          io.segscope.agent.advice.AdviceIntent.NONE, List.of());
+          AdviceIntent.NONE, List.of());
     }
 
     public Input(String kernel, String gsoMode, String xdpMode, double seconds, Collection<DeviceCost> costs,
@@ -127,7 +133,7 @@ public final class ReportRenderer {
           b.append("  no safe command\n");
         } else {
           b.append("  run:\n");
-          for (io.segscope.agent.advice.Command cmd : f.commands()) {
+          for (Command cmd : f.commands()) {
             b.append("    ").append(cmd.shell()).append('\n');
           }
         }
@@ -139,7 +145,7 @@ public final class ReportRenderer {
     }
     if (!in.verified().isEmpty()) {
       b.append("\nVerified savings (recommendations whose evidence stopped during the report):\n");
-      for (io.segscope.agent.advice.SavingCheck.Verification v : in.verified()) {
+      for (SavingCheck.Verification v : in.verified()) {
         b.append(verification(v)).append('\n');
       }
     }
@@ -147,12 +153,12 @@ public final class ReportRenderer {
   }
 
   /** One closed recommendation's before and after, in words (docs/recommendations.md). */
-  static String verification(io.segscope.agent.advice.SavingCheck.Verification v) {
+  static String verification(SavingCheck.Verification v) {
     Finding f = v.recommendation().finding();
-    String unit = io.segscope.agent.advice.SavingCheck.xdpRule(f) ? "generic-XDP copies/s" : "software-segmented/s";
+    String unit = SavingCheck.xdpRule(f) ? "generic-XDP copies/s" : "software-segmented/s";
     String after = v.after().map(m -> String.format("%.0f", m.softwarePerSec())).orElse("-");
     String head = String.format("  %s (%s) on %s: %s %.0f -> %s", f.rule(), v.recommendation().id(),
-        io.segscope.agent.advice.AdviceContext.label(f.subject()), unit, v.before().softwarePerSec(), after);
+        AdviceContext.label(f.subject()), unit, v.before().softwarePerSec(), after);
     return head + switch (v.verdict()) {
       case "verified" -> String.format("; verified saving %.4f cores (traffic after/before %.2f)", v.savingCores(),
           v.trafficRatio());
@@ -196,7 +202,7 @@ public final class ReportRenderer {
     List<String> parts = new ArrayList<>();
     for (Hop h : hops) {
       String gso = inv.device(h.device()).map(x -> opt(x.link().gsoMaxSize())).orElse("?");
-      parts.add(String.format("%s[%s %s, gso %s]", h.name(), h.relation().name().toLowerCase(java.util.Locale.ROOT),
+      parts.add(String.format("%s[%s %s, gso %s]", h.name(), h.relation().name().toLowerCase(Locale.ROOT),
           nsName(inv, h.device().netns()), gso));
     }
     return String.join(" ", parts);
@@ -207,7 +213,7 @@ public final class ReportRenderer {
         ? (n.root() ? "root" : "netns " + netns) : n.name()).findFirst().orElse("netns " + netns);
   }
 
-  private static String opt(java.util.OptionalLong v) {
+  private static String opt(OptionalLong v) {
     return v.isPresent() ? Long.toString(v.getAsLong()) : "n/a";
   }
 

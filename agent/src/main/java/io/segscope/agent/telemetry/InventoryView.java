@@ -1,10 +1,10 @@
 package io.segscope.agent.telemetry;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceLimit;

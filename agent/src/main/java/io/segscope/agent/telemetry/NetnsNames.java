@@ -1,5 +1,6 @@
 package io.segscope.agent.telemetry;
 
+import io.segscope.agent.inventory.wire.PathBytes;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -27,7 +28,7 @@ public final class NetnsNames {
       for (Path p : ds) {
         try {
           Object ino = Files.getAttribute(p, "unix:ino");
-          names.putIfAbsent(((Number) ino).longValue(), io.segscope.agent.inventory.PathBytes.fileName(p));
+          names.putIfAbsent(((Number) ino).longValue(), PathBytes.fileName(p));
         } catch (IOException | UnsupportedOperationException e) {
           // a name whose namespace is gone (stale bind mount) has no inode: skip it
         }

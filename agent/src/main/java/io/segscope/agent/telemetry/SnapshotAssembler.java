@@ -1,5 +1,6 @@
 package io.segscope.agent.telemetry;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.cost.Histograms;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
@@ -81,7 +82,7 @@ public final class SnapshotAssembler {
 
   /** An assembler that logs skipped records (once each) without exporting the count. */
   public SnapshotAssembler(BuildInfo build) {
-    this(build, new RecordErrors(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+    this(build, new RecordErrors(new SimpleMeterRegistry()));
   }
 
   /** An assembler that reports skipped records to {@code errors}. */

@@ -4,8 +4,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Recommendation;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.advice.SavingCheck;
+import io.segscope.agent.inventory.ProcNamespaceHolders;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
@@ -23,9 +26,12 @@ import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.probes.wire.Diagnostic;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,19 +56,19 @@ public final class TelemetryService {
   private final ProbeSource probes;
   private final SelfCost selfCost;
   private final Supplier<Inventory> inventory;
-  private final Supplier<io.segscope.agent.workload.Workloads> workloads;
+  private final Supplier<Workloads> workloads;
   private final Advisor advisor;
   private final SnapshotAssembler assembler;
   private final Clock clock;
   private final VanishedDevices vanished = new VanishedDevices(
-      new io.segscope.agent.inventory.ProcNamespaceHolders(java.nio.file.Path.of("/proc"))::held);
-  private final Map<DeviceId, Long> lastSwSkbs = new java.util.HashMap<>();
+      new ProcNamespaceHolders(Path.of("/proc"))::held);
+  private final Map<DeviceId, Long> lastSwSkbs = new HashMap<>();
   /**
    * How long the on-demand timing program stays attached after the last read that saw software
    * segmentation grow: bursty traffic does not attach and detach it every interval.
    */
-  static final java.time.Duration SEGMENTATION_LINGER = java.time.Duration.ofSeconds(30);
-  private java.time.Instant lastSegmentationGrowth;
+  static final Duration SEGMENTATION_LINGER = Duration.ofSeconds(30);
+  private Instant lastSegmentationGrowth;
   private final AtomicReference<TelemetrySnapshot> latest;
   private final AtomicReference<ProbeReading> lastReading = new AtomicReference<>();
   private final Timer readTimer;
@@ -80,7 +86,7 @@ public final class TelemetryService {
    * @param workloads the latest workload resolution (never blocks: the resolver runs on its own thread)
    */
   public TelemetryService(ProbeSource probes, SelfCost selfCost, Supplier<Inventory> inventory,
-      Supplier<io.segscope.agent.workload.Workloads> workloads, Advisor advisor, BuildInfo build,
+      Supplier<Workloads> workloads, Advisor advisor, BuildInfo build,
       SelfMetrics self, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
     this.probes = probes;
     this.selfCost = selfCost;
@@ -171,7 +177,7 @@ public final class TelemetryService {
         }
       }
       List<VerifiedSaving> savings = new ArrayList<>();
-      for (io.segscope.agent.advice.SavingCheck.Verification v : advisor.verified()) {
+      for (SavingCheck.Verification v : advisor.verified()) {
         try {
           savings.add(new VerifiedSaving(v.recommendation().id(), v.recommendation().finding().rule(), v.subject(),
               v.recommendation().state(), v.verdict(), v.savingCores()));
@@ -200,7 +206,7 @@ public final class TelemetryService {
   /** Whether any device segmented in software since the previous read. */
   /** Whether software segmentation grew on this read or within {@link #SEGMENTATION_LINGER} before it. */
   private boolean segmentationRecent(ProbeReading reading) {
-    java.time.Instant now = clock.instant();
+    Instant now = clock.instant();
     if (segmentationGrew(reading)) {
       lastSegmentationGrowth = now;
     }
@@ -209,7 +215,7 @@ public final class TelemetryService {
 
   private boolean segmentationGrew(ProbeReading reading) {
     boolean grew = false;
-    Map<DeviceId, Long> now = new java.util.HashMap<>();
+    Map<DeviceId, Long> now = new HashMap<>();
     for (DeviceReading r : reading.devices()) {
       long sw = r.counts().swSkbs();
       now.put(r.id(), sw);
@@ -230,7 +236,7 @@ public final class TelemetryService {
   }
 
   /** The latest workload resolution (who each namespace belongs to). */
-  public io.segscope.agent.workload.Workloads workloads() {
+  public Workloads workloads() {
     return workloads.get();
   }
 

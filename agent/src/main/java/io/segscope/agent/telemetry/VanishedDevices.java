@@ -1,7 +1,7 @@
 package io.segscope.agent.telemetry;
 
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.device.DeviceId;
 import io.segscope.probes.wire.Counts;
 import io.segscope.probes.wire.DeviceReading;

@@ -1,9 +1,9 @@
 package io.segscope.agent.telemetry;
 
 import io.micrometer.core.instrument.Counter;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.model.DeviceRef;

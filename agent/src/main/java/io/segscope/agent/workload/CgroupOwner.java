@@ -15,7 +15,8 @@ public final class CgroupOwner {
   private static final Pattern CONTAINER = Pattern.compile(
       "(?:(docker|crio|libpod|cri-containerd|containerd)-)?([0-9a-f]{64})(?:\\.scope)?");
   /** cgroupfs: pod6f1c2a52-...; systemd: kubepods-burstable-pod6f1c2a52_....slice. */
-  private static final Pattern POD_CGROUPFS = Pattern.compile("pod([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+  private static final Pattern POD_CGROUPFS =
+      Pattern.compile("pod([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
   private static final Pattern POD_SYSTEMD = Pattern.compile(
       "kubepods(?:-[a-z]+)*-pod([0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})\\.slice");
   private static final Pattern SESSION = Pattern.compile("session-[0-9a-z]+\\.scope");

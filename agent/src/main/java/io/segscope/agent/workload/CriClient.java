@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Filter;
+import java.util.logging.Logger;
 
 /**
  * A read-only client of one container runtime's CRI socket (containerd, CRI-O): {@code ListPodSandbox}
@@ -36,13 +38,13 @@ public final class CriClient implements AutoCloseable {
    * grpc-netty sets SO_KEEPALIVE on every channel; a unix socket has no such option and netty warns
    * about it on each connect. Only that one warning is dropped (the logger is held so the filter stays).
    */
-  private static final List<java.util.logging.Logger> BOOTSTRAP_LOGS = List.of(
+  private static final List<Logger> BOOTSTRAP_LOGS = List.of(
       quietKeepAliveWarning("io.netty.bootstrap.Bootstrap"),
       quietKeepAliveWarning("io.netty.bootstrap.AbstractBootstrap"));
 
-  private static java.util.logging.Logger quietKeepAliveWarning(String name) {
-    java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
-    java.util.logging.Filter previous = l.getFilter();
+  private static Logger quietKeepAliveWarning(String name) {
+    Logger l = Logger.getLogger(name);
+    Filter previous = l.getFilter();
     l.setFilter(r -> {
       String m = r.getMessage();
       boolean ours = m != null && m.contains("SO_KEEPALIVE") && m.contains("DomainSocketChannel");

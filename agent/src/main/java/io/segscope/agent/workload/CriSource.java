@@ -1,6 +1,7 @@
 package io.segscope.agent.workload;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.segscope.agent.workload.cri.v1.NamespaceMode;
 import io.segscope.agent.workload.cri.v1.PodSandbox;
 import io.segscope.agent.workload.cri.v1.PodSandboxState;
@@ -89,7 +90,7 @@ final class CriSource implements AutoCloseable {
           known.put(p.getId(), s);
         } catch (CriClient.CriException e) {
           errors.accept(e.getMessage());
-          slow = e.getCause() instanceof io.grpc.StatusRuntimeException sre
+          slow = e.getCause() instanceof StatusRuntimeException sre
               && sre.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED;
         } catch (IllegalArgumentException e) {
           // unreadable verbose info: the sandbox is still a pod, matched without it
@@ -114,7 +115,8 @@ final class CriSource implements AutoCloseable {
     boolean hostNetwork = st.getLinux().getNamespaces().getOptions().getNetwork() == NamespaceMode.NODE;
     return new Sandbox(listed.getId(), meta.getName(), meta.getNamespace(), meta.getUid(),
         st.getState() == PodSandboxState.SANDBOX_READY, st.getCreatedAt() != 0 ? st.getCreatedAt()
-            : listed.getCreatedAt(), hostNetwork, SandboxInfo.parse(r.getInfoMap()));
+            : listed.getCreatedAt(),
+        hostNetwork, SandboxInfo.parse(r.getInfoMap()));
   }
 
   private void fail(String message) {

@@ -1,8 +1,8 @@
 package io.segscope.agent.workload;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.device.DeviceId;
 import java.util.HashMap;
 import java.util.Map;

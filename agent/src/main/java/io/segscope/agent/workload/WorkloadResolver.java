@@ -2,7 +2,7 @@ package io.segscope.agent.workload;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.exporters.SelfMetrics;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -185,7 +185,8 @@ public final class WorkloadResolver implements AutoCloseable {
           continue;
         }
         CriSource.Sandbox prev = chosen.get(ino);
-        if (prev == null || (s.ready() && !prev.ready()) || (s.ready() == prev.ready() && s.createdAt() > prev.createdAt())) {
+        if (prev == null || (s.ready() && !prev.ready())
+            || (s.ready() == prev.ready() && s.createdAt() > prev.createdAt())) {
           chosen.put(ino, s);
           out.put(ino, Workload.pod(s.name(), s.namespace(), s.uid(), s.id(), runtime));
         }
@@ -232,7 +233,7 @@ public final class WorkloadResolver implements AutoCloseable {
   /** The sockets to ask this round; sources of sockets no longer wanted are closed. */
   private List<Path> activeSockets() {
     List<Path> want = config.endpoints().current();
-    for (var it = sources.entrySet().iterator(); it.hasNext(); ) {
+    for (var it = sources.entrySet().iterator(); it.hasNext();) {
       var e = it.next();
       if (!want.contains(e.getKey())) {
         e.getValue().close();

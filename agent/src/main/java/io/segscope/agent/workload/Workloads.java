@@ -1,6 +1,6 @@
 package io.segscope.agent.workload;
 
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Netns;
 import java.time.Instant;
 import java.util.Map;
 

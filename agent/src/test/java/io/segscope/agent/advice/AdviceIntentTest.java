@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** --advice-accept and --advice-config: what matches, and every bad entry refused with its reason. */
 class AdviceIntentTest {
   private static final long ROOT = 4026531840L;
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private static Finding finding(String rule, DeviceRef... devices) {
     return new Finding(rule, "warning", devices[0], List.of(devices), "s", Map.of(), List.of(Command.of("true")), 0.1,
@@ -118,7 +119,8 @@ class AdviceIntentTest {
         {"accept:\n  - rule: offload_disabled\n", "accept[0]: 'device' is required"},
         {"accept:\n  - rule: offload_disabled\n    device: x\n    devise: y\n", "unknown field 'devise'"},
         {"accept:\n  - rule: nope\n    device: x\n", "unknown rule 'nope'"},
-        {"accept:\n  - offload_disabled:*/x\n  - offload_disabled:*/[x\n", "accept[1]: the device glob '[x' is not a glob"},
+        {"accept:\n  - offload_disabled:*/x\n  - offload_disabled:*/[x\n",
+            "accept[1]: the device glob '[x' is not a glob"},
         {"accept:\n  - rule: offload_disabled\n    device: [a, b]\n", "'device' must be a string"},
         {"accept:\n  - 42\n", "an entry is RULE:NETNS/DEVICE-GLOB or a mapping"},
         {"accept: [\n", "parse " + f + ": line"},

@@ -6,11 +6,13 @@ import static io.segscope.agent.advice.LabInventories.SWITCH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.PathBytes;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
+import io.segscope.agent.inventory.wire.PathBytes;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
@@ -31,6 +33,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -65,7 +68,8 @@ class CommandInjectionTest {
 
   private static final long PID_NETNS_PID = 4242;
 
-  @TempDir static Path tmp;
+  @TempDir
+  static Path tmp;
   private Path shims;
   private Path work;
   private Path netnsDir;
@@ -241,9 +245,9 @@ class CommandInjectionTest {
       base.nsids(n.inode()).forEach((k, v) -> m.put(k, re.apply(v)));
       nsids.put(re.apply(n.inode()), m);
     }
-    Map<Long, io.segscope.agent.inventory.Routing> routing = new HashMap<>();
+    Map<Long, Routing> routing = new HashMap<>();
     base.routing().forEach((k, v) -> routing.put(re.apply(k), v));
-    Map<Long, List<io.segscope.agent.inventory.Qdisc>> qdiscs = new HashMap<>();
+    Map<Long, List<Qdisc>> qdiscs = new HashMap<>();
     base.qdiscs().forEach((k, v) -> qdiscs.put(re.apply(k), v));
     return new Inventory(namespaces, devices, nsids, routing, qdiscs, base.readAt());
   }
@@ -255,8 +259,9 @@ class CommandInjectionTest {
   record ToolCall(boolean inNetns, boolean ip, List<byte[]> argv) {}
 
   private static XdpDeviceStats xdpCopies(long netns) {
-    return new XdpDeviceStats(new DeviceRef(DeviceId.of(netns, 2), "", "rcv0"), "tracepoint", 108000, 0, 108000L * 65000, 0,
-        java.util.Optional.empty());
+    return new XdpDeviceStats(new DeviceRef(DeviceId.of(netns, 2), "", "rcv0"), "tracepoint", 108000, 0,
+        108000L * 65000, 0,
+        Optional.empty());
   }
 
   private List<RuleCase> cases(byte[] dev, Place p) {
@@ -275,7 +280,7 @@ class CommandInjectionTest {
         new RuleCase("generic_xdp_copy", place(LabInventories.s3(LabInventories.generic(77), "veth"), RECEIVER, 2, d,
             p.netns()), Costs.windowWith(new XdpDeviceStats[] {xdpCopies(at)}),
             List.of(new ToolCall(false, false, Stream.concat(Stream.of("bpftool", "prog", "pin", "id", "77")
-                    .map(CommandInjectionTest::utf8), pinPath.stream()).toList()),
+                .map(CommandInjectionTest::utf8), pinPath.stream()).toList()),
                 new ToolCall(true, false, List.of(utf8("bpftool"), utf8("--"), utf8("net"), utf8("detach"),
                     utf8("xdpgeneric"), utf8("dev"), dev)),
                 new ToolCall(true, false, List.of(utf8("bpftool"), utf8("--"), utf8("net"), utf8("attach"),
@@ -297,8 +302,9 @@ class CommandInjectionTest {
             Costs.window(Costs.gso(at, 2, "snd0", 32066, 2089457356L, GsoCause.QDISC, 8000, 0, GsoType.TCP4,
                 GsoSite.QDISC)),
             List.of(new ToolCall(true, true, Stream.concat(Stream.of("tc", "qdisc", "change", "dev")
-                .map(CommandInjectionTest::utf8), Stream.concat(Stream.of(dev), Stream.of("root", "handle", "8001:",
-                "tbf", "rate", "12500000bps", "burst", "70780", "limit", "90780").map(CommandInjectionTest::utf8)))
+                .map(CommandInjectionTest::utf8),
+                Stream.concat(Stream.of(dev), Stream.of("root", "handle", "8001:",
+                    "tbf", "rate", "12500000bps", "burst", "70780", "limit", "90780").map(CommandInjectionTest::utf8)))
                 .toList()))),
         new RuleCase("guest_gso_size_mismatch", place(LabInventories.guest(16384), SWITCH, 3, d, p.netns()),
             Costs.window(Costs.gso(at, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0, GsoType.TCP4,
@@ -343,7 +349,8 @@ class CommandInjectionTest {
               ToolCall t = rc.tools().get(i);
               Place at = t.inNetns() ? p : new Place("root", null, new byte[0], new byte[0]);
               List<List<byte[]>> exp = expected(at, ownNetns, t.ip(), t.argv());
-              assertThat(exact(commands.get(i).bytes())).as("%s: argv of command %d", what, i).isEqualTo(exact(exp.get(0)));
+              assertThat(exact(commands.get(i).bytes())).as("%s: argv of command %d", what, i)
+                  .isEqualTo(exact(exp.get(0)));
               assertThat(commands.get(i).shell().codePoints().allMatch(c -> c == '\n' || NameCodec.isPrintable(c)))
                   .as("%s: the command text shows no control character: %s", what, commands.get(i).display()).isTrue();
               boolean refused = at.kind().equals("pid") && inode != ownNetns;

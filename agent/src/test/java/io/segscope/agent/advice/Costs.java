@@ -7,6 +7,8 @@ import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.wire.DurationBuckets;
@@ -40,7 +42,7 @@ final class Costs {
 
   /** As {@link #gso}, every software segmentation also of {@code type} at {@code site}. */
   static GsoDeviceStats gso(long netns, int ifindex, String name, long sw, long bytes, GsoCause cause,
-      long timedEach, long offloaded, io.segscope.exporters.model.GsoType type, io.segscope.exporters.model.GsoSite site) {
+      long timedEach, long offloaded, GsoType type, GsoSite site) {
     GsoDeviceStats g = gso(netns, ifindex, name, sw, bytes, cause, timedEach, offloaded);
     return new GsoDeviceStats(g.device(), g.mode(), g.swSkbs(), g.swSegments(), g.swBytes(), g.duration(),
         g.segmentsPerSkb(), g.offloadedSkbs(), g.causes(), sw > 0 ? Map.of(site, sw) : Map.of(),

@@ -1,24 +1,26 @@
 package io.segscope.agent.advice;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.Qdisc;
-import io.segscope.agent.inventory.Routing;
-import io.segscope.agent.inventory.XdpAttachment;
-import io.segscope.agent.inventory.XdpMode;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * Inventories of the lab topologies (docs/lab.md) with the values the 6.18 development kernel
@@ -74,7 +76,8 @@ final class LabInventories {
         link == null ? OptionalInt.empty() : OptionalInt.of(link),
         master == null ? OptionalInt.empty() : OptionalInt.of(master),
         linkNetnsId == null ? OptionalInt.empty() : OptionalInt.of(linkNetnsId),
-        OptionalLong.of(gsoMaxSize), OptionalLong.of(gsoMaxSegs), OptionalLong.of(kind.equals("bridge") ? 65536 : 524280),
+        OptionalLong.of(gsoMaxSize), OptionalLong.of(gsoMaxSegs),
+        OptionalLong.of(kind.equals("bridge") ? 65536 : 524280),
         OptionalLong.of(65535), OptionalLong.of(65536), OptionalLong.of(gsoMaxSize), OptionalLong.of(65536),
         xdp, "UP", OptionalLong.of(68), OptionalLong.of(65535), OptionalLong.of(1000), 0x1 | 0x10000,
         OptionalInt.empty());
@@ -100,7 +103,8 @@ final class LabInventories {
    */
   static Inventory s1(long uplinkGsoMaxSize, String senderNetnsName) {
     List<Device> d = new ArrayList<>();
-    d.add(new Device(SENDER, senderNetnsName, link(2, "snd0", "veth", 2, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
+    d.add(
+        new Device(SENDER, senderNetnsName, link(2, "snd0", "veth", 2, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
     d.add(new Device(SWITCH, "lab-sw", link(2, "snd0-br", "veth", 2, 4, 0, 65536, 65535, NO_XDP), vethFeatures()));
     d.add(new Device(SWITCH, "lab-sw", link(3, "up0", "veth", 2, 4, 1, uplinkGsoMaxSize, 65535, NO_XDP),
         vethFeatures()));
@@ -133,7 +137,8 @@ final class LabInventories {
   static Inventory s3(XdpAttachment xdp, String receiverKind) {
     List<Device> d = new ArrayList<>();
     d.add(new Device(SENDER, "lab-snd", link(2, "snd0", "veth", 2, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
-    d.add(new Device(RECEIVER, "lab-rcv", link(2, "rcv0", receiverKind, 2, null, 0, 65536, 65535, xdp), vethFeatures()));
+    d.add(
+        new Device(RECEIVER, "lab-rcv", link(2, "rcv0", receiverKind, 2, null, 0, 65536, 65535, xdp), vethFeatures()));
     Map<Long, Map<Integer, Long>> nsids = new HashMap<>();
     nsids.put(SENDER, Map.of(0, RECEIVER));
     nsids.put(RECEIVER, Map.of(0, SENDER));
@@ -232,8 +237,8 @@ final class LabInventories {
 
   /** tbf as tc dumps it: rate 100mbit burst 10000 limit 30000, handle 8001: at the root. */
   static Qdisc tbf(long peakBytesPerSec) {
-    return new Qdisc(2, 0x80010000, Qdisc.ROOT, "tbf", java.util.Optional.of(new Qdisc.Tbf(12_500_000,
-        peakBytesPerSec, 30000, 10000, peakBytesPerSec > 0 ? 1995 : 0, 0, 0, 1)), java.util.Optional.empty());
+    return new Qdisc(2, 0x80010000, Qdisc.ROOT, "tbf", Optional.of(new Qdisc.Tbf(12_500_000,
+        peakBytesPerSec, 30000, 10000, peakBytesPerSec > 0 ? 1995 : 0, 0, 0, 1)), Optional.empty());
   }
 
   /**
@@ -245,8 +250,10 @@ final class LabInventories {
     List<Device> d = new ArrayList<>();
     d.add(new Device(SWITCH, "lab-sw", withSizes(link(2, "tap0", "tun", null, 4, null, 65536, 65535, NO_XDP), 65536,
         65536, 65536), fixedOff()));
-    d.add(new Device(SWITCH, "lab-sw", link(3, "up0", "veth", 2, 4, 1, uplinkGsoMaxSize, 65535, NO_XDP), vethFeatures()));
-    d.add(new Device(SWITCH, "lab-sw", link(4, "br0", "bridge", null, null, null, 65536, 65535, NO_XDP), vethFeatures()));
+    d.add(
+        new Device(SWITCH, "lab-sw", link(3, "up0", "veth", 2, 4, 1, uplinkGsoMaxSize, 65535, NO_XDP), vethFeatures()));
+    d.add(
+        new Device(SWITCH, "lab-sw", link(4, "br0", "bridge", null, null, null, 65536, 65535, NO_XDP), vethFeatures()));
     d.add(new Device(RECEIVER, "lab-rcv", link(2, "rcv0", "veth", 3, null, 0, 65536, 65535, NO_XDP), vethFeatures()));
     Map<Long, Map<Integer, Long>> nsids = Map.of(SWITCH, Map.of(1, RECEIVER), RECEIVER, Map.of(0, SWITCH));
     return new Inventory(List.of(ns(ROOT, ""), ns(SWITCH, "lab-sw"), ns(RECEIVER, "lab-rcv")), d, nsids, READ_AT);
@@ -305,7 +312,7 @@ final class LabInventories {
   }
 
   /** {@code inv} with device (netns, ifindex)'s link changed by {@code change}. */
-  static Inventory withLink(Inventory inv, long netns, int ifindex, java.util.function.UnaryOperator<Link> change) {
+  static Inventory withLink(Inventory inv, long netns, int ifindex, UnaryOperator<Link> change) {
     return inv.withDevices(inv.devices().stream().map(d -> d.netns() == netns && d.ifindex() == ifindex
         ? new Device(d.netns(), d.netnsName(), change.apply(d.link()), d.features(), d.driver()) : d).toList());
   }

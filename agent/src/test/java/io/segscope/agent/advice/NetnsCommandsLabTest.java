@@ -2,7 +2,8 @@ package io.segscope.agent.advice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.inventory.Netns;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ class NetnsCommandsLabTest {
 
   private static int mtu(Lab lab, io.segscope.lab.Netns ns) throws Exception {
     String json = lab.exec(ns, "ip", "-j", "link", "show", "dev", DEV);
-    return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get(0).path("mtu").asInt();
+    return new ObjectMapper().readTree(json).get(0).path("mtu").asInt();
   }
 
   @Test

@@ -2,7 +2,7 @@ package io.segscope.agent.advice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Netns;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

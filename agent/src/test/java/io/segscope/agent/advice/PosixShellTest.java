@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -77,12 +80,12 @@ class PosixShellTest {
       }
       // the script on stdin: one argument of this size would exceed MAX_ARG_STRLEN
       Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-      var feed = java.util.concurrent.CompletableFuture.runAsync(() -> {
+      var feed = CompletableFuture.runAsync(() -> {
         try (var in = p.getOutputStream()) {
           in.write(command.getBytes(StandardCharsets.UTF_8));
           in.write('\n');
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
       });
       byte[] out = p.getInputStream().readAllBytes();

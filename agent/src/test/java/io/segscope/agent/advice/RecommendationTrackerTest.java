@@ -80,8 +80,9 @@ class RecommendationTrackerTest {
     var t = new RecommendationTracker(Duration.ZERO, Duration.ofSeconds(30));
     Finding cheap = finding("a");
     DeviceRef b = new DeviceRef(DeviceId.of(1, 3), "ns", "b");
-    Finding dear = new Finding("offload_disabled", "warning", b, List.of(b), "s", Map.of(), List.of(Command.of("c")), 0.9, "",
-        "high", "");
+    Finding dear =
+        new Finding("offload_disabled", "warning", b, List.of(b), "s", Map.of(), List.of(Command.of("c")), 0.9, "",
+            "high", "");
     t.update(at(0), List.of(cheap, dear));
     assertThat(t.open()).extracting(r -> r.finding().subject().device()).containsExactly("b", "a");
   }

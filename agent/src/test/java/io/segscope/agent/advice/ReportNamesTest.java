@@ -3,14 +3,15 @@ package io.segscope.agent.advice;
 import static io.segscope.agent.advice.LabInventories.SWITCH;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.report.ReportRenderer;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.probes.names.NameCodec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The terminal report shows tenant-chosen names in display form and commands quoted. */
@@ -29,7 +30,7 @@ class ReportNamesTest {
           l.groMaxSize(), l.gsoIpv4MaxSize(), l.groIpv4MaxSize(), l.xdp(), l.operstate(), l.minMtu(), l.maxMtu(),
           l.txQueueLength(), l.flags(), l.vxlanLink()), d.features()));
     }
-    Inventory inv = new Inventory(base.namespaces(), devices, java.util.Map.of(
+    Inventory inv = new Inventory(base.namespaces(), devices, Map.of(
         LabInventories.SENDER, base.nsids(LabInventories.SENDER), SWITCH, base.nsids(SWITCH),
         LabInventories.RECEIVER, base.nsids(LabInventories.RECEIVER)), base.readAt());
     var costs = Costs.window(Costs.gso(SWITCH, 3, "e\u001b[31m", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
@@ -40,7 +41,9 @@ class ReportNamesTest {
         findings));
     assertThat(report.codePoints().filter(c -> c != '\n' && !NameCodec.isPrintable(c)).count())
         .as("raw control or separator characters in the report").isZero();
-    assertThat(report).contains("== e\\x1b[31m (netns " + SWITCH + ", ifindex 3)").contains("lab-sw/e\\x1b[31m segments")
-        .contains("    ip -n lab-snd link set dev '$(touch${IFS}c)'\"$(printf '\\342\\200\\250')\" gso_max_size 16384\n");
+    assertThat(report).contains("== e\\x1b[31m (netns " + SWITCH + ", ifindex 3)")
+        .contains("lab-sw/e\\x1b[31m segments")
+        .contains(
+            "    ip -n lab-snd link set dev '$(touch${IFS}c)'\"$(printf '\\342\\200\\250')\" gso_max_size 16384\n");
   }
 }

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.inventory.InventoryReader;
+import io.segscope.agent.inventory.LinkSetter;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
@@ -121,7 +123,8 @@ class RuleCommandsLabTest {
     Netns a = lab.namespace("tbf");
     Netns b = lab.namespace("peer");
     lab.veth(a, "snd0", b, "rcv0");
-    lab.exec(a, "tc", "qdisc", "add", "dev", "snd0", "root", "tbf", "rate", "100mbit", "burst", "10000", "limit", "30000");
+    lab.exec(a, "tc", "qdisc", "add", "dev", "snd0", "root", "tbf", "rate", "100mbit", "burst", "10000", "limit",
+        "30000");
     Inventory inv = read();
     Finding f = advise(inv, "qdisc_segmentation", segmenting(dev(inv, a, "snd0"), GsoCause.QDISC, GsoType.TCP4,
         GsoSite.QDISC));
@@ -177,7 +180,7 @@ class RuleCommandsLabTest {
     lab.set(a, "big0", "gso_max_size", "185000");
     lab.set(sw, "up0", "gso_max_size", "65536");
     lab.set(sw, "up0", "gso_max_size", "185000");
-    io.segscope.agent.inventory.LinkSetter.setGsoIpv4MaxSize(a.name(), a.inode(),
+    LinkSetter.setGsoIpv4MaxSize(a.name(), a.inode(),
         link(lab, a, "big0").path("ifindex").asInt(), 185000);
     inv = read();
     Device big0 = dev(inv, a, "big0");
@@ -192,7 +195,7 @@ class RuleCommandsLabTest {
 
     // big_tcp_headroom's command, on a device that takes it (the rule speaks for physical NICs only)
     Device up0 = dev(inv, sw, "up0");
-    Inventory asNic = LabInventories.withLink(inv, up0.netns(), up0.ifindex(), l -> new io.segscope.agent.inventory.Link(
+    Inventory asNic = LabInventories.withLink(inv, up0.netns(), up0.ifindex(), l -> new Link(
         l.ifindex(), l.name(), "", l.slaveKind(), l.mtu(), l.link(), l.master(), l.linkNetnsId(), l.gsoMaxSize(),
         l.gsoMaxSegs(), l.tsoMaxSize(), l.tsoMaxSegs(), l.groMaxSize(), l.gsoIpv4MaxSize(), l.groIpv4MaxSize(), l.xdp(),
         l.operstate(), l.minMtu(), l.maxMtu(), l.txQueueLength(), l.flags(), l.vxlanLink()));

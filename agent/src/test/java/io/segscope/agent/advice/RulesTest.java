@@ -7,6 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.cost.Histograms;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
@@ -16,6 +19,8 @@ import io.segscope.probes.wire.DurationBuckets;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class RulesTest {
@@ -26,7 +31,7 @@ class RulesTest {
     return f.commands().stream().map(Command::shell).toList();
   }
 
-  private static List<Finding> advise(io.segscope.agent.inventory.Inventory inv, Collection<DeviceCost> costs) {
+  private static List<Finding> advise(Inventory inv, Collection<DeviceCost> costs) {
     return new Recommender().evaluate(costs, new AdviceContext(inv, T, true));
   }
 
@@ -44,8 +49,9 @@ class RulesTest {
       assertThat(x.devices()).extracting(AdviceContext::label).containsExactly("lab-sw/up0", "lab-snd/snd0");
       assertThat(shells(x)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
       // 32066 x 8 us over 3 s = 0.0855 cores, every skb timed
-      assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, org.assertj.core.api.Assertions.within(1e-9));
-      assertThat(x.evidence()).containsEntry("cause_gso_max_size_share", 1.0).containsEntry("device_gso_max_size", 16384L);
+      assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, Assertions.within(1e-9));
+      assertThat(x.evidence()).containsEntry("cause_gso_max_size_share", 1.0).containsEntry("device_gso_max_size",
+          16384L);
       assertThat(x.confidence()).isEqualTo("high");
       assertThat(x.severity()).isEqualTo("warning");
     });
@@ -138,7 +144,7 @@ class RulesTest {
           "nsenter --net=/run/netns/lab-rcv -- bpftool -- net attach xdpdrv pinned /sys/fs/bpf/segscope-xdp-77 dev rcv0",
           "rm /sys/fs/bpf/segscope-xdp-77");
       // tracepoint mode cannot time copies: 36000/s x 600 ns, stated as an estimate
-      assertThat(x.cpuSavingCores()).isCloseTo(36000 * 600e-9, org.assertj.core.api.Assertions.within(1e-9));
+      assertThat(x.cpuSavingCores()).isCloseTo(36000 * 600e-9, Assertions.within(1e-9));
       assertThat(x.evidence().get("cpu_basis").toString()).contains("cannot time");
       assertThat(x.confidence()).isEqualTo("medium");
       assertThat(x.risk()).contains("xdp.frags").contains("peer");
@@ -153,7 +159,7 @@ class RulesTest {
         Optional.of(Histograms.duration(slots, 108000L * 700)), "kprobe")});
     List<Finding> f = advise(LabInventories.s3(LabInventories.generic(77), "veth"), costs);
     assertThat(f).singleElement().satisfies(x -> {
-      assertThat(x.cpuSavingCores()).isCloseTo(36000 * 700e-9, org.assertj.core.api.Assertions.within(1e-9));
+      assertThat(x.cpuSavingCores()).isCloseTo(36000 * 700e-9, Assertions.within(1e-9));
       assertThat(x.confidence()).isEqualTo("high");
     });
   }
@@ -162,9 +168,9 @@ class RulesTest {
   void noAdviceWhereTheDriverHasNoNativeXdpOrTheProgramIsNative() {
     var costs = Costs.windowWith(new XdpDeviceStats[] {xdp(108000, 0, Optional.empty(), "tracepoint")});
     assertThat(advise(LabInventories.s3(LabInventories.generic(77), "macvlan"), costs)).isEmpty();
-    var drv = new io.segscope.agent.inventory.XdpAttachment(io.segscope.agent.inventory.XdpMode.DRIVER,
-        java.util.OptionalInt.of(77), java.util.OptionalInt.of(77), java.util.OptionalInt.empty(),
-        java.util.OptionalInt.empty());
+    var drv = new XdpAttachment(XdpMode.DRIVER,
+        OptionalInt.of(77), OptionalInt.of(77), OptionalInt.empty(),
+        OptionalInt.empty());
     assertThat(advise(LabInventories.s3(drv, "veth"), costs)).isEmpty();
   }
 

@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Qdisc;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Qdisc;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.GsoSite;

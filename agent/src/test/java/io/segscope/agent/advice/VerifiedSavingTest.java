@@ -5,13 +5,18 @@ import static io.segscope.agent.advice.LabInventories.SWITCH;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.cost.CostModel;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.report.ReportRenderer;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,7 +54,7 @@ class VerifiedSavingTest {
   private static Run run(double after, AdviceIntent intent, Duration closeAfter) {
     Advisor a = new Advisor(Duration.ofSeconds(10), Duration.ofSeconds(10), closeAfter,
         AdviceContext.Thresholds.DEFAULT, true, intent);
-    List<List<Recommendation>> open = new java.util.ArrayList<>();
+    List<List<Recommendation>> open = new ArrayList<>();
     for (int t = 0; t <= 120; t += 5) {
       open.add(a.update(at(t, after), S1));
     }
@@ -142,14 +147,14 @@ class VerifiedSavingTest {
   @Test
   void theReportShowsTheVerdictsAndTheAcceptedIntent() throws Exception {
     AdviceIntent intent = new AdviceIntent(AdviceIntent.fromFlags(List.of("gso_size_mismatch:lab-snd/snd*")));
-    var costs = io.segscope.agent.cost.CostModel.window(at(0, 1), at(10, 1)).values();
+    var costs = CostModel.window(at(0, 1), at(10, 1)).values();
     List<Finding> findings = new Recommender().evaluate(costs, AdviceContext.of(S1, AdviceContext.Thresholds.DEFAULT,
         true, costs));
-    List<SavingCheck.Verification> verified = new java.util.ArrayList<>(run(1.0, intent).advisor().verified());
+    List<SavingCheck.Verification> verified = new ArrayList<>(run(1.0, intent).advisor().verified());
     verified.addAll(run(0.2, AdviceIntent.NONE).advisor().verified());
     verified.addAll(run(0.0, AdviceIntent.NONE).advisor().verified());
-    String report = io.segscope.agent.report.ReportRenderer.render(new io.segscope.agent.report.ReportRenderer.Input(
-        "6.18", "tracepoint", "tracepoint", 10, costs, S1, findings, io.segscope.agent.workload.Workloads.none(), intent,
+    String report = ReportRenderer.render(new ReportRenderer.Input(
+        "6.18", "tracepoint", "tracepoint", 10, costs, S1, findings, Workloads.none(), intent,
         verified));
     assertThat(report)
         .contains("  accepted (measured, not advised): gso_size_mismatch:lab-snd/snd* (--advice-accept "
@@ -160,25 +165,25 @@ class VerifiedSavingTest {
         .contains("-> 0; not verified: the traffic changed too much to compare (after/before 0.20, comparable is "
             + "0.25..4)\n")
         .contains("; not verified: no traffic through the device after the evidence stopped\n");
-    assertThat(io.segscope.agent.report.ReportRenderer.render(new io.segscope.agent.report.ReportRenderer.Input(
+    assertThat(ReportRenderer.render(new ReportRenderer.Input(
         "6.18", "tracepoint", "tracepoint", 10, costs, S1, findings))).doesNotContain("accepted").doesNotContain(
-        "Verified savings");
+            "Verified savings");
   }
 
   @Test
   void verdictsAtTheEdgesOfTheBand() {
     Recommendation rec = run(1.0, AdviceIntent.NONE).openAt().get(40 / 5).get(0);
     SavingCheck.Measure before = new SavingCheck.Measure(Costs.T0, Costs.T0, 100, 0.5, "measured", 1e6);
-    java.util.function.BiFunction<Double, Double, SavingCheck.Verification> v = (traffic, cpu) ->
-        SavingCheck.verify(rec, Costs.T0, before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, 0, cpu,
+    BiFunction<Double, Double, SavingCheck.Verification> v = (traffic, cpu) -> SavingCheck.verify(rec, Costs.T0, before,
+        Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, 0, cpu,
             "measured", traffic)));
     assertThat(v.apply(4e6, 0.0).verdict()).isEqualTo("verified");
     // above the band with the segmentation gone (0 of 100/s): the fix lifted the traffic, verified
     assertThat(v.apply(4.01e6, 0.0).verdict()).isEqualTo("verified");
     assertThat(v.apply(10e6, 0.0).savingCores()).isCloseTo(0.5, within(1e-12));
     // above the band with segmentation left (6 and 50 of 100/s, more than GONE_SHARE): not comparable
-    java.util.function.BiFunction<Double, Double, SavingCheck.Verification> left = (traffic, sw) ->
-        SavingCheck.verify(rec, Costs.T0, before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, sw, 0.01,
+    BiFunction<Double, Double, SavingCheck.Verification> left = (traffic, sw) -> SavingCheck.verify(rec, Costs.T0,
+        before, Optional.of(new SavingCheck.Measure(Costs.T0, Costs.T0, sw, 0.01,
             "measured", traffic)));
     assertThat(left.apply(4.01e6, 6.0).verdict()).isEqualTo("traffic_changed");
     assertThat(left.apply(8e6, 50.0).verdict()).isEqualTo("traffic_changed");

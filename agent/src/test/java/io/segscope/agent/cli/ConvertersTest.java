@@ -3,8 +3,20 @@ package io.segscope.agent.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.agent.telemetry.DeviceSelection;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class ConvertersTest {
@@ -34,9 +46,9 @@ class ConvertersTest {
 
   @Test
   void badFlagsExitTwoWithUsage() {
-    java.io.StringWriter err = new java.io.StringWriter();
+    StringWriter err = new StringWriter();
     CommandLine cl = SegscopeCommand.commandLine();
-    cl.setErr(new java.io.PrintWriter(err));
+    cl.setErr(new PrintWriter(err));
     assertThat(cl.execute("run", "--interval", "soon")).isEqualTo(2);
     assertThat(err.toString()).contains("not a duration").contains("Usage:");
     err.getBuffer().setLength(0);
@@ -48,9 +60,9 @@ class ConvertersTest {
   }
 
   private static String[] usage(String... args) {
-    java.io.StringWriter err = new java.io.StringWriter();
+    StringWriter err = new StringWriter();
     CommandLine cl = SegscopeCommand.commandLine();
-    cl.setErr(new java.io.PrintWriter(err));
+    cl.setErr(new PrintWriter(err));
     int code = cl.execute(args);
     return new String[] {Integer.toString(code), err.toString()};
   }
@@ -79,14 +91,14 @@ class ConvertersTest {
         {"1s..1h", "report", "--duration", "2h"},
     };
     for (String[] c : cases) {
-      String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
+      String[] args = Arrays.copyOfRange(c, 1, c.length);
       String[] r = usage(args);
       assertThat(r[0]).as("exit code of %s", String.join(" ", args)).isEqualTo("2");
       assertThat(r[1]).as("message of %s", String.join(" ", args)).contains(c[0]).contains("Usage:");
     }
-    java.util.List<String> many = new java.util.ArrayList<>(java.util.List.of("run"));
+    List<String> many = new ArrayList<>(List.of("run"));
     for (int i = 0; i < 17; i++) {
-      many.addAll(java.util.List.of("--netns-dir", "/run/dir" + i));
+      many.addAll(List.of("--netns-dir", "/run/dir" + i));
     }
     String[] r = usage(many.toArray(String[]::new));
     assertThat(r[0]).isEqualTo("2");
@@ -94,10 +106,9 @@ class ConvertersTest {
   }
 
   @Test
-  void badAdviceIntentsExitTwoWithTheReasonBeforeAnythingIsAttached(@org.junit.jupiter.api.io.TempDir
-      java.nio.file.Path dir) throws Exception {
-    java.nio.file.Path file = dir.resolve("advice.yaml");
-    java.nio.file.Files.writeString(file, "accept:\n  - rule: offload_disabled\n    devise: eth0\n");
+  void badAdviceIntentsExitTwoWithTheReasonBeforeAnythingIsAttached(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("advice.yaml");
+    Files.writeString(file, "accept:\n  - rule: offload_disabled\n    devise: eth0\n");
     String[][] cases = {
         {"--advice-accept 'nope:*/eth0': unknown rule 'nope'", "--advice-accept", "nope:*/eth0"},
         {"is not a glob", "--advice-accept", "offload_disabled:*/[eth"},
@@ -105,14 +116,14 @@ class ConvertersTest {
         {file + ": accept[0]: unknown field 'devise'", "--advice-config", file.toString()},
         {"read " + dir.resolve("none.yaml"), "--advice-config", dir.resolve("none.yaml").toString()},
     };
-    java.io.PrintStream saved = System.err;
+    PrintStream saved = System.err;
     try {
       for (String command : new String[] {"run", "report"}) {
         for (String[] c : cases) {
-          java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-          System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+          ByteArrayOutputStream err = new ByteArrayOutputStream();
+          System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
           int code = SegscopeCommand.commandLine().execute(command, c[1], c[2]);
-          String text = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+          String text = err.toString(StandardCharsets.UTF_8);
           assertThat(code).as("exit code of %s %s %s", command, c[1], c[2]).isEqualTo(2);
           assertThat(text).as("message of %s %s %s", command, c[1], c[2]).startsWith("segscope " + command + ": ")
               .contains(c[0]).doesNotContain("Exception").doesNotContain("\tat ");
@@ -135,7 +146,7 @@ class ConvertersTest {
     assertThat(run.deviceInclude.pattern()).isEqualTo("^veth");
     RunCommand defaults = new RunCommand();
     new CommandLine(defaults).parseArgs();
-    assertThat(defaults.maxDevices).isEqualTo(io.segscope.agent.telemetry.DeviceSelection.Config.DEFAULT_MAX_DEVICES);
+    assertThat(defaults.maxDevices).isEqualTo(DeviceSelection.Config.DEFAULT_MAX_DEVICES);
     assertThat(defaults.deviceInclude).isNull();
     ReportCommand report = new ReportCommand();
     new CommandLine(report).parseArgs("--duration", "1h");

@@ -35,7 +35,8 @@ class CallSitesCheckTest {
   void withoutValidateXmitSkbTheCheckWarnsThatTracepointModeIsBlindOnTransmit() throws Exception {
     Check c = HostChecks.callSites(CallSites.resolve(Kallsyms.parse(KERNEL_6_18.subList(2, 6), "recorded")));
     assertThat(c.status()).isEqualTo(Check.Status.WARN);
-    assertThat(c.detail()).startsWith("validate_xmit_skb not found: tracepoint mode cannot see segmentation on transmit;")
+    assertThat(c.detail())
+        .startsWith("validate_xmit_skb not found: tracepoint mode cannot see segmentation on transmit;")
         .contains("xmit validate_xmit_skb: absent");
   }
 }

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.segscope.probes.KernelProbes;
 import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
+import io.segscope.probes.load.AttachPoint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,11 +60,11 @@ class DoctorTest {
       return Optional.of(event.equals("qdisc_dequeue")
           ? List.of("struct Qdisc *", "struct netdev_queue *", "int", "struct sk_buff *")
           : event.equals("net_dev_queue") || event.equals("netif_receive_skb") ? List.of("struct sk_buff *")
-          : List.of("struct sk_buff *", "void *"));
+              : List.of("struct sk_buff *", "void *"));
     }
 
     @Override
-    public Optional<String> tryAttach(io.segscope.probes.load.AttachPoint point) {
+    public Optional<String> tryAttach(AttachPoint point) {
       return point.kind().equals("fentry") || point.kind().equals("fexit")
           ? Optional.of("bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)")
           : Optional.empty();
@@ -81,7 +83,8 @@ class DoctorTest {
     assertThat(r.paths()).first().satisfies(p -> {
       assertThat(p.mode()).isEqualTo("kprobe");
       assertThat(p.tried()).containsExactly(
-          new DoctorReport.Tried("fentry", false, "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)"),
+          new DoctorReport.Tried("fentry", false,
+              "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)"),
           new DoctorReport.Tried("kprobe", true, ""));
     });
   }
@@ -161,9 +164,9 @@ class DoctorTest {
         "tracefs /sys/kernel/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0",
         "bpf /sys/fs/bpf bpf rw,nosuid,nodev,noexec,relatime,mode=700 0 0"));
     assertThat(found).extracting(Check::name, Check::status).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("tracefs", Check.Status.OK),
-        org.assertj.core.groups.Tuple.tuple("debugfs", Check.Status.WARN),
-        org.assertj.core.groups.Tuple.tuple("bpffs", Check.Status.OK));
+        Tuple.tuple("tracefs", Check.Status.OK),
+        Tuple.tuple("debugfs", Check.Status.WARN),
+        Tuple.tuple("bpffs", Check.Status.OK));
     assertThat(found.get(0).detail()).isEqualTo("mounted on /sys/kernel/tracing");
     assertThat(HostChecks.mounts(List.of()).get(0).status()).isEqualTo(Check.Status.FAIL);
   }

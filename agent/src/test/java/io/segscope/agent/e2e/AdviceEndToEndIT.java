@@ -16,10 +16,16 @@ import io.segscope.lab.UdpGsoSender;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.assertj.core.api.Assertions;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -163,7 +169,8 @@ class AdviceEndToEndIT {
       for (Topology t : healthy) {
         DeviceAt snd = t.device("sender");
         Map<String, String> d = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
-        assertThat(after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d))
+        assertThat(
+            after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d))
             .as("intact super-packets measured on %s's sender", t.name()).isGreaterThan(100);
       }
     }
@@ -182,7 +189,7 @@ class AdviceEndToEndIT {
       try {
         load.run(d);
       } catch (Exception e) {
-        throw new java.util.concurrent.CompletionException(e);
+        throw new CompletionException(e);
       }
     });
   }
@@ -234,7 +241,7 @@ class AdviceEndToEndIT {
         Thread.sleep(300);
       }
       running.get();
-      java.util.Set<String> ours = new java.util.HashSet<>();
+      Set<String> ours = new HashSet<>();
       t.devices().values().forEach(d -> ours.add(Long.toString(d.ns().inode())));
       throw new AssertionError("no " + rule + " recommendation during " + traffic + " of traffic in " + t.name()
           + "; open: " + recommendations(agent) + "; its devices' software GSO: " + agent.scrape()
@@ -262,7 +269,8 @@ class AdviceEndToEndIT {
     traffic.get(trafficAfter.toSeconds() + 60, TimeUnit.SECONDS);
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
     double sw = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
-    double off = after.sum("segscope_gso_offloaded_skbs_total", dev) - before.sum("segscope_gso_offloaded_skbs_total", dev);
+    double off =
+        after.sum("segscope_gso_offloaded_skbs_total", dev) - before.sum("segscope_gso_offloaded_skbs_total", dev);
     System.out.printf("%s after the fix on %s: %.0f software-segmented, %.0f offloaded%n", t.name(), d.name(), sw, off);
     assertThat(off).as("super-packets handed intact to %s after the fix", d.name()).isGreaterThan(100);
     // new connections size their super-packets for the fixed device: none is segmented in software
@@ -285,10 +293,10 @@ class AdviceEndToEndIT {
     double saving = v.path("saving_cores").asDouble();
     assertThat(saving).as("verified saving").isGreaterThan(0)
         .isCloseTo(v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
-            org.assertj.core.api.Assertions.within(1e-9));
+            Assertions.within(1e-9));
     PromText m = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
     assertThat(m.sum("segscope_recommendation_verified_saving_cores", labels("id", id)))
-        .isCloseTo(saving, org.assertj.core.api.Assertions.within(1e-9));
+        .isCloseTo(saving, Assertions.within(1e-9));
     assertThat(agent.log()).contains("recommendation closed: " + id).contains("verified saving");
   }
 
@@ -312,13 +320,13 @@ class AdviceEndToEndIT {
           .isEqualTo("verified");
       double ratio = v.path("traffic_ratio").asDouble();
       assertThat(v.path("saving_cores").asDouble()).as("saving of %s", v).isPositive()
-          .isCloseTo(v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
-              org.assertj.core.data.Offset.offset(1e-6));
+          .isCloseTo(
+              v.path("before").path("cpu_cores").asDouble() - v.path("after").path("cpu_cores").asDouble() / ratio,
+              Offset.offset(1e-6));
     } else {
       expectVerifiedSaving(agent, rec);
     }
   }
-
 
   /** The closed recommendation's before/after measure in {@code verified_savings} of the API. */
   private static JsonNode verification(AgentProcess agent, JsonNode rec) throws Exception {
@@ -345,7 +353,7 @@ class AdviceEndToEndIT {
 
   private static String adviceLog(AgentProcess agent) throws Exception {
     return agent.log().lines().filter(l -> l.contains("recommendation"))
-        .collect(java.util.stream.Collectors.joining("\n"));
+        .collect(Collectors.joining("\n"));
   }
 
   private static void awaitClosed(AgentProcess agent, String id, Duration timeout) throws Exception {
@@ -387,7 +395,7 @@ class AdviceEndToEndIT {
    */
   private static List<JsonNode> inLab(List<JsonNode> recs, Lab lab) {
     // by name as well as inode: a deleted namespace's inode is reused for the next one
-    java.util.Set<String> ours = new java.util.HashSet<>();
+    Set<String> ours = new HashSet<>();
     lab.namespaces().forEach(n -> ours.add(n.inode() + "/" + n.name()));
     return recs.stream().filter(r -> ours.contains(r.path("subject").path("netns").asLong() + "/"
         + r.path("subject").path("netns_name").asText())).toList();

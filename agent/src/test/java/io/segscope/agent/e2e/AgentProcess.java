@@ -1,16 +1,20 @@
 package io.segscope.agent.e2e;
 
+import io.segscope.testing.Readiness;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** The real agent jar running as a child process, for end-to-end tests. */
@@ -52,7 +56,7 @@ final class AgentProcess implements AutoCloseable {
       throw new AssertionError("segscope " + String.join(" ", args) + " did not exit within " + timeout);
     }
     // lenient: a report or doctor lists every device, and other labs' names need not be UTF-8
-    String text = new String(Files.readAllBytes(out), java.nio.charset.StandardCharsets.UTF_8);
+    String text = new String(Files.readAllBytes(out), StandardCharsets.UTF_8);
     Files.deleteIfExists(out);
     return new ProcessResult(p.exitValue(), text);
   }
@@ -87,15 +91,14 @@ final class AgentProcess implements AutoCloseable {
   }
 
   /** Waits for {@code probe} (e.g. /readyz over TLS) to answer 200; fails with the agent's log otherwise. */
-  void awaitReady(Duration timeout, io.segscope.testing.Readiness.Probe probe) throws Exception {
-    io.segscope.testing.Readiness.await("the agent", process, probe, timeout, this::log);
+  void awaitReady(Duration timeout, Readiness.Probe probe) throws Exception {
+    Readiness.await("the agent", process, probe, timeout, this::log);
   }
 
   /** Waits for /readyz to answer 200; fails with the agent's log otherwise. */
   void awaitReady(Duration timeout) throws Exception {
-    io.segscope.testing.Readiness.await("the agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
+    Readiness.await("the agent", process, () -> get("/readyz").statusCode(), timeout, this::log);
   }
-
 
   HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
@@ -134,13 +137,13 @@ final class AgentProcess implements AutoCloseable {
    * ({@code segscope_snapshot_timestamp_seconds}) is taken when its read ends, and reads follow one
    * another: so the read after the first snapshot stamped after {@code moment} began after it.
    */
-  PromText scrapeOfAReadStartedAfter(java.time.Instant moment, Duration limit) throws Exception {
+  PromText scrapeOfAReadStartedAfter(Instant moment, Duration limit) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
     double first = Double.NaN;
     double after = moment.toEpochMilli() / 1000.0;
     while (System.nanoTime() < deadline) {
       PromText m = scrape();
-      double stamp = m.sum("segscope_snapshot_timestamp_seconds", java.util.Map.of());
+      double stamp = m.sum("segscope_snapshot_timestamp_seconds", Map.of());
       if (stamp > after) {
         if (!Double.isNaN(first)) {
           return m;
@@ -158,14 +161,14 @@ final class AgentProcess implements AutoCloseable {
    * every namespace following {@code moment} ({@code segscope_inventory_last_refresh_timestamp_seconds}):
    * what to wait on after changing devices, instead of a guess at the refresh and read intervals.
    */
-  PromText scrapeAfterAnInventoryRefreshSince(java.time.Instant moment, Duration limit) throws Exception {
+  PromText scrapeAfterAnInventoryRefreshSince(Instant moment, Duration limit) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
     double after = moment.toEpochMilli() / 1000.0;
     while (System.nanoTime() < deadline) {
-      double refreshed = scrape().sum("segscope_inventory_last_refresh_timestamp_seconds", java.util.Map.of());
+      double refreshed = scrape().sum("segscope_inventory_last_refresh_timestamp_seconds", Map.of());
       if (refreshed > after) {
         long left = deadline - System.nanoTime();
-        return scrapeOfAReadStartedAfter(java.time.Instant.ofEpochMilli((long) Math.ceil(refreshed * 1000)),
+        return scrapeOfAReadStartedAfter(Instant.ofEpochMilli((long) Math.ceil(refreshed * 1000)),
             Duration.ofNanos(Math.max(left, 0)));
       }
       Thread.sleep(100);
@@ -174,7 +177,7 @@ final class AgentProcess implements AutoCloseable {
   }
 
   String log() throws IOException {
-    return new String(Files.readAllBytes(log), java.nio.charset.StandardCharsets.UTF_8);
+    return new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
   }
 
   /** SIGTERM, then the exit code. */

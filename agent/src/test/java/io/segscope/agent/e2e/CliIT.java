@@ -2,12 +2,12 @@ package io.segscope.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.Requirement;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import io.segscope.testkit.Requirement;
 import org.junit.jupiter.api.Test;
 
 /** The jar as a user runs it: exit codes and messages. */

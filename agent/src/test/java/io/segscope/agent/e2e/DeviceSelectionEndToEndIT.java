@@ -11,6 +11,7 @@ import io.segscope.lab.Netns;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class DeviceSelectionEndToEndIT {
       agent.awaitReady(Duration.ofSeconds(90));
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       PromText m = agent.scrape();
-      while (m.sum("segscope_devices_reported", java.util.Map.of()) < 2 && System.nanoTime() < deadline) {
+      while (m.sum("segscope_devices_reported", Map.of()) < 2 && System.nanoTime() < deadline) {
         Thread.sleep(200);
         m = agent.scrape();
       }
@@ -53,8 +54,8 @@ class DeviceSelectionEndToEndIT {
       metrics.forEach(x -> names.add(x.substring(x.indexOf('/') + 1)));
       assertThat(names).allMatch(n -> n.startsWith("sgkeep")).doesNotContain("sgdrop0");
       assertThat(metrics).allMatch(x -> x.startsWith(a.inode() + "/"));
-      assertThat(m.sum("segscope_devices_reported", java.util.Map.of())).isEqualTo(2.0);
-      assertThat(m.sum("segscope_devices_dropped_total", java.util.Map.of()))
+      assertThat(m.sum("segscope_devices_reported", Map.of())).isEqualTo(2.0);
+      assertThat(m.sum("segscope_devices_dropped_total", Map.of()))
           .as("the third sgkeep device, over --max-devices 2").isEqualTo(1.0);
       assertThat(m.sum("segscope_device_info", labels("device", "sgdrop0"))).isZero();
     }

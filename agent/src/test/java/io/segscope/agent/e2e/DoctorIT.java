@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.testkit.Requirement;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import io.segscope.testkit.Requirement;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

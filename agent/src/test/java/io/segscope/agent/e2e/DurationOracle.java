@@ -150,7 +150,8 @@ final class DurationOracle implements AutoCloseable {
     Path hold = dir.resolve("hold.sh");
     Files.writeString(hold, String.join("\n", "#!/bin/sh", ": > \"$(dirname \"$0\")/ready\"", "exec sleep 3600", ""));
     ProcessBuilder pb = new ProcessBuilder(Tools.require("bpftrace"), "-k", "-f", "json", "-c", "/bin/sh " + hold,
-        file.toString()).redirectOutput(dir.resolve("out.json").toFile()).redirectError(dir.resolve("err.txt").toFile());
+        file.toString()).redirectOutput(dir.resolve("out.json").toFile())
+        .redirectError(dir.resolve("err.txt").toFile());
     pb.environment().put("BPFTRACE_MAP_KEYS_MAX", Integer.toString(MAP_KEYS));
     DurationOracle o = new DurationOracle(pb.start(), dir);
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -2,12 +2,14 @@ package io.segscope.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.probes.wire.DurationBuckets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * The p50/p90/p99 comparison of issue 14: quantiles estimated from segscope's histograms against the
@@ -21,7 +23,7 @@ final class DurationQuantiles {
   private DurationQuantiles() {}
 
   /** The durations (ns -> occurrences) of every key accepted by {@code keep}, merged. */
-  static TreeMap<Long, Long> merged(DurationOracle.Durations d, java.util.function.Predicate<String> keep) {
+  static TreeMap<Long, Long> merged(DurationOracle.Durations d, Predicate<String> keep) {
     TreeMap<Long, Long> all = new TreeMap<>();
     d.byKey().forEach((k, v) -> {
       if (keep.test(k)) {
@@ -71,15 +73,15 @@ final class DurationQuantiles {
     TreeMap<Integer, Long> buckets = new TreeMap<>();
     long zero = 0;
     for (Map.Entry<Long, Long> e : durations.entrySet()) {
-      int slot = io.segscope.probes.wire.DurationBuckets.slotOf(e.getKey());
+      int slot = DurationBuckets.slotOf(e.getKey());
       if (slot == 0) {
         zero += e.getValue();
       } else {
-        buckets.merge(io.segscope.probes.wire.DurationBuckets.nativeIndex(slot), e.getValue(), Long::sum);
+        buckets.merge(DurationBuckets.nativeIndex(slot), e.getValue(), Long::sum);
       }
     }
-    return new ExportedHistogram(io.segscope.probes.wire.DurationBuckets.SCHEMA,
-        io.segscope.probes.wire.DurationBuckets.zeroThresholdSeconds(), zero, buckets, new double[0], new long[0],
+    return new ExportedHistogram(DurationBuckets.SCHEMA,
+        DurationBuckets.zeroThresholdSeconds(), zero, buckets, new double[0], new long[0],
         count(durations), 0);
   }
 

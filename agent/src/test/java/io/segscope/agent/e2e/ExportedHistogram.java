@@ -5,6 +5,7 @@ import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_3
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -88,7 +89,7 @@ record ExportedHistogram(int schema, double zeroThreshold, long zeroCount, Navig
       return this;
     }
     if (earlier.schema != schema || earlier.zeroThreshold != zeroThreshold
-        || !java.util.Arrays.equals(earlier.classicUpper, classicUpper)) {
+        || !Arrays.equals(earlier.classicUpper, classicUpper)) {
       throw new AssertionError("histogram layout changed between two scrapes of one series");
     }
     TreeMap<Integer, Long> delta = new TreeMap<>();
@@ -99,7 +100,7 @@ record ExportedHistogram(int schema, double zeroThreshold, long zeroCount, Navig
       cumulative[i] = classicCumulative[i] - earlier.classicCumulative[i];
     }
     if (delta.values().stream().anyMatch(n -> n < 0) || zeroCount < earlier.zeroCount || count < earlier.count
-        || java.util.Arrays.stream(cumulative).anyMatch(n -> n < 0)) {
+        || Arrays.stream(cumulative).anyMatch(n -> n < 0)) {
       throw new AssertionError("histogram counts went down between two scrapes of one series");
     }
     delta.values().removeIf(n -> n == 0);

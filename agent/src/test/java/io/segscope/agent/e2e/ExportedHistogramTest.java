@@ -3,6 +3,7 @@ package io.segscope.agent.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ class ExportedHistogramTest {
     ExportedHistogram after = h(1, new long[] {2, 6, 9, 9}, 5.0, -2, 1, -1, 4, 0, 3);
     ExportedHistogram d = after.since(before);
     assertThat(d.zeroCount()).isZero();
-    assertThat(d.buckets()).containsExactly(java.util.Map.entry(-1, 3L), java.util.Map.entry(0, 2L));
+    assertThat(d.buckets()).containsExactly(Map.entry(-1, 3L), Map.entry(0, 2L));
     assertThat(d.classicCumulative()).containsExactly(0, 3, 5, 5);
     assertThat(d.count()).isEqualTo(5);
     assertThat(d.sum()).isEqualTo(3.5);

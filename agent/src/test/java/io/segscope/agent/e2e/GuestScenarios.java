@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -95,7 +96,8 @@ class GuestScenarios extends ScenarioSuite {
     long oracleCount = DurationQuantiles.count(durations);
     System.out.printf("[%s] S3 receiver copy durations: oracle %d (all keys %s), mean %.0f ns; exported %d, mean"
         + " %.0f ns%n", mode(), oracleCount, measured.byKey().keySet(),
-        oracleCount > 0 ? DurationQuantiles.meanNanos(durations) : 0, h.count(), h.count() > 0 ? h.sum() / h.count() * 1e9 : 0);
+        oracleCount > 0 ? DurationQuantiles.meanNanos(durations) : 0, h.count(),
+        h.count() > 0 ? h.sum() / h.count() * 1e9 : 0);
     assertThat((double) h.count()).as("copies segscope timed vs those the oracle timed").isPositive()
         .isBetween(0.99 * oracleCount, 1.01 * oracleCount);
     double[] exact = new double[3];
@@ -214,5 +216,5 @@ class GuestScenarios extends ScenarioSuite {
 
   /** One guest-only kind: the topology that segments, its control, where and why it segments. */
   private record Kind(Topology bad, Topology ok, String segmenting, String site,
-      java.util.function.Predicate<String> oracleSite, String cause, String gsoType, String offloading) {}
+      Predicate<String> oracleSite, String cause, String gsoType, String offloading) {}
 }

@@ -11,6 +11,7 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.probes.names.NameCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -174,7 +175,7 @@ class HostileNamesEndToEndIT {
       assertThat(log).contains("recommendation opened: " + id).contains("dev '$(touch${IFS}c)'")
           .contains(uplink.ns().name() + "/\\x1c");
       assertThat(log.codePoints().filter(c -> c != '\n' && c != '\t'
-          && !io.segscope.probes.names.NameCodec.isPrintable(c)).count()).as("raw control characters in the log")
+          && !NameCodec.isPrintable(c)).count()).as("raw control characters in the log")
           .isZero();
     } finally {
       try (var files = Files.list(cwd)) {

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.agent.inventory.EthtoolJson;
+import io.segscope.agent.telemetry.InventoryView;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +49,7 @@ class InventoryEndToEndIT {
     try (AgentProcess agent = AgentProcess.start("--interval", "1s")) {
       agent.awaitReady(Duration.ofSeconds(90));
       // the lab is settled: wait for an inventory refresh after now and a map read after that
-      PromText metrics = agent.scrapeAfterAnInventoryRefreshSince(java.time.Instant.now(), Duration.ofSeconds(30));
+      PromText metrics = agent.scrapeAfterAnInventoryRefreshSince(Instant.now(), Duration.ofSeconds(30));
       JsonNode api = JSON.readTree(agent.get("/api/v1/devices").body());
       SoftAssertions soft = new SoftAssertions();
       int compared = 0;
@@ -118,9 +122,9 @@ class InventoryEndToEndIT {
   private static void compareFeatures(SoftAssertions soft, Lab lab, Netns ns, String dev, JsonNode api,
       PromText metrics, Map<String, String> dl) throws Exception {
     JsonNode eth = JSON.readTree(lab.exec(ns, "ethtool", "--json", "-k", dev)).get(0);
-    Set<String> active = new java.util.HashSet<>();
+    Set<String> active = new HashSet<>();
     api.path("features").path("active").forEach(f -> active.add(f.asText()));
-    Set<String> fixed = new java.util.HashSet<>();
+    Set<String> fixed = new HashSet<>();
     api.path("features").path("fixed").forEach(f -> fixed.add(f.asText()));
     Map<String, Double> exported = new HashMap<>();
     for (var s : metrics.samples("segscope_device_feature_active")) {
@@ -128,11 +132,11 @@ class InventoryEndToEndIT {
         exported.put(s.labels().get("feature") + "/" + s.labels().get("fixed"), s.value());
       }
     }
-    for (Iterator<String> it = eth.fieldNames(); it.hasNext(); ) {
+    for (Iterator<String> it = eth.fieldNames(); it.hasNext();) {
       String printed = it.next();
       JsonNode f = eth.path(printed);
       // ethtool prints some kernel features under their legacy ethtool(8) names
-      String name = io.segscope.agent.inventory.EthtoolJson.LEGACY.getOrDefault(printed, printed);
+      String name = EthtoolJson.LEGACY.getOrDefault(printed, printed);
       if (!f.isObject() || !f.path("active").isBoolean() || !f.path("fixed").isBoolean()) {
         continue; // ethtool's group names (tx-checksumming, ...) have no bit of their own
       }
@@ -141,7 +145,7 @@ class InventoryEndToEndIT {
       soft.assertThat(active.contains(name)).as("%s/%s feature %s active", ns.name(), dev, name).isEqualTo(on);
       soft.assertThat(fixed.contains(name)).as("%s/%s feature %s fixed", ns.name(), dev, name).isEqualTo(fx);
       Double m = exported.get(name + "/" + fx);
-      if (io.segscope.agent.telemetry.InventoryView.CURATED_FEATURES.contains(name)) {
+      if (InventoryView.CURATED_FEATURES.contains(name)) {
         soft.assertThat(m).as("%s/%s metric feature %s fixed=%s", ns.name(), dev, name, fx).isEqualTo(on ? 1.0 : 0.0);
       }
     }
@@ -162,7 +166,7 @@ class InventoryEndToEndIT {
     Set<String> seen = Set.of();
     while (System.nanoTime() < deadline) {
       JsonNode api = JSON.readTree(agent.get("/api/v1/devices?netns=" + netns).body());
-      java.util.Set<String> names = new java.util.HashSet<>();
+      Set<String> names = new HashSet<>();
       api.path("devices").forEach(d -> names.add(d.path("name").asText()));
       seen = names;
       if (names.equals(expected)) {

@@ -12,9 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -137,7 +139,8 @@ final class KernelOracle implements AutoCloseable {
   static final class Sites {
     private Sites() {}
 
-    static final Predicate<String> XMIT = f -> f.startsWith("validate_xmit_skb") && !f.startsWith("validate_xmit_skb_list");
+    static final Predicate<String> XMIT =
+        f -> f.startsWith("validate_xmit_skb") && !f.startsWith("validate_xmit_skb_list");
     static final Predicate<String> IP_OUTPUT_MTU = in("ip_finish_output_gso", "__ip_finish_output", "ip_finish_output",
         "ip6_finish_output_gso_slowpath_drop", "__ip6_finish_output", "ip6_finish_output");
     static final Predicate<String> QDISC = in("tbf_segment", "tbf_enqueue", "netem_segment", "netem_enqueue",
@@ -330,7 +333,7 @@ final class KernelOracle implements AutoCloseable {
       if (!n.path("type").asText().equals("map")) {
         continue;
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = n.path("data").fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = n.path("data").fields(); it.hasNext();) {
         Map.Entry<String, JsonNode> m = it.next();
         Map<String, Long> values = new HashMap<>();
         m.getValue().fields().forEachRemaining(e -> values.put(e.getKey(), e.getValue().asLong()));
@@ -338,7 +341,7 @@ final class KernelOracle implements AutoCloseable {
       }
     }
     Map<String, Xdp> xdp = new HashMap<>();
-    java.util.Set<String> devices = new java.util.HashSet<>();
+    Set<String> devices = new HashSet<>();
     devices.addAll(maps.getOrDefault("@xdp_copied", Map.of()).keySet());
     devices.addAll(maps.getOrDefault("@xdp_passed", Map.of()).keySet());
     for (String d : devices) {
@@ -358,7 +361,7 @@ final class KernelOracle implements AutoCloseable {
    * cannot tell.
    */
   private long recursionMisses() {
-    java.util.Optional<java.nio.file.Path> bpftool = Tools.find("bpftool");
+    Optional<Path> bpftool = Tools.find("bpftool");
     if (bpftool.isEmpty()) {
       return -1;
     }

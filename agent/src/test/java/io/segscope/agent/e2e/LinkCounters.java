@@ -7,6 +7,7 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.Netns;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -59,7 +60,7 @@ record LinkCounters(Map<DeviceAt, Stats> stats) {
    * A device's rx counter moves when its peer hands it a packet, before the packet is received, so a
    * reading taken while the tail of a flow is in flight counts packets no receive hook has seen yet.
    */
-  static LinkCounters readWhenSettled(Lab lab, Iterable<DeviceAt> devices, java.time.Duration timeout) {
+  static LinkCounters readWhenSettled(Lab lab, Iterable<DeviceAt> devices, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     LinkCounters last = read(lab, devices);
     while (System.nanoTime() < deadline) {

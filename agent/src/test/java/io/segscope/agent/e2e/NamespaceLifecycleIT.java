@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,7 +50,7 @@ class NamespaceLifecycleIT {
 
   /** Scrapes until {@code done} holds for a scrape whose read began after {@code after}; returns it. */
   private static PromText awaitScrape(AgentProcess agent, Instant after, Duration limit,
-      java.util.function.Predicate<PromText> done, String what) throws Exception {
+      Predicate<PromText> done, String what) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
     PromText m = null;
     while (System.nanoTime() < deadline) {

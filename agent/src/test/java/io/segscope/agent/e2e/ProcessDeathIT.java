@@ -8,8 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
+import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.testing.Readiness;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,7 +75,9 @@ class ProcessDeathIT {
       log = dir.resolve("agent.log");
       classLog = dir.resolve("classes.log");
       port = AgentProcess.freePort();
-      List<String> cmd = new ArrayList<>(List.of("java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1",
+      List<String> cmd = new ArrayList<>(List.of("java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC",
+          "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps",
+          "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1",
           "-XX:+ExitOnOutOfMemoryError", "-Xlog:class+load=info:file=" + classLog,
           "-Djava.io.tmpdir=" + tmp, "-Djna.tmpdir=" + tmp.resolve("jna"),
           "-jar", AgentProcess.jar().toString(), "run", "--listen", "127.0.0.1:" + port, "--interval", "1s",
@@ -156,7 +161,7 @@ class ProcessDeathIT {
 
     void awaitReady(Duration limit) throws Exception {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-      io.segscope.testing.Readiness.await("the agent", process, () -> http.send(HttpRequest.newBuilder(
+      Readiness.await("the agent", process, () -> http.send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + port + "/readyz")).timeout(Duration.ofSeconds(5)).build(),
           HttpResponse.BodyHandlers.ofString()).statusCode(), limit, this::log);
     }
@@ -221,7 +226,7 @@ class ProcessDeathIT {
         process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       }
       try (Stream<Path> s = Files.walk(dir)) {
-        s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }
@@ -284,7 +289,7 @@ class ProcessDeathIT {
   }
 
   private static void requireTools() {
-    io.segscope.lab.Prerequisites.requireTool("bpftool", "it tells whether the agent's BPF objects are gone");
+    Prerequisites.requireTool("bpftool", "it tells whether the agent's BPF objects are gone");
   }
 
   @ParameterizedTest(name = "SIGTERM {0} s after the start")
@@ -409,7 +414,7 @@ class ProcessDeathIT {
       }
     } finally {
       try (Stream<Path> s = Files.walk(cache)) {
-        s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }

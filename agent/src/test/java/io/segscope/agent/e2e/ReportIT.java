@@ -7,10 +7,14 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** {@code segscope report} as a person runs it, during S1 traffic. */
@@ -21,11 +25,11 @@ class ReportIT {
   void reportShowsTheUplinksCostHistogramsChainAndTheFix(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
     // other labs' devices may carry non-UTF-8 names: decode leniently
-    java.util.function.Function<Path, String> text = f -> {
+    Function<Path, String> text = f -> {
       try {
-        return new String(Files.readAllBytes(f), java.nio.charset.StandardCharsets.UTF_8);
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        return new String(Files.readAllBytes(f), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     };
     Path out = Files.createTempFile("segscope-report", ".out");
@@ -82,7 +86,7 @@ class ReportIT {
     String output;
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-      while (!Files.readString(out, java.nio.charset.StandardCharsets.ISO_8859_1)
+      while (!Files.readString(out, StandardCharsets.ISO_8859_1)
           .contains("segscope report: probes attached, sampling for 16 s")) {
         assertThat(p.isAlive()).as("report exited before sampling").isTrue();
         assertThat(System.nanoTime()).as("report sampling within 120 s").isLessThan(deadline);
@@ -95,7 +99,7 @@ class ReportIT {
       assertThat(fix.exitValue()).isZero();
       lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(6));
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("report exits after its 16 s").isTrue();
-      output = Files.readString(out, java.nio.charset.StandardCharsets.ISO_8859_1);
+      output = Files.readString(out, StandardCharsets.ISO_8859_1);
       assertThat(p.exitValue()).as(output).isZero();
     } finally {
       p.destroyForcibly();

@@ -12,11 +12,25 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.lab.UdpGsoSender;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -283,8 +297,10 @@ abstract class ScenarioSuite {
     long arrivedAtLeast = t.inner().rxPacketsSince(t.inner0(), receiver);
     long arrivedAtMost = t.outer().rxPacketsSince(t.outer0(), receiver);
     long oracleOnly = t.oracleOnlyRxPackets(receiver);
-    System.out.printf("[%s] " + s3.name() + " receiver: %.0f copied + %.0f passed (device rx %d..%d), %.0f bytes copied;"
-        + " oracle %s (+%d outside segscope's window); %.0f timed, mean %.0f ns%n", mode(), copied, passed,
+    System.out.printf(
+        "[%s] " + s3.name() + " receiver: %.0f copied + %.0f passed (device rx %d..%d), %.0f bytes copied;"
+            + " oracle %s (+%d outside segscope's window); %.0f timed, mean %.0f ns%n",
+        mode(), copied, passed,
         arrivedAtLeast, arrivedAtMost, bytes, shape, oracleOnly, timed, timed > 0 ? seconds / timed * 1e9 : 0);
     assertThat(copied).as("skbs copied for generic XDP on the receiver %s; all xdp series: %s", rcv,
         t.after().samples("segscope_xdp_generic_skbs_total")).isPositive();
@@ -377,7 +393,7 @@ abstract class ScenarioSuite {
 
   /** A recommendation's commands, quoted for a POSIX shell, in order. */
   static List<String> commands(JsonNode rec) {
-    List<String> cmds = new java.util.ArrayList<>();
+    List<String> cmds = new ArrayList<>();
     rec.path("commands").forEach(c -> cmds.add(c.asText()));
     return cmds;
   }
@@ -385,7 +401,7 @@ abstract class ScenarioSuite {
   /** No open recommendation concerns a device of this lab. */
   void assertNoAdvice(Lab lab) throws Exception {
     // by name as well as inode: a deleted namespace's inode is reused for the next one
-    java.util.Set<String> ours = new java.util.HashSet<>();
+    Set<String> ours = new HashSet<>();
     lab.namespaces().forEach(n -> ours.add(n.inode() + "/" + n.name()));
     JsonNode recs = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
     for (JsonNode r : recs) {
@@ -411,7 +427,7 @@ abstract class ScenarioSuite {
     // a dropped segment carries at most an MTU and the Ethernet header
     assertThat(bytes).as("bytes segmented vs %s's tx bytes (the segments repeat the headers) + %d dropped"
         + " segments of at most MTU + 14 bytes", d.name(), dropped).isLessThanOrEqualTo(
-        t.outer().txBytesSince(t.outer0(), d) + (double) dropped * (t.outer().of(d).mtu() + 14));
+            t.outer().txBytesSince(t.outer0(), d) + (double) dropped * (t.outer().of(d).mtu() + 14));
     if (!t.oracle().gsoCounted()) {
       System.out.printf("[%s] kernel %s: consume_skb has no location field: no GSO oracle%n", mode(),
           System.getProperty("os.version"));
@@ -454,7 +470,7 @@ abstract class ScenarioSuite {
     String name = "segscope_gso_sw_segments_per_skb";
     assertThat(after.sum(name + "_count", device) - before.sum(name + "_count", device))
         .as("super-packets in the segments-per-skb histogram").isEqualTo(skbs);
-    java.util.TreeMap<Double, Double> cumulative = new java.util.TreeMap<>();
+    TreeMap<Double, Double> cumulative = new TreeMap<>();
     for (PromText.Sample b : after.samples(name + "_bucket")) {
       if (b.labels().entrySet().containsAll(device.entrySet())) {
         double le = b.labels().get("le").equals("+Inf") ? Double.POSITIVE_INFINITY
@@ -532,12 +548,12 @@ abstract class ScenarioSuite {
   /** Keeps both scrapes of a drive in target/scenario-scrapes/ for whoever reads a failure. */
   private static void keepScrapes(List<Topology> topologies, PromText before, PromText after) {
     try {
-      java.nio.file.Path dir = java.nio.file.Path.of("target", "scenario-scrapes");
-      java.nio.file.Files.createDirectories(dir);
+      Path dir = Path.of("target", "scenario-scrapes");
+      Files.createDirectories(dir);
       String name = topologies.get(0).name().replaceAll("[^A-Za-z0-9_.-]", "_");
-      java.nio.file.Files.writeString(dir.resolve(name + ".before.prom"), before.text());
-      java.nio.file.Files.writeString(dir.resolve(name + ".after.prom"), after.text());
-    } catch (java.io.IOException e) {
+      Files.writeString(dir.resolve(name + ".before.prom"), before.text());
+      Files.writeString(dir.resolve(name + ".after.prom"), after.text());
+    } catch (IOException e) {
       System.out.println("keep scrapes: " + e.getMessage());
     }
   }
@@ -559,7 +575,7 @@ abstract class ScenarioSuite {
    * topology. {@code countXmit}: the oracle also counts what each driver is handed.
    */
   Traffic driveAll(Lab lab, List<Topology> topologies, List<Flow> flows, boolean countXmit) throws Exception {
-    List<DeviceAt> devices = new java.util.ArrayList<>();
+    List<DeviceAt> devices = new ArrayList<>();
     topologies.forEach(t -> t.devices().values().stream().filter(d -> !devices.contains(d)).forEach(devices::add));
     LinkCounters c0 = LinkCounters.read(lab, devices);
     KernelOracle.Counts oracle;
@@ -569,21 +585,21 @@ abstract class ScenarioSuite {
     LinkCounters c4;
     PromText before;
     PromText after;
-    List<Object> sent = new java.util.ArrayList<>();
+    List<Object> sent = new ArrayList<>();
     try (KernelOracle o = KernelOracle.start(readyTimeout(), countXmit)) {
       c1 = LinkCounters.read(lab, devices);
       before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
       c2 = LinkCounters.read(lab, devices);
-      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(flows.size());
+      ExecutorService pool = Executors.newFixedThreadPool(flows.size());
       try {
-        List<java.util.concurrent.Future<Object>> running = new java.util.ArrayList<>();
+        List<Future<Object>> running = new ArrayList<>();
         for (Flow f : flows) {
           running.add(pool.submit(f::send));
         }
-        for (java.util.concurrent.Future<Object> r : running) {
+        for (Future<Object> r : running) {
           try {
-            sent.add(r.get(TRAFFIC.toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS));
-          } catch (java.util.concurrent.ExecutionException e) {
+            sent.add(r.get(TRAFFIC.toSeconds() + 60, TimeUnit.SECONDS));
+          } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception x ? x : e;
           }
         }
@@ -670,17 +686,17 @@ abstract class ScenarioSuite {
    * The lab's UDP GSO sender from the scenario's sender to a sink on its receiver (port {@code port}),
    * super-packets of {@code size} payload bytes cut at 1,400; {@code groSink}: the sink takes GRO'd datagrams.
    */
-  static Flow udp(Lab lab, Topology s, io.segscope.lab.UdpGsoSender udp, int port, int size, boolean groSink) {
+  static Flow udp(Lab lab, Topology s, UdpGsoSender udp, int port, int size, boolean groSink) {
     return udp(lab, s, udp, port, size, groSink, SHORT);
   }
 
   /** {@link #udp(Lab, Topology, io.segscope.lab.UdpGsoSender, int, int, boolean)} for {@code duration}. */
-  static Flow udp(Lab lab, Topology s, io.segscope.lab.UdpGsoSender udp, int port, int size, boolean groSink,
+  static Flow udp(Lab lab, Topology s, UdpGsoSender udp, int port, int size, boolean groSink,
       Duration duration) {
     return () -> {
-      try (io.segscope.lab.UdpGsoSender.Sink sink = udp.sink(s.receiver(), s.receiverAddr(), port, lab.workDir(),
+      try (UdpGsoSender.Sink sink = udp.sink(s.receiver(), s.receiverAddr(), port, lab.workDir(),
           groSink)) {
-        io.segscope.lab.UdpGsoSender.Sent sent = udp.send(s.sender(), s.receiverAddr(), port, 1400, size, duration);
+        UdpGsoSender.Sent sent = udp.send(s.sender(), s.receiverAddr(), port, 1400, size, duration);
         sink.stop();
         return sent;
       }
@@ -694,7 +710,7 @@ abstract class ScenarioSuite {
    * outside segscope's window are its rx packets; {@code timed}: tracepoint mode times them (the
    * super-packet was queued on this device first).
    */
-  record Segmenting(DeviceAt device, String site, java.util.function.Predicate<String> oracleSite, String cause,
+  record Segmenting(DeviceAt device, String site, Predicate<String> oracleSite, String cause,
       String gsoType, boolean received, boolean timed) {}
 
   /**
@@ -767,7 +783,7 @@ abstract class ScenarioSuite {
   }
 
   /** No device of {@code s} but {@code except} segmented in software (segscope and the oracle agree). */
-  void assertOnlyOn(Traffic t, Topology s, DeviceAt except, java.util.function.Predicate<String> oracleSite) {
+  void assertOnlyOn(Traffic t, Topology s, DeviceAt except, Predicate<String> oracleSite) {
     for (Map.Entry<String, DeviceAt> d : s.devices().entrySet()) {
       if (d.getValue().equals(except)) {
         continue;
@@ -783,7 +799,7 @@ abstract class ScenarioSuite {
    * recommendation concerns it.
    */
   void assertHealthyControl(Traffic t, Topology healthy, DeviceAt offloading,
-      java.util.function.Predicate<String> oracleSite) throws Exception {
+      Predicate<String> oracleSite) throws Exception {
     for (Map.Entry<String, DeviceAt> d : healthy.devices().entrySet()) {
       assertThat(t.delta("segscope_gso_sw_skbs_total", dev(d.getValue())))
           .as("%s: software segmentation on %s (%s)", healthy.name(), d.getKey(), d.getValue().name()).isZero();
@@ -802,7 +818,7 @@ abstract class ScenarioSuite {
 
   /** No open recommendation concerns a namespace of {@code s}. */
   void assertNoAdviceFor(Topology s) throws Exception {
-    java.util.Set<String> ours = new java.util.HashSet<>();
+    Set<String> ours = new HashSet<>();
     s.devices().values().forEach(d -> ours.add(d.ns().inode() + "/" + d.ns().name()));
     JsonNode recs = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
     for (JsonNode r : recs) {

@@ -14,6 +14,7 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.TapInjector;
+import io.segscope.lab.Tools;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
 import java.nio.file.Files;
@@ -25,6 +26,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -49,7 +52,7 @@ class TracepointScenariosIT extends ScenarioSuite {
 
   @Override
   void beforeAgentStarts() throws Exception {
-    if (io.segscope.lab.Tools.find("bpftrace").isPresent()) {
+    if (Tools.find("bpftrace").isPresent()) {
       perfProbesFirst = DurationOracle.holdingPerfTracepoints(readyTimeout(), "net:net_dev_queue", "skb:consume_skb");
     }
   }
@@ -96,7 +99,7 @@ class TracepointScenariosIT extends ScenarioSuite {
     double nativeAt;
     double classicAt;
     try (PrometheusServer nativeProm = PrometheusServer.start(Files.createDirectories(tmp.resolve("native")),
-            target, null, true);
+        target, null, true);
         PrometheusServer classicProm = PrometheusServer.start(Files.createDirectories(tmp.resolve("classic")),
             target, null, false)) {
       for (PrometheusServer p : new PrometheusServer[] {nativeProm, classicProm}) {
@@ -388,8 +391,8 @@ class TracepointScenariosIT extends ScenarioSuite {
     assertHealthyControl(t, ok, ok.device("sender"), Sites.QDISC);
     // tbf's own rate (1gbit = 125,000,000 B/s) with a burst that holds the largest super-packet
     JsonNode rec = awaitRecommended("qdisc_segmentation", snd);
-    assertThat(commands(rec)).hasSize(1).first(org.assertj.core.api.InstanceOfAssertFactories.STRING)
-        .matches("tc -n " + java.util.regex.Pattern.quote(snd.ns().name()) + " qdisc change dev snd0 root handle"
+    assertThat(commands(rec)).hasSize(1).first(InstanceOfAssertFactories.STRING)
+        .matches("tc -n " + Pattern.quote(snd.ns().name()) + " qdisc change dev snd0 root handle"
             + " [0-9a-f]+: tbf rate 125000000bps burst [0-9]+ limit [0-9]+");
     assertThat(rec.path("evidence").path("largest_super_packet_bytes").asLong())
         .as("burst sized for a 64 KiB super-packet with its headers").isGreaterThan(65536);

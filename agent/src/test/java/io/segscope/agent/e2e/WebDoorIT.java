@@ -2,6 +2,7 @@ package io.segscope.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +14,7 @@ import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
@@ -46,7 +48,8 @@ class WebDoorIT {
   void theAgentServesHttpsWithBasicAuthFromTheExampleWebConfig() throws Exception {
     HttpClient https = HttpClient.newBuilder().sslContext(trustingTheExampleCa()).connectTimeout(Duration.ofSeconds(3))
         .build();
-    try (AgentProcess agent = AgentProcess.start("--web.config.file", examples().resolve("web-config.yml").toString())) {
+    try (
+        AgentProcess agent = AgentProcess.start("--web.config.file", examples().resolve("web-config.yml").toString())) {
       String base = "https://localhost:" + agent.port();
       agent.awaitReady(Duration.ofMinutes(3), () -> get(https, base + "/readyz", null).statusCode());
       assertThat(get(https, base + "/metrics", null).statusCode()).as("no credentials").isEqualTo(401);
@@ -60,7 +63,7 @@ class WebDoorIT {
       try {
         get(plain, "http://127.0.0.1:" + agent.port() + "/healthz", null);
         answered = true;
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         answered = false;
       }
       assertThat(answered).as("plain HTTP on the TLS port gets no answer").isFalse();
@@ -73,11 +76,12 @@ class WebDoorIT {
     Path dir = Files.createTempDirectory("segscope-webdoor");
     try {
       Path config = Files.writeString(dir.resolve("web.yml"), "tls_server_config:\n  cert_file: "
-          + examples().resolve("example-server.crt") + "\n  key_file: " + examples().resolve("example-client.key") + "\n");
+          + examples().resolve("example-server.crt") + "\n  key_file: " + examples().resolve("example-client.key")
+          + "\n");
       AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofMinutes(3), "run", "--listen", "127.0.0.1:0",
           "--web.config.file", config.toString());
       assertThat(r.exitCode()).as(r.output()).isEqualTo(1);
-      java.util.List<String> said = r.output().lines().filter(l -> l.startsWith("segscope: ")).toList();
+      List<String> said = r.output().lines().filter(l -> l.startsWith("segscope: ")).toList();
       assertThat(said).as(r.output()).hasSize(1);
       assertThat(said.get(0)).contains("load TLS key and certificate: the key does not belong to the certificate")
           .doesNotContain("Exception");
@@ -89,7 +93,7 @@ class WebDoorIT {
   }
 
   private static HttpResponse<String> get(HttpClient client, String url, String credentials)
-      throws java.io.IOException, InterruptedException {
+      throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
     if (credentials != null) {
       b.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes()));

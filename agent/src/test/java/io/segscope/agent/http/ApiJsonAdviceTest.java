@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** /api/v1/recommendations: the state, the intent that accepted it, and the verified savings. */
@@ -30,7 +31,8 @@ class ApiJsonAdviceTest {
   @Test
   void recommendationsCarryTheirStateAndTheVerifiedSavings() {
     Recommendation open = rec("gso_size_mismatch", "open", "");
-    Recommendation accepted = rec("wireguard_segmentation", "accepted", "wireguard_segmentation:*/wg* (--advice-accept)");
+    Recommendation accepted =
+        rec("wireguard_segmentation", "accepted", "wireguard_segmentation:*/wg* (--advice-accept)");
     SavingCheck.Measure before = new SavingCheck.Measure(T, T.plusSeconds(30), 10688.7, 0.0855, "measured", 6.96e8);
     SavingCheck.Measure after = new SavingCheck.Measure(T.plusSeconds(90), T.plusSeconds(120), 0, 0, "measured", 7.1e8);
     SavingCheck.Verification v = new SavingCheck.Verification(open, T.plusSeconds(200), before, Optional.of(after),
@@ -50,7 +52,7 @@ class ApiJsonAdviceTest {
     assertThat(s.getString("verdict")).isEqualTo("verified");
     assertThat(s.getDouble("saving_cores")).isEqualTo(0.0855);
     assertThat(s.getString("traffic_unit")).isEqualTo("bytes/s");
-    assertThat(s.getDouble("traffic_ratio")).isCloseTo(7.1e8 / 6.96e8, org.assertj.core.api.Assertions.within(1e-9));
+    assertThat(s.getDouble("traffic_ratio")).isCloseTo(7.1e8 / 6.96e8, Assertions.within(1e-9));
     assertThat(s.getJsonObject("before").getDouble("cpu_cores")).isEqualTo(0.0855);
     assertThat(s.getJsonObject("before").getString("from")).isEqualTo(T.toString());
     assertThat(s.getJsonObject("after").getDouble("software_per_sec")).isZero();

@@ -23,7 +23,8 @@ class ApiJsonWorkloadTest {
     assertThat(podNs.getLong("netns")).isEqualTo(PodNode.POD);
     assertThat(podNs.getJsonObject("workload").getMap()).containsEntry("kind", "pod").containsEntry("pod", "web-0")
         .containsEntry("pod_namespace", "shop").containsEntry("pod_uid", "6f1c2a52-8a1e-4f1e-9d0b-3b9d2f8c1a10")
-        .containsEntry("container", "a3f0c9d2e1b4").containsEntry("runtime", "containerd").containsEntry("source", "cri")
+        .containsEntry("container", "a3f0c9d2e1b4").containsEntry("runtime", "containerd")
+        .containsEntry("source", "cri")
         .doesNotContainKey("pid");
     assertThat(doc.getJsonArray("namespaces").getJsonObject(0).getJsonObject("workload").getString("kind"))
         .isEqualTo("host");
@@ -40,7 +41,9 @@ class ApiJsonWorkloadTest {
     DeviceRef subject = new DeviceRef(DeviceId.of(PodNode.HOST, 10), "", "veth1b2c");
     DeviceRef fix = new DeviceRef(DeviceId.of(PodNode.POD, 2), "cni-1b2c", "eth0");
     Finding f = new Finding("gso_size_mismatch", "warning", subject, List.of(subject, fix), "summary", Map.of(),
-        List.of(Command.of("nsenter", "--net=/run/netns/cni-1b2c", "--", "ip", "link", "set", "dev", "eth0", "gso_max_size", "16384")), 0.01, "basis", "high",
+        List.of(Command.of("nsenter", "--net=/run/netns/cni-1b2c", "--", "ip", "link", "set", "dev", "eth0",
+            "gso_max_size", "16384")),
+        0.01, "basis", "high",
         "risk");
     Instant t = Instant.parse("2026-12-01T10:00:00Z");
     JsonObject r = ApiJson.recommendations(List.of(new Recommendation(f.id(), f, t, t, t)),

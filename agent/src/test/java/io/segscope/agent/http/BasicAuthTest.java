@@ -32,7 +32,8 @@ class BasicAuthTest {
     assertThat(auth.allows(header("alice", "bob-pw"))).isFalse();
     assertThat(auth.allows(header("alice", ""))).isFalse();
     assertThat(auth.allows(header("mallory", "alice-pw"))).isFalse();
-    assertThat(auth.allows(header("alice", "alice-pw:extra"))).as("the password is all after the first colon").isFalse();
+    assertThat(auth.allows(header("alice", "alice-pw:extra"))).as("the password is all after the first colon")
+        .isFalse();
     assertThat(auth.allows("basic " + header("alice", "alice-pw").substring(6))).as("scheme case-insensitive").isTrue();
   }
 

@@ -26,6 +26,7 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.zip.GZIPInputStream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -110,7 +111,8 @@ class DoorTest {
 
       HttpResponse<byte[]> none = get(client, base + "/metrics");
       assertThat(none.statusCode()).as("no credentials").isEqualTo(401);
-      assertThat(none.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Basic"));
+      assertThat(none.headers().firstValue("WWW-Authenticate"))
+          .hasValueSatisfying(v -> assertThat(v).startsWith("Basic"));
       assertThat(new JsonObject(utf8(none.body())).getString("error")).contains("unauthorized");
       assertThat(get(client, base + "/metrics", "Authorization", basic(USER, "wrong")).statusCode())
           .as("wrong password").isEqualTo(401);
@@ -168,7 +170,8 @@ class DoorTest {
         try (SSLSocket socket = (SSLSocket) noCert.getSocketFactory().createSocket("127.0.0.1", s.port())) {
           socket.setSoTimeout(5000);
           socket.startHandshake();
-          socket.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          socket.getOutputStream()
+              .write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
           socket.getOutputStream().flush();
           if (socket.getInputStream().read() < 0) {
             throw new IOException("closed without an answer");
@@ -182,14 +185,17 @@ class DoorTest {
   void allowedSansRefuseAClientCertificateWithoutThem(Vertx vertx) throws Exception {
     WebConfig mtls = example("web-config-mtls.yml");
     WebConfig.Tls t = mtls.tls().orElseThrow();
-    WebConfig only = new WebConfig(java.util.Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
-        t.clientCa(), List.of("someone-else.example"), t.protocols(), t.cipherSuites())), mtls.users(), true, mtls.headers());
+    WebConfig only = new WebConfig(Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
+        t.clientCa(), List.of("someone-else.example"), t.protocols(), t.cipherSuites())), mtls.users(), true,
+        mtls.headers());
     try (DoorServer s = DoorServer.start(vertx, DoorServer.loopback().withWeb(only), 10)) {
       HttpClient withCert = HttpClient.newBuilder().sslContext(exampleClientContext(true)).build();
-      assertThatThrownBy(() -> get(withCert, "https://localhost:" + s.port() + "/metrics")).isInstanceOf(IOException.class);
+      assertThatThrownBy(() -> get(withCert, "https://localhost:" + s.port() + "/metrics"))
+          .isInstanceOf(IOException.class);
     }
-    WebConfig named = new WebConfig(java.util.Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
-        t.clientCa(), List.of("prometheus.example"), t.protocols(), t.cipherSuites())), mtls.users(), true, mtls.headers());
+    WebConfig named = new WebConfig(Optional.of(new WebConfig.Tls(t.cert(), t.key(), t.clientAuth(),
+        t.clientCa(), List.of("prometheus.example"), t.protocols(), t.cipherSuites())), mtls.users(), true,
+        mtls.headers());
     try (DoorServer s = DoorServer.start(vertx, DoorServer.loopback().withWeb(named), 10)) {
       HttpClient withCert = HttpClient.newBuilder().sslContext(exampleClientContext(true)).build();
       assertThat(get(withCert, "https://localhost:" + s.port() + "/metrics").statusCode()).isEqualTo(200);

@@ -1,6 +1,7 @@
 package io.segscope.agent.http;
 
 import java.util.Arrays;
+import java.util.Locale;
 
 /** Request latencies in microseconds, for percentiles. Thread-confined: merge per-thread instances. */
 final class Latencies {
@@ -40,7 +41,7 @@ final class Latencies {
 
   @Override
   public String toString() {
-    return String.format(java.util.Locale.ROOT, "n=%d p50=%.1fms p99=%.1fms max=%.1fms", n, millis(0.5), millis(0.99),
+    return String.format(Locale.ROOT, "n=%d p50=%.1fms p99=%.1fms max=%.1fms", n, millis(0.5), millis(0.99),
         millis(1.0));
   }
 }

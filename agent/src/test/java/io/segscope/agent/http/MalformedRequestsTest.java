@@ -7,6 +7,7 @@ import io.vertx.junit5.VertxExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +38,7 @@ class MalformedRequestsTest {
   static List<Case> cases() {
     String longName = "x".repeat(10_000);
     byte[] garbage = new byte[512];
-    new java.util.Random(42).nextBytes(garbage);
+    new Random(42).nextBytes(garbage);
     garbage[0] = 0x16; // looks like a TLS record on a plain port
     List<Case> c = new ArrayList<>(List.of(
         Case.of("POST with a body", "POST /metrics HTTP/1.1\r\n" + H + "Content-Length: 3\r\n\r\nabc", 405),
@@ -68,16 +69,20 @@ class MalformedRequestsTest {
             431, 400),
         Case.of("header without a colon", "GET /metrics HTTP/1.1\r\n" + H + "this is not a header\r\n\r\n", 400),
         Case.of("bad Content-Length", "GET /metrics HTTP/1.1\r\n" + H + "Content-Length: abc\r\n\r\n", 400, -1),
-        Case.of("two Content-Lengths", "GET /metrics HTTP/1.1\r\n" + H + "Content-Length: 1\r\nContent-Length: 2\r\n\r\nx",
+        Case.of("two Content-Lengths",
+            "GET /metrics HTTP/1.1\r\n" + H + "Content-Length: 1\r\nContent-Length: 2\r\n\r\nx",
             400, -1),
-        Case.of("bad chunk size", "GET /healthz HTTP/1.1\r\n" + H + "Transfer-Encoding: chunked\r\n\r\nzz\r\n", 200, 400, -1),
+        Case.of("bad chunk size", "GET /healthz HTTP/1.1\r\n" + H + "Transfer-Encoding: chunked\r\n\r\nzz\r\n", 200,
+            400, -1),
         Case.of("h2c upgrade when h2c is off", "GET /healthz HTTP/1.1\r\n" + H
-            + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n", 200),
+            + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+            200),
         Case.of("HTTP/2 preface when h2c is off", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, 405, 501, -1),
         Case.of("WebSocket upgrade", "GET /metrics HTTP/1.1\r\n" + H + "Connection: Upgrade\r\nUpgrade: websocket\r\n"
             + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n", 200, 400),
         Case.of("absurd Accept", "GET /metrics HTTP/1.1\r\n" + H + "Accept: ;;;,,,q=x/y\r\n\r\n", 200),
-        Case.of("absurd Accept-Encoding", "GET /metrics HTTP/1.1\r\n" + H + "Accept-Encoding: gzip;q=abc,,;\r\n\r\n", 200),
+        Case.of("absurd Accept-Encoding", "GET /metrics HTTP/1.1\r\n" + H + "Accept-Encoding: gzip;q=abc,,;\r\n\r\n",
+            200),
         Case.of("control bytes in a header", "GET /metrics HTTP/1.1\r\n" + H + "X-A: \u0001\u0002\u001b[31m\r\n\r\n",
             200, 400),
         Case.of("HTTP/1.0 without Host", "GET /healthz HTTP/1.0\r\n\r\n", 200)));

@@ -141,7 +141,7 @@ class ScrapeFloodTest {
       Latencies okAll = new Latencies();
       okLatencies.forEach(okAll::addAll);
       System.out.printf("flood: %d requests, 200: %s, 503: %s, other %d %s, reconnects %d; sequential: %s, "
-              + "failures %d%n", sent.get(), okAll, refusedAll, other.get(), otherStatuses.stream().distinct().toList(),
+          + "failures %d%n", sent.get(), okAll, refusedAll, other.get(), otherStatuses.stream().distinct().toList(),
           reconnects.get(), sequential, failures.size());
 
       assertThat(flood).as("flood threads finished").noneMatch(Thread::isAlive);

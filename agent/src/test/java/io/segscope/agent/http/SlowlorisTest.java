@@ -11,8 +11,10 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,8 +63,8 @@ class SlowlorisTest {
         int closed = 0;
         long nextDribble = System.nanoTime();
         Latencies scrapes = new Latencies();
-        List<String> scrapeFailures = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        List<String> scrapeFailures = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean done = new AtomicBoolean();
         Thread scraper = new Thread(() -> {
           while (!done.get() && System.nanoTime() < deadline) {
             long t0 = System.nanoTime();

@@ -1,15 +1,18 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.XdpAttachment;
-import io.segscope.agent.inventory.XdpMode;
+import io.segscope.agent.advice.Recommendation;
+import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.agent.telemetry.InventoryView;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.SnapshotAssembler;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceInfo;
@@ -27,6 +30,7 @@ import io.segscope.probes.wire.Site;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +38,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * (Copied from the benchmarks' Fleet, bench/.../jmh/Fleet.java, which the agent's tests cannot see.)
@@ -61,7 +67,8 @@ public final class SyntheticHost {
       new ProbeAttachment("gso_tx", "tp_btf__net_dev_queue", "tracepoint", "tp_btf:net_dev_queue", "tp_btf", true,
           false, ""),
       new ProbeAttachment("gso_tx", "tp_btf__kfree_skb", "tracepoint", "tp_btf:kfree_skb", "tp_btf", true, false, ""),
-      new ProbeAttachment("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf:consume_skb", "tp_btf", true, false, ""),
+      new ProbeAttachment("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf:consume_skb", "tp_btf", true, false,
+          ""),
       new ProbeAttachment("gso_tx", "tp_btf__qdisc_dequeue", "tracepoint", "tp_btf:qdisc_dequeue", "tp_btf", true,
           true, ""),
       new ProbeAttachment("xdp_generic", "tp_btf__netif_receive_skb", "tracepoint", "tp_btf:netif_receive_skb",
@@ -134,8 +141,7 @@ public final class SyntheticHost {
     ProbeReading reading = new ProbeReading(0, counters, Map.of());
     Map<Long, String> names = new HashMap<>();
     TelemetrySnapshot base = new SnapshotAssembler(build).assemble(at, reading, attachments, programs,
-        "tracepoint", "tracepoint", (key, kernelName) ->
-            InventoryView.name(inventory, names, key, kernelName));
+        "tracepoint", "tracepoint", (key, kernelName) -> InventoryView.name(inventory, names, key, kernelName));
     List<DeviceInfo> infos = new ArrayList<>(devices);
     for (Device dev : inventory.devices()) {
       infos.add(InventoryView.info(inventory, dev));
@@ -168,8 +174,8 @@ public final class SyntheticHost {
    * A backend serving this host: each {@link Backend#refresh()} publishes the snapshot of a later read
    * (every counter grown), as the real map reader would; readiness says what {@code notReady} holds.
    */
-  public Backend backend(java.util.concurrent.atomic.AtomicReference<TelemetrySnapshot> current,
-      java.util.function.Supplier<List<String>> notReady) {
+  public Backend backend(AtomicReference<TelemetrySnapshot> current,
+      Supplier<List<String>> notReady) {
     int[] reads = {0};
     current.set(snapshot(readings(1), T0));
     return new Backend() {
@@ -185,17 +191,17 @@ public final class SyntheticHost {
       }
 
       @Override
-      public io.segscope.agent.workload.Workloads workloads() {
-        return io.segscope.agent.workload.Workloads.none();
+      public Workloads workloads() {
+        return Workloads.none();
       }
 
       @Override
-      public java.util.Collection<io.segscope.agent.cost.DeviceCost> costs() {
+      public Collection<DeviceCost> costs() {
         return List.of();
       }
 
       @Override
-      public List<io.segscope.agent.advice.Recommendation> recommendations() {
+      public List<Recommendation> recommendations() {
         return List.of();
       }
 

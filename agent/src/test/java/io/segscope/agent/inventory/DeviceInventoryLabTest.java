@@ -3,7 +3,10 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -84,8 +87,8 @@ class DeviceInventoryLabTest {
 
     // do_setlink changes gso/gro limits without a notification: found by the link refresh
     Lab.run("ip", "-n", x, "link", "set", "x0", "gso_max_size", "20000", "gro_max_size", "30000");
-    await("gso_max_size/gro_max_size change (not announced)", inv -> find(inv, x, "x0").map(d ->
-        d.link().gsoMaxSize().orElse(0) == 20000 && d.link().groMaxSize().orElse(0) == 30000).orElse(false));
+    await("gso_max_size/gro_max_size change (not announced)", inv -> find(inv, x, "x0")
+        .map(d -> d.link().gsoMaxSize().orElse(0) == 20000 && d.link().groMaxSize().orElse(0) == 30000).orElse(false));
 
     Lab.run("ip", "netns", "exec", x, "ethtool", "-K", "x0", "tso", "off");
     await("tso off", inv -> find(inv, x, "x0").map(d -> d.features().available()
@@ -101,8 +104,8 @@ class DeviceInventoryLabTest {
     await("veth pair x0/x1 deleted", inv -> find(inv, x, "x0").isEmpty() && find(inv, x, "x1").isEmpty());
 
     lab.deleteNetns(y);
-    await("namespace " + y + " and its peer xy in " + x + " vanish", inv ->
-        inv.namespaces().stream().noneMatch(n -> n.inode() == yInode)
+    await("namespace " + y + " and its peer xy in " + x + " vanish",
+        inv -> inv.namespaces().stream().noneMatch(n -> n.inode() == yInode)
             && inv.devices().stream().noneMatch(d -> d.netns() == yInode)
             && find(inv, x, "xy").isEmpty());
 
@@ -119,8 +122,8 @@ class DeviceInventoryLabTest {
       long inode = -1;
       for (int i = 0; i < 100 && inode < 0; i++) {
         Thread.sleep(20);
-        long ino = NetnsDiscovery.inode(java.nio.file.Path.of("/proc/" + p.pid() + "/ns/net"));
-        if (ino >= 0 && ino != NetnsDiscovery.inode(java.nio.file.Path.of("/proc/self/ns/net"))) {
+        long ino = NetnsDiscovery.inode(Path.of("/proc/" + p.pid() + "/ns/net"));
+        if (ino >= 0 && ino != NetnsDiscovery.inode(Path.of("/proc/self/ns/net"))) {
           inode = ino;
         }
       }

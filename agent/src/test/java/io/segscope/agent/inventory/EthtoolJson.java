@@ -1,6 +1,7 @@
 package io.segscope.agent.inventory;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.segscope.agent.inventory.model.Features;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
@@ -27,7 +28,7 @@ public final class EthtoolJson {
   private EthtoolJson() {}
 
   /** {@code ethtool} is the object for one device (the single element of ethtool's JSON array). */
-  static void assertMatches(SoftAssertions soft, String dev, Features f, JsonNode ethtool) {
+  public static void assertMatches(SoftAssertions soft, String dev, Features f, JsonNode ethtool) {
     soft.assertThat(f.available()).as(dev + ": features available (" + f.error() + ")").isTrue();
     Set<String> listed = new HashSet<>();
     Iterator<Map.Entry<String, JsonNode>> it = ethtool.fields();

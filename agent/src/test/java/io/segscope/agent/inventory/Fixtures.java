@@ -11,10 +11,10 @@ import java.nio.ByteOrder;
 import java.util.List;
 
 /** Loads the recorded netlink fixtures (see NetlinkFixtureRecorder). */
-final class Fixtures {
+public final class Fixtures {
   private Fixtures() {}
 
-  static byte[] bytes(String name) {
+  public static byte[] bytes(String name) {
     try (InputStream in = Fixtures.class.getResourceAsStream("/netlink/" + name)) {
       if (in == null) {
         throw new IllegalStateException("fixture /netlink/" + name + " is missing");
@@ -25,11 +25,11 @@ final class Fixtures {
     }
   }
 
-  static List<NetlinkMessage> messages(String name) {
+  public static List<NetlinkMessage> messages(String name) {
     return NetlinkMessages.parse(ByteBuffer.wrap(bytes(name)).order(ByteOrder.nativeOrder()));
   }
 
-  static JsonNode json(String name) {
+  public static JsonNode json(String name) {
     try {
       return Lab.JSON.readTree(bytes(name));
     } catch (IOException e) {

@@ -3,6 +3,14 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
+import io.segscope.agent.inventory.wire.LinkDecoder;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.Netlink;
@@ -79,7 +87,8 @@ class HostileBytesTest {
 
   @Test
   void linkWithoutNameOrMtuIsRejected() {
-    NetlinkMessage noName = one(new MessageBuilder(Rtnl.RTM_NEWLINK, 0).header(ifinfomsg(0, 5)).u32(Rtnl.IFLA_MTU, 1500));
+    NetlinkMessage noName =
+        one(new MessageBuilder(Rtnl.RTM_NEWLINK, 0).header(ifinfomsg(0, 5)).u32(Rtnl.IFLA_MTU, 1500));
     assertThatThrownBy(() -> LinkDecoder.decode(noName, warnings))
         .isInstanceOf(NetlinkException.class).hasMessage("decode link ifindex 5: no IFLA_IFNAME");
     NetlinkMessage badMtu = one(new MessageBuilder(Rtnl.RTM_NEWLINK, 0).header(ifinfomsg(0, 5))

@@ -1,5 +1,7 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.netlink.DecodeWarnings;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -4,9 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.segscope.agent.inventory.model.Chain;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Hop;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.Relation;
+import io.segscope.agent.inventory.model.XdpMode;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
 import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.agent.netlink.Netlink;
+import io.segscope.agent.netlink.NetlinkSocket;
 import io.segscope.device.DeviceId;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -155,7 +169,7 @@ class InventoryLabTest {
   private JsonNode readEthtool(String ns, String dev) {
     try {
       return Lab.JSON.readTree(lab.inNetns(ns, "ethtool", "--json", "-k", dev)).get(0);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new AssertionError("parse ethtool output for " + dev, e);
     }
   }
@@ -169,8 +183,8 @@ class InventoryLabTest {
         Netns netns = new Netns(lab.inode(ns), ns, Path.of("/run/netns", ns), false);
         compared += thread.call(netns, () -> {
           DecodeWarnings w = new DecodeWarnings();
-          var genl = io.segscope.agent.netlink.NetlinkSocket.open(io.segscope.agent.netlink.Netlink.NETLINK_GENERIC,
-              java.time.Duration.ofSeconds(5), w);
+          var genl = NetlinkSocket.open(Netlink.NETLINK_GENERIC,
+              Duration.ofSeconds(5), w);
           try (EthtoolNetlinkFeatures reader = EthtoolNetlinkFeatures.open(genl, w).orElseThrow()) {
             Map<Integer, Features> named = EthtoolNetlinkFeatures.decodeFeatureDump(reader.dumpFeatures(false),
                 reader.knownFeatures(), w);
@@ -178,7 +192,8 @@ class InventoryLabTest {
                 reader.knownFeatures(), w);
             soft.assertThat(compact).as(ns + " compact dump").isEqualTo(named);
             for (Device d : devicesOf(ns)) {
-              soft.assertThat(reader.read(d.ifindex(), d.name())).as(ns + "/" + d.name()).isEqualTo(named.get(d.ifindex()));
+              soft.assertThat(reader.read(d.ifindex(), d.name())).as(ns + "/" + d.name())
+                  .isEqualTo(named.get(d.ifindex()));
             }
             soft.assertThat(w.count()).as(ns + " decode warnings").isZero();
             return named.size();
@@ -193,7 +208,8 @@ class InventoryLabTest {
   @Test
   void ioctlFallbackReadsTheSameFeatures() {
     DecodeWarnings w = new DecodeWarnings();
-    Inventory viaIoctl = InventoryReader.read(InventoryConfig.defaults().withFeatures(InventoryConfig.FeatureMode.IOCTL), w);
+    Inventory viaIoctl =
+        InventoryReader.read(InventoryConfig.defaults().withFeatures(InventoryConfig.FeatureMode.IOCTL), w);
     SoftAssertions soft = new SoftAssertions();
     int compared = 0;
     for (String ns : List.of(a, b, c)) {

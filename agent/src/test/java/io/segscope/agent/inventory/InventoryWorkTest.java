@@ -2,6 +2,8 @@ package io.segscope.agent.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.agent.inventory.wire.LinkNotifications;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.agent.netlink.NetlinkMessages;

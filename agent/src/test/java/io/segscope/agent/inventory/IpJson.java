@@ -1,6 +1,9 @@
 package io.segscope.agent.inventory;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,11 +16,11 @@ import org.assertj.core.api.SoftAssertions;
  * namespace, field by field. iproute2 6.1 prints no gso_ipv4_max_size / gro_ipv4_max_size; when
  * they are missing from the JSON the caller checks them separately.
  */
-final class IpJson {
+public final class IpJson {
   private IpJson() {}
 
   /** Asserts that {@code links} and the ip JSON list the same devices with the same values. */
-  static void assertMatches(SoftAssertions soft, List<Link> links, JsonNode ip) {
+  public static void assertMatches(SoftAssertions soft, List<Link> links, JsonNode ip) {
     Map<String, Integer> indexByName = new HashMap<>();
     Map<Integer, JsonNode> byIndex = new HashMap<>();
     for (JsonNode d : ip) {
@@ -48,10 +51,12 @@ final class IpJson {
       soft.assertThat(l.tsoMaxSegs()).as(dev + "tso_max_segs").isEqualTo(optLong(d.get("tso_max_segs")));
       soft.assertThat(l.groMaxSize()).as(dev + "gro_max_size").isEqualTo(optLong(d.get("gro_max_size")));
       if (d.has("gso_ipv4_max_size")) {
-        soft.assertThat(l.gsoIpv4MaxSize()).as(dev + "gso_ipv4_max_size").isEqualTo(optLong(d.get("gso_ipv4_max_size")));
+        soft.assertThat(l.gsoIpv4MaxSize()).as(dev + "gso_ipv4_max_size")
+            .isEqualTo(optLong(d.get("gso_ipv4_max_size")));
       }
       if (d.has("gro_ipv4_max_size")) {
-        soft.assertThat(l.groIpv4MaxSize()).as(dev + "gro_ipv4_max_size").isEqualTo(optLong(d.get("gro_ipv4_max_size")));
+        soft.assertThat(l.groIpv4MaxSize()).as(dev + "gro_ipv4_max_size")
+            .isEqualTo(optLong(d.get("gro_ipv4_max_size")));
       }
       soft.assertThat(l.operstate()).as(dev + "operstate").isEqualTo(d.path("operstate").asText(""));
       soft.assertThat(l.minMtu()).as(dev + "min_mtu").isEqualTo(optLong(d.get("min_mtu")));
@@ -82,7 +87,8 @@ final class IpJson {
       perMode.put(a.get("mode").asInt(), OptionalInt.of(a.path("prog").get("id").asInt()));
     }
     soft.assertThat(x.driverProgId()).as(dev + "xdp drv prog").isEqualTo(perMode.getOrDefault(1, OptionalInt.empty()));
-    soft.assertThat(x.genericProgId()).as(dev + "xdp generic prog").isEqualTo(perMode.getOrDefault(2, OptionalInt.empty()));
+    soft.assertThat(x.genericProgId()).as(dev + "xdp generic prog")
+        .isEqualTo(perMode.getOrDefault(2, OptionalInt.empty()));
     soft.assertThat(x.hardwareProgId()).as(dev + "xdp hw prog").isEqualTo(perMode.getOrDefault(3, OptionalInt.empty()));
   }
 

@@ -2,6 +2,12 @@ package io.segscope.agent.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.wire.LinkDecoder;
+import io.segscope.agent.inventory.wire.LinkNotifications;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.NetlinkMessage;

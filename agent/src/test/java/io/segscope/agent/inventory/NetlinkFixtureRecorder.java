@@ -1,11 +1,15 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.probes.sys.Libc;
 import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.agent.netlink.NetlinkSocket;
+import io.segscope.probes.sys.Libc;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;

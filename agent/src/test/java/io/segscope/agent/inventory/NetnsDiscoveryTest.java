@@ -2,6 +2,7 @@ package io.segscope.agent.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.agent.inventory.model.Netns;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

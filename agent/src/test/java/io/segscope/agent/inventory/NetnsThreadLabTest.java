@@ -3,11 +3,15 @@ package io.segscope.agent.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.probes.sys.Errno;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkSocket;
+import io.segscope.probes.sys.Errno;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -63,7 +67,8 @@ class NetnsThreadLabTest {
     Netns gone = new Netns(1, "gone", Path.of("/run/netns/" + lab.prefix + "absent"), false);
     assertThatThrownBy(() -> thread.call(gone, () -> "entered"))
         .isInstanceOf(NetlinkException.class)
-        .hasMessageContaining("open namespace 1 at /run/netns/" + lab.prefix + "absent: No such file or directory (errno 2)");
+        .hasMessageContaining(
+            "open namespace 1 at /run/netns/" + lab.prefix + "absent: No such file or directory (errno 2)");
     assertThat(thread.call(netns(name), () -> "still usable")).isEqualTo("still usable");
   }
 
@@ -71,8 +76,8 @@ class NetnsThreadLabTest {
   void socketStaysInItsNamespaceAndReportsOverflow() throws Exception {
     String name = lab.netns("v");
     Lab.run("ip", "-n", name, "link", "add", "v0", "type", "veth", "peer", "name", "v1");
-    try (NetlinkSocket events = thread.call(netns(name), () ->
-        NetlinkSocket.open(Netlink.NETLINK_ROUTE, Duration.ofSeconds(5), warnings))) {
+    try (NetlinkSocket events =
+        thread.call(netns(name), () -> NetlinkSocket.open(Netlink.NETLINK_ROUTE, Duration.ofSeconds(5), warnings))) {
       // used from this (test) thread, the socket still reads the lab namespace
       assertThat(Rtnetlink.dumpLinks(events, warnings)).extracting(Link::name)
           .containsExactlyInAnyOrder("lo", "v0", "v1");
@@ -91,8 +96,8 @@ class NetnsThreadLabTest {
         for (int i = 0; i < 1000; i++) {
           events.drain();
         }
-      }).isInstanceOf(NetlinkException.class).satisfies(e ->
-          assertThat(((NetlinkException) e).errno()).isEqualTo(Errno.ENOBUFS));
+      }).isInstanceOf(NetlinkException.class)
+          .satisfies(e -> assertThat(((NetlinkException) e).errno()).isEqualTo(Errno.ENOBUFS));
       List<Link> after = Rtnetlink.dumpLinks(events, warnings);
       assertThat(after).hasSize(203);
     }

@@ -23,7 +23,8 @@ class ProcNamespaceHoldersTest {
       "60 25 0:4 mnt:[4026532400] /run/mntns/x rw - nsfs nsfs rw",
       "");
 
-  @TempDir Path proc;
+  @TempDir
+  Path proc;
 
   private Path pid(String pid) throws Exception {
     Path p = proc.resolve(pid);

@@ -1,5 +1,8 @@
 package io.segscope.agent.inventory;
 
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.wire.Rtnetlink;
+import io.segscope.agent.inventory.wire.Rtnl;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkMessage;

@@ -4,12 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.segscope.agent.inventory.model.Chain;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.DeviceGraph;
+import io.segscope.agent.inventory.model.Hop;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Relation;
+import io.segscope.agent.inventory.model.Routing;
 import io.segscope.agent.netlink.DecodeWarnings;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.StreamSupport;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -36,8 +48,8 @@ class RoutingLabTest {
   @BeforeAll
   void build() {
     Lab.requireLab();
-    Lab.require(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/sbin/tc"))
-        || java.nio.file.Files.isExecutable(java.nio.file.Path.of("/sbin/tc")), "tc (iproute2) is not installed");
+    Lab.require(Files.isExecutable(Path.of("/usr/sbin/tc"))
+        || Files.isExecutable(Path.of("/sbin/tc")), "tc (iproute2) is not installed");
     lab = new Lab();
     r = lab.netns("r");
     s = lab.netns("s");
@@ -132,7 +144,7 @@ class RoutingLabTest {
       JsonNode tc = lab.json("ip", "netns", "exec", r, "tc", "-j", "qdisc", "show", "dev", name);
       List<Qdisc> ours = inventory.qdiscs(x);
       assertThat(ours).extracting(Qdisc::kind).containsExactlyInAnyOrderElementsOf(
-          java.util.stream.StreamSupport.stream(tc.spliterator(), false).map(q -> q.path("kind").asText()).toList());
+          StreamSupport.stream(tc.spliterator(), false).map(q -> q.path("kind").asText()).toList());
       for (JsonNode q : tc) {
         Qdisc mine = ours.stream().filter(o -> o.handleText().equals(q.path("handle").asText())).findFirst()
             .orElseThrow(() -> new AssertionError("qdisc " + q + " not read"));
@@ -161,10 +173,10 @@ class RoutingLabTest {
     Device r1 = dev(r, "r1");
     Chain c = inventory.chain(r1);
     assertThat(c.up()).extracting(Hop::name, Hop::relation).contains(
-        org.assertj.core.groups.Tuple.tuple("r0", Relation.ROUTE), org.assertj.core.groups.Tuple.tuple("s0", Relation.PEER))
+        Tuple.tuple("r0", Relation.ROUTE), Tuple.tuple("s0", Relation.PEER))
         .extracting(t -> t.toList().get(0)).doesNotContain("e0", "r2"); // r2 does not forward
     assertThat(inventory.graph().sources(r1.id())).extracting(x -> x.device().name(), DeviceGraph.Source::origin)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("s0", DeviceGraph.Origin.LOCAL));
+        .containsExactly(Tuple.tuple("s0", DeviceGraph.Origin.LOCAL));
     assertThat(inventory.chain(dev(s, "s0")).down()).extracting(Hop::name)
         .containsExactly("r0", "r1", "r2", "d0", "e0");
   }

@@ -35,7 +35,8 @@ final class XdpTestProgram {
     attr.setString(48, "sginv_pass");
     int fd = (int) Libc.INSTANCE.syscall(SYS_BPF, (long) BPF_PROG_LOAD, attr, 128L);
     if (fd < 0) {
-      throw new IllegalStateException("load XDP test program (BPF_PROG_LOAD): " + Errno.describe(Native.getLastError()));
+      throw new IllegalStateException(
+          "load XDP test program (BPF_PROG_LOAD): " + Errno.describe(Native.getLastError()));
     }
     try {
       Memory path = new Memory(pin.toString().length() + 1L);
@@ -45,7 +46,8 @@ final class XdpTestProgram {
       pinAttr.setPointer(0, path);
       pinAttr.setInt(8, fd);
       if (Libc.INSTANCE.syscall(SYS_BPF, (long) BPF_OBJ_PIN, pinAttr, 128L) < 0) {
-        throw new IllegalStateException("pin XDP test program at " + pin + ": " + Errno.describe(Native.getLastError()));
+        throw new IllegalStateException(
+            "pin XDP test program at " + pin + ": " + Errno.describe(Native.getLastError()));
       }
     } finally {
       Libc.INSTANCE.close(fd);

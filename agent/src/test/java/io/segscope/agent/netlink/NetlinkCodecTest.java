@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -82,7 +83,7 @@ class NetlinkCodecTest {
   @Test
   void trailingFragmentIsRejected() {
     byte[] b = new MessageBuilder(16, 0).header(new byte[16]).build(1, 1);
-    byte[] longer = java.util.Arrays.copyOf(b, b.length + 8);
+    byte[] longer = Arrays.copyOf(b, b.length + 8);
     assertThatThrownBy(() -> NetlinkMessages.parse(wrap(longer)))
         .isInstanceOf(NetlinkException.class).hasMessageContaining("8 trailing bytes");
   }

@@ -3,9 +3,11 @@ package io.segscope.agent.netlink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.segscope.agent.inventory.EthtoolNetlinkFeatures;
-import io.segscope.agent.inventory.Features;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
 import io.segscope.probes.sys.Errno;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -39,7 +41,7 @@ class NetlinkSocketLabTest {
   @Test
   void kernelErrorBecomesExceptionWithErrnoText() {
     try (NetlinkSocket s = route()) {
-      byte[] ifinfo = java.nio.ByteBuffer.allocate(16).order(java.nio.ByteOrder.nativeOrder())
+      byte[] ifinfo = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder())
           .putInt(4, 0x7ffffff0).array();
       MessageBuilder get = new MessageBuilder(18, Netlink.NLM_F_REQUEST).header(ifinfo);
       assertThatThrownBy(() -> s.request(get, "get link 2147483632"))

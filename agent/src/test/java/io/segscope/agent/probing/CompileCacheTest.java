@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.Compiler;
 import io.segscope.probes.compile.CompiledObject;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -23,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 class CompileCacheTest {
   private static final List<String> FLAGS = List.of("-DOFF_SKB_LEN=112", "-DMAX_DEVICES=4096");
 
-  @TempDir Path tmp;
+  @TempDir
+  Path tmp;
   private Path dir;
   private final List<String> compiled = new ArrayList<>();
   private final List<LogRecord> logged = new ArrayList<>();
@@ -60,7 +65,7 @@ class CompileCacheTest {
   /** A compiled object whose bytes depend on the text: a cached answer can be told from a fresh one. */
   static CompiledObject object(String text) {
     byte[] code = new byte[16];
-    byte[] t = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] t = text.getBytes(StandardCharsets.UTF_8);
     System.arraycopy(t, 0, code, 0, Math.min(t.length, 16));
     return new CompiledObject("GPL", 0x060100, List.of(new CompiledObject.Program("tp_btf__consume_skb", code,
         List.of(new CompiledObject.MapRef(0, "dev_counts")))),
@@ -92,8 +97,8 @@ class CompileCacheTest {
     assertThat(second.maps()).isEqualTo(first.maps());
     assertThat(second.license()).isEqualTo("GPL");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
-    assertThat(entries()).singleElement().satisfies(e ->
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(e))).isEqualTo("rw-------"));
+    assertThat(entries()).singleElement().satisfies(
+        e -> assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(e))).isEqualTo("rw-------"));
     assertThat(warnings()).isEmpty();
   }
 
@@ -134,7 +139,8 @@ class CompileCacheTest {
     Files.write(entry, b);
     CompiledObject again = cache("salt").compile("segscope", "int x;", FLAGS);
     assertThat(compiled).hasSize(2);
-    assertThat(again.program("tp_btf__consume_skb").code()).isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
+    assertThat(again.program("tp_btf__consume_skb").code())
+        .isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
     assertThat(warnings()).singleElement().asString().contains("unusable").contains("checksum mismatch")
         .contains("compiling again");
     cache("salt").compile("segscope", "int x;", FLAGS);
@@ -145,16 +151,17 @@ class CompileCacheTest {
   void aTruncatedOrForeignEntryIsNotLoaded() throws Exception {
     cache("salt").compile("segscope", "int x;", FLAGS);
     Path entry = entries().get(0);
-    Files.write(entry, java.util.Arrays.copyOf(Files.readAllBytes(entry), 40));
+    Files.write(entry, Arrays.copyOf(Files.readAllBytes(entry), 40));
     cache("salt").compile("segscope", "int x;", FLAGS);
     assertThat(warnings()).last().asString().contains("truncated");
     // an intact entry of another request, renamed to this request's key
     cache("salt").compile("segscope", "int y;", FLAGS);
     Path y = entries().stream().filter(p -> !p.equals(entry)).findFirst().orElseThrow();
-    Files.copy(y, entry, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(y, entry, StandardCopyOption.REPLACE_EXISTING);
     CompiledObject x = cache("salt").compile("segscope", "int x;", FLAGS);
     assertThat(warnings()).last().asString().contains("key mismatch");
-    assertThat(x.program("tp_btf__consume_skb").code()).isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
+    assertThat(x.program("tp_btf__consume_skb").code())
+        .isEqualTo(object("int x;").program("tp_btf__consume_skb").code());
     assertThat(compiled).containsExactly("int x;", "int x;", "int y;", "int x;");
   }
 
@@ -206,7 +213,7 @@ class CompileCacheTest {
     for (int i = 0; i < CompileCache.KEEP + 3; i++) {
       cache("salt").compile("segscope", "int v" + i + ";", FLAGS);
       for (Path e : entries()) {
-        Files.setLastModifiedTime(e, java.nio.file.attribute.FileTime.fromMillis(
+        Files.setLastModifiedTime(e, FileTime.fromMillis(
             Files.getLastModifiedTime(e).toMillis() - 1000)); // older than the next one
       }
     }

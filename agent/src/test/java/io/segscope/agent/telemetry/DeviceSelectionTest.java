@@ -3,8 +3,8 @@ package io.segscope.agent.telemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.probes.wire.DeviceReading;
 import java.util.List;
 import java.util.Optional;

@@ -8,8 +8,8 @@ import static io.segscope.agent.telemetry.VanishedDevicesTest.reading;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.DeviceRef;
@@ -86,8 +86,8 @@ class InventoryViewTest {
         reading(GREEN, LAB, 2, "k-green", 3)), Map.of());
     for (Inventory inv : List.of(blue(), green())) {
       TelemetrySnapshot s = new SnapshotAssembler(new BuildInfo("test", "0.26.0", "6.18")).assemble(T0, r,
-          List.of(), SelfCost.Reading.NONE, "tracepoint", "", (key, kernelName) ->
-              InventoryView.name(inv, SCANNED, key, kernelName));
+          List.of(), SelfCost.Reading.NONE, "tracepoint", "",
+          (key, kernelName) -> InventoryView.name(inv, SCANNED, key, kernelName));
       boolean blueRead = inv.namespace(LAB).orElseThrow().cookie() == BLUE;
       assertThat(s.gso()).extracting(g -> g.swSkbs(), g -> g.device().netnsName(), g -> g.device().device())
           .as(blueRead ? "inventory holds blue" : "inventory holds green")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
@@ -35,10 +36,11 @@ class NamespaceReuseExportTest {
         VanishedDevicesTest.reading(4121, VanishedDevicesTest.LAB, 2, "a0", 3)), Map.of());
     var meters = new SimpleMeterRegistry();
     var t = new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1),
-        Duration.ofSeconds(60), List::of), () -> inv, io.segscope.agent.workload.Workloads::none,
+        Duration.ofSeconds(60), List::of), () -> inv, Workloads::none,
         new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
             AdviceContext.Thresholds.DEFAULT, false),
-        new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), new RecordErrors(meters), DeviceSelection.Config.DEFAULT,
+        new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), new RecordErrors(meters),
+        DeviceSelection.Config.DEFAULT,
         Clock.fixed(VanishedDevicesTest.T0, ZoneOffset.UTC));
     t.refresh();
     assertThat(t.latest().gso()).singleElement().satisfies(g -> {

@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.XdpAttachment;
-import io.segscope.agent.inventory.XdpMode;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
@@ -36,6 +37,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,12 +125,12 @@ class TelemetryServiceTest {
     Instant now = T0;
 
     @Override
-    public java.time.ZoneId getZone() {
+    public ZoneId getZone() {
       return ZoneOffset.UTC;
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
       return this;
     }
 
@@ -176,7 +178,8 @@ class TelemetryServiceTest {
     Counts c = new Counts(sw + 5, (sw + 5) * 65000, 0, swSkbs, sw * 10, sw * 65000, sw, 0, 0, 0, 0);
     return new DeviceReading(new DeviceId(0, netns, ifindex), name, c, 5,
         Optional.of(new GsoDetail(name, sw, sw * 8000, causes, sites, new long[GsoType.values().length],
-            new long[GsoDetail.SEG_SLOTS], dur)), Optional.empty());
+            new long[GsoDetail.SEG_SLOTS], dur)),
+        Optional.empty());
   }
 
   static Device device(int ifindex, String name) {
@@ -184,7 +187,8 @@ class TelemetryServiceTest {
         OptionalLong.of(65536), OptionalLong.of(65535), OptionalLong.of(524280), OptionalLong.of(65535),
         OptionalLong.of(65536), OptionalLong.of(65536), OptionalLong.of(65536),
         new XdpAttachment(XdpMode.NONE, OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(),
-            OptionalInt.empty()), "UP", OptionalLong.of(68), OptionalLong.of(65535), OptionalLong.of(1000), 1,
+            OptionalInt.empty()),
+        "UP", OptionalLong.of(68), OptionalLong.of(65535), OptionalLong.of(1000), 1,
         OptionalInt.empty());
     return new Device(ROOT, "", l, Features.unavailable("not read in this test"));
   }
@@ -202,7 +206,8 @@ class TelemetryServiceTest {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv[0], io.segscope.agent.workload.Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), errors, selection,
+        List::of), () -> inv[0], Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"),
+        new SelfMetrics(meters), errors, selection,
         clock);
   }
 

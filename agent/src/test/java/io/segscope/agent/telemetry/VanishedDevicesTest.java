@@ -2,9 +2,9 @@ package io.segscope.agent.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Netns;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.device.DeviceId;
 import io.segscope.probes.wire.Counts;
 import io.segscope.probes.wire.DeviceReading;

@@ -21,7 +21,8 @@ class WorkloadViewTest {
         "a3f0c9d2e1b4");
     assertThat(s.namespaces()).containsExactly(new NetnsInfo(PodNode.HOST, "", WorkloadInfo.host()),
         new NetnsInfo(PodNode.POD, "cni-1b2c", pod));
-    assertThat(s.deviceWorkloads()).extracting(d -> d.device().device() + "@" + d.workloadNetns() + "=" + d.workload().name())
+    assertThat(s.deviceWorkloads())
+        .extracting(d -> d.device().device() + "@" + d.workloadNetns() + "=" + d.workload().name())
         .containsExactly("eth0@" + PodNode.HOST + "=host", "cni0@" + PodNode.HOST + "=host",
             "veth1b2c@" + PodNode.POD + "=shop/web-0", "eth0@" + PodNode.POD + "=shop/web-0");
     assertThat(s.deviceWorkloads()).allMatch(d -> d instanceof DeviceWorkload);

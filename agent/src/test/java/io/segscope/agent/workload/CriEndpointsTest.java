@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CriEndpointsTest {
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   @Test
   void withoutFlagsTheDefaultSocketsThatExistAreAsked() throws Exception {

@@ -2,12 +2,12 @@ package io.segscope.agent.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.XdpAttachment;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.XdpAttachment;
 import io.segscope.device.DeviceId;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -71,7 +71,8 @@ class DeviceWorkloadsTest {
     assertThat(hostSide.netns()).isEqualTo(POD);
     assertThat(hostSide.viaLink()).isTrue();
     assertThat(d.served(DeviceId.of(HOST, 11)).workload().kind()).isEqualTo(WorkloadKind.CONTAINER);
-    assertThat(d.served(DeviceId.of(POD, 3)).workload().pod()).as("a macvlan in the pod over the host's NIC").isEqualTo("web-0");
+    assertThat(d.served(DeviceId.of(POD, 3)).workload().pod()).as("a macvlan in the pod over the host's NIC")
+        .isEqualTo("web-0");
   }
 
   @Test
@@ -84,7 +85,8 @@ class DeviceWorkloadsTest {
     assertThat(d.served(DeviceId.of(HOST, 12)).workload().kind()).as("peer in a named namespace nobody is in")
         .isEqualTo(WorkloadKind.HOST);
     assertThat(d.served(DeviceId.of(NAMED, 2)).workload()).isEqualTo(Workload.named("lab"));
-    assertThat(d.served(DeviceId.of(HOST, 13)).workload().kind()).as("peer namespace unknown").isEqualTo(WorkloadKind.HOST);
+    assertThat(d.served(DeviceId.of(HOST, 13)).workload().kind()).as("peer namespace unknown")
+        .isEqualTo(WorkloadKind.HOST);
     assertThat(d.served(DeviceId.of(POD, 99)).workload().pod()).as("a device gone from the inventory: its namespace's")
         .isEqualTo("web-0");
     assertThat(d.ofNetns(999).kind()).isEqualTo(WorkloadKind.UNKNOWN);

@@ -1,11 +1,11 @@
 package io.segscope.agent.workload;
 
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.XdpAttachment;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.XdpAttachment;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

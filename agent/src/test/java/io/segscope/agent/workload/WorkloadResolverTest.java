@@ -11,8 +11,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.exporters.SelfMetrics;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.workload.cri.v1.LinuxPodSandboxStatus;
 import io.segscope.agent.workload.cri.v1.ListPodSandboxRequest;
 import io.segscope.agent.workload.cri.v1.ListPodSandboxResponse;
@@ -26,6 +25,7 @@ import io.segscope.agent.workload.cri.v1.PodSandboxStatus;
 import io.segscope.agent.workload.cri.v1.PodSandboxStatusRequest;
 import io.segscope.agent.workload.cri.v1.PodSandboxStatusResponse;
 import io.segscope.agent.workload.cri.v1.RuntimeServiceGrpc;
+import io.segscope.exporters.SelfMetrics;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * device, as it does with nsfs). No root, no kernel.
  */
 class WorkloadResolverTest {
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private Path proc;
   private Path socket;
@@ -269,7 +270,8 @@ class WorkloadResolverTest {
           .setCreatedAt(s.getCreatedAt())
           .setState(notReady.contains(s.getId()) ? PodSandboxState.SANDBOX_NOTREADY : PodSandboxState.SANDBOX_READY)
           .setLinux(LinuxPodSandboxStatus.newBuilder().setNamespaces(Namespace.newBuilder().setOptions(
-              NamespaceOption.newBuilder().setNetwork(hostNet.get(s.getId()) ? NamespaceMode.NODE : NamespaceMode.POD))))
+              NamespaceOption.newBuilder()
+                  .setNetwork(hostNet.get(s.getId()) ? NamespaceMode.NODE : NamespaceMode.POD))))
           .build();
       out.onNext(PodSandboxStatusResponse.newBuilder().setStatus(st).putInfo("info", info.get(s.getId())).build());
       out.onCompleted();

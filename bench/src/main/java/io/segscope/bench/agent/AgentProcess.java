@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -178,13 +179,13 @@ public final class AgentProcess implements AutoCloseable {
     double wanted = instant.toEpochMilli() / 1000.0;
     while (true) {
       PromText m = scrape();
-      if (m.sum("segscope_snapshot_timestamp_seconds", java.util.Map.of()) >= wanted) {
+      if (m.sum("segscope_snapshot_timestamp_seconds", Map.of()) >= wanted) {
         return m;
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("wait for a map read after " + instant + ": none within "
             + timeout.toSeconds() + " s (last snapshot at "
-            + m.sum("segscope_snapshot_timestamp_seconds", java.util.Map.of()) + ")");
+            + m.sum("segscope_snapshot_timestamp_seconds", Map.of()) + ")");
       }
       sleep(200);
     }

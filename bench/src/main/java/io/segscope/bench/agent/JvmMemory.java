@@ -1,6 +1,7 @@
 package io.segscope.bench.agent;
 
 import io.segscope.bench.kernel.Exec;
+import io.segscope.lab.Tools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,6 +132,6 @@ public record JvmMemory(long rssBytes, long anonBytes, long fileBytes, Map<Strin
   private static String jcmd() {
     Path java = Path.of(ProcessHandle.current().info().command().orElse("java"));
     Path sibling = java.resolveSibling("jcmd");
-    return Files.isExecutable(sibling) ? sibling.toString() : io.segscope.lab.Tools.require("jcmd");
+    return Files.isExecutable(sibling) ? sibling.toString() : Tools.require("jcmd");
   }
 }

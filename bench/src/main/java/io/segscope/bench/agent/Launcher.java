@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  */
 public record Launcher(List<String> javaOptions, Map<String, String> environment) {
   private static final Pattern JAVA_OPTS = Pattern.compile("\\$\\{SEGSCOPE_JAVA_OPTS:-([^}]*)}");
-  private static final Pattern EXPORT = Pattern.compile("(?m)^\\s*export\\s+([A-Z_][A-Z0-9_]*)=\"\\$\\{\\1:-([^}]*)}\"");
+  private static final Pattern EXPORT =
+      Pattern.compile("(?m)^\\s*export\\s+([A-Z_][A-Z0-9_]*)=\"\\$\\{\\1:-([^}]*)}\"");
 
   public Launcher {
     javaOptions = List.copyOf(javaOptions);

@@ -2,16 +2,17 @@ package io.segscope.bench.jmh;
 
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
-import io.segscope.agent.inventory.Device;
-import io.segscope.agent.inventory.Features;
-import io.segscope.agent.inventory.Inventory;
-import io.segscope.agent.inventory.Link;
-import io.segscope.agent.inventory.Netns;
-import io.segscope.agent.inventory.XdpAttachment;
-import io.segscope.agent.inventory.XdpMode;
+import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Features;
+import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.Netns;
+import io.segscope.agent.inventory.model.XdpAttachment;
+import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
@@ -228,7 +229,7 @@ final class Fleet {
         AdviceContext.Thresholds.DEFAULT, false);
     Inventory inv = inventory;
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
-        List::of), () -> inv, io.segscope.agent.workload.Workloads::none, advisor, BUILD, self, errors,
+        List::of), () -> inv, Workloads::none, advisor, BUILD, self, errors,
         DeviceSelection.Config.DEFAULT, clock);
   }
 

@@ -1,6 +1,7 @@
 package io.segscope.bench.kernel;
 
 import io.segscope.probes.btf.Btf;
+import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.load.AttachPoint;
 import io.segscope.probes.load.Attachment;
 import io.segscope.probes.load.KernelAbi;
@@ -24,8 +25,8 @@ import java.util.Map;
 public final class EmptyPrograms implements AutoCloseable {
   /** {@code r0 = 0; exit}. */
   static final byte[] EMPTY = {
-    (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
-    (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
+      (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
+      (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
   };
 
   /** One attached empty program. */
@@ -48,7 +49,7 @@ public final class EmptyPrograms implements AutoCloseable {
     KernelAbi abi;
     try {
       abi = KernelAbi.of(attach.equals("tp_btf") ? Btf.loadKernel() : null);
-    } catch (io.segscope.probes.btf.BtfException e) {
+    } catch (BtfException e) {
       throw new IllegalStateException("load the kernel's BTF for empty tp_btf programs: " + e.getMessage(), e);
     }
     List<Empty> out = new ArrayList<>();

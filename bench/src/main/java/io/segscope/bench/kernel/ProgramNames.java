@@ -2,6 +2,7 @@ package io.segscope.bench.kernel;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.lab.Tools;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.HashMap;
@@ -21,7 +22,7 @@ public final class ProgramNames {
 
   /** Every loaded program's kernel name, by id. */
   public static Map<Integer, String> kernelNames() {
-    return parse(Exec.run(List.of(io.segscope.lab.Tools.require("bpftool"), "-j", "prog", "show")));
+    return parse(Exec.run(List.of(Tools.require("bpftool"), "-j", "prog", "show")));
   }
 
   static Map<Integer, String> parse(String json) {

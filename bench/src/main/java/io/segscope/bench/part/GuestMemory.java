@@ -1,10 +1,10 @@
 package io.segscope.bench.part;
 
-import io.segscope.bench.common.PromText;
-import io.segscope.bench.common.Results;
 import io.segscope.bench.agent.AgentProcess;
 import io.segscope.bench.agent.Launcher;
 import io.segscope.bench.agent.ProcessUsage;
+import io.segscope.bench.common.PromText;
+import io.segscope.bench.common.Results;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.scale.DeviceFleet;

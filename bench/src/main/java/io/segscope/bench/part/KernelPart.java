@@ -1,8 +1,9 @@
 package io.segscope.bench.part;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.bench.agent.AgentProcess;
 import io.segscope.bench.common.PromText;
 import io.segscope.bench.common.Results;
-import io.segscope.bench.agent.AgentProcess;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.BpftraceRun;
 import io.segscope.bench.kernel.EmptyPrograms;
@@ -278,7 +279,7 @@ public final class KernelPart {
     }
     String perf = Exec.run(List.of(Tools.require("bpftool"), "-j", "perf", "show"));
     try {
-      for (var n : new com.fasterxml.jackson.databind.ObjectMapper().readTree(perf)) {
+      for (var n : new ObjectMapper().readTree(perf)) {
         String tp = n.path("tracepoint").asText("");
         long pid = n.path("pid").asLong();
         if (events.contains(tp) && !mine.contains(pid)) {

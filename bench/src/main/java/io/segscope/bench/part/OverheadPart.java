@@ -2,9 +2,9 @@ package io.segscope.bench.part;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.bench.agent.AgentProcess;
 import io.segscope.bench.common.PromText;
 import io.segscope.bench.common.Results;
-import io.segscope.bench.agent.AgentProcess;
 import io.segscope.lab.IperfResult;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Netns;

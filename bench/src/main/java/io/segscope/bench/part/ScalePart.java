@@ -2,12 +2,12 @@ package io.segscope.bench.part;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.segscope.bench.common.PromText;
-import io.segscope.bench.common.Results;
-import io.segscope.bench.common.Stats;
 import io.segscope.bench.agent.AgentProcess;
 import io.segscope.bench.agent.JvmMemory;
 import io.segscope.bench.agent.ProcessUsage;
+import io.segscope.bench.common.PromText;
+import io.segscope.bench.common.Results;
+import io.segscope.bench.common.Stats;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.scale.DeviceFleet;
 import io.segscope.bench.scale.Spray;
@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -106,8 +107,8 @@ public final class ScalePart {
       IperfResult loaded = load.get(60, TimeUnit.SECONDS);
       long peak = ProcessUsage.peakRss(agent.pid());
       PromText end = agent.scrape();
-      double reads = end.sum("segscope_map_read_seconds_count", java.util.Map.of());
-      double readSeconds = reads == 0 ? Double.NaN : end.sum("segscope_map_read_seconds_sum", java.util.Map.of()) / reads;
+      double reads = end.sum("segscope_map_read_seconds_count", Map.of());
+      double readSeconds = reads == 0 ? Double.NaN : end.sum("segscope_map_read_seconds_sum", Map.of()) / reads;
       agent.stop();
       LOG.info(String.format("%d devices: /metrics gzip p50 %.1f ms, plain p50 %.1f ms; RSS %.1f MiB; maps %.1f MiB",
           fleet.devices(), m[0].ms().p50(), m[1].ms().p50(), after.rssBytes() / 1048576.0,

@@ -1,7 +1,7 @@
 package io.segscope.bench.part;
 
-import io.segscope.bench.common.Stats;
 import io.segscope.bench.agent.JvmMemory;
+import io.segscope.bench.common.Stats;
 import io.segscope.bench.kernel.BpfFdinfo;
 import java.util.List;
 

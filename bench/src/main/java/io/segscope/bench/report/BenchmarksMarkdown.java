@@ -88,7 +88,8 @@ public final class BenchmarksMarkdown {
         .append(run.quick() ? " --quick" : "").append("` from one run; every figure and every explanation below is")
         .append(" computed from what this run measured on this machine (ratios side by side in the same run).")
         .append(run.quick() ? " **A --quick run: short windows, few pairs, smaller device counts; not the"
-            + " figures of record.**" : "").append("\n\n");
+            + " figures of record.**" : "")
+        .append("\n\n");
     md.append("| | |\n| --- | --- |\n");
     md.append("| date (UTC) | ").append(run.startedAt()).append(" |\n");
     md.append("| machine | ").append(m.cpus()).append(" CPUs (").append(m.cpuModel()).append("), ")
@@ -161,7 +162,8 @@ public final class BenchmarksMarkdown {
         .append(num(kernel.gbps(), 2)).append(" Gbit/s) to its first read after it, ")
         .append(num(kernel.windowSeconds(), 1))
         .append(" s, so the programs' runs and the super-packets the agent counted cover the same stretch (other")
-        .append(" traffic on the host in it included in both). ns/run = Δrun_time_ns ÷ Δrun_cnt from the kernel (`/proc/PID/fdinfo`); every run counts,")
+        .append(
+            " traffic on the host in it included in both). ns/run = Δrun_time_ns ÷ Δrun_cnt from the kernel (`/proc/PID/fdinfo`); every run counts,")
         .append(" the early exits included. The empty program's runs are how often the kernel fired the event.\n\n");
     md.append("| segscope program | runs | ns/run | empty ").append(kernel.attach())
         .append(" ns/run | runs per super-packet | ns per super-packet | share of segscope's time |\n")
@@ -175,7 +177,8 @@ public final class BenchmarksMarkdown {
           .append(n == 0 ? "—" : num(p.runs() / n, 2)).append(" | ")
           .append(n == 0 ? "—" : num(p.runTimeNanos() / n, 0)).append(" | ")
           .append(kernel.totalRunTimeNanos() == 0 ? "—" : Fmt.pct((double) p.runTimeNanos()
-              / kernel.totalRunTimeNanos(), 0)).append(" |\n");
+              / kernel.totalRunTimeNanos(), 0))
+          .append(" |\n");
     }
     md.append("| **all** | ").append(count(kernel.totalRuns())).append(" | ")
         .append(kernel.totalRuns() == 0 ? "—" : num((double) kernel.totalRunTimeNanos() / kernel.totalRuns(), 1))
@@ -217,7 +220,8 @@ public final class BenchmarksMarkdown {
         .append(" at net_dev_start_xmit (handed intact to the driver). It shares no code, map or address range with")
         .append(" segscope. segmented_untracked diagnostics in the window: ").append(count(accuracy.untracked()))
         .append(".\n\n");
-    md.append("| scenario | device (role) | super-packets agent / oracle | segments | bytes | offloaded | worst error |\n")
+    md.append(
+        "| scenario | device (role) | super-packets agent / oracle | segments | bytes | offloaded | worst error |\n")
         .append("| --- | --- | --- | --- | --- | --- | ---: |\n");
     for (AccuracyResult.DeviceCount d : accuracy.devices()) {
       md.append("| ").append(d.scenario()).append(" | ").append(d.device()).append(" (").append(d.role())
@@ -266,7 +270,8 @@ public final class BenchmarksMarkdown {
     md.append("**iperf3 TCP**, per pair with ÷ without the agent: median [min – max]. CPU is iperf3's own")
         .append(" `cpu_utilization_percent` (sender, receiver); on 2 shared cores the softirq work of a veth path")
         .append(" lands on whichever process runs, so the CPU ratios are noisy.\n\n");
-    md.append("| scenario | pairs | Gbit/s with | Gbit/s without | throughput ratio | sender CPU ratio | receiver CPU ratio |\n")
+    md.append(
+        "| scenario | pairs | Gbit/s with | Gbit/s without | throughput ratio | sender CPU ratio | receiver CPU ratio |\n")
         .append("| --- | ---: | ---: | ---: | --- | --- | --- |\n");
     for (String s : List.of("S0", "S1")) {
       OverheadResult.Spread t = overhead.throughputRatio(s);
@@ -312,11 +317,14 @@ public final class BenchmarksMarkdown {
         .append(" compression, request by request in turn after 5 warm-up requests each; latency = request sent to")
         .append(" body received, on loopback. The inventory counts every device of the host (other labs'")
         .append(" included). Map read = the agent's mean time to read its maps and build a snapshot, once per")
-        .append(" interval (segscope_map_read_seconds). Kernel map memory = the sum of the kernel's memlock of the agent's maps (fdinfo; on")
+        .append(
+            " interval (segscope_map_read_seconds). Kernel map memory = the sum of the kernel's memlock of the agent's maps (fdinfo; on")
         .append(" 6.4 and later computed from what each hash map holds now).\n\n");
     md.append("| devices | counted | series | first scrape | /metrics gzip p50 / p99 | size | plain p50 / p99 | size")
-        .append(" | /api/v1/devices p50 / p99 | RSS / peak | RSS under load | CPU idle / load | map read | map memory |\n")
-        .append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        .append(
+            " | /api/v1/devices p50 / p99 | RSS / peak | RSS under load | CPU idle / load | map read | map memory |\n")
+        .append(
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (ScaleResult.Level l : scale.levels()) {
       md.append("| ").append(count(l.fleetDevices())).append(" (").append(count(l.inventoryDevices()))
           .append(" inventoried) | ").append(count(l.fleetDevicesCounted())).append(" | ").append(count(l.series()))

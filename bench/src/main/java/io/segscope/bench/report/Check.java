@@ -1,5 +1,7 @@
 package io.segscope.bench.report;
 
+import java.util.function.Supplier;
+
 /**
  * One figure against its target.
  *
@@ -16,17 +18,17 @@ public record Check(String figure, String measured, String target, Verdict verdi
   public enum Verdict { MET, MISSED, NOT_MEASURED }
 
   static Check atMost(String figure, double value, double limit, String measured, String target,
-      java.util.function.Supplier<String> why) {
+      Supplier<String> why) {
     return judge(figure, value <= limit, value, measured, target, why);
   }
 
   static Check atLeast(String figure, double value, double limit, String measured, String target,
-      java.util.function.Supplier<String> why) {
+      Supplier<String> why) {
     return judge(figure, value >= limit, value, measured, target, why);
   }
 
   private static Check judge(String figure, boolean met, double value, String measured, String target,
-      java.util.function.Supplier<String> why) {
+      Supplier<String> why) {
     if (Double.isNaN(value)) {
       return notMeasured(figure, target, "the run produced no value for it");
     }

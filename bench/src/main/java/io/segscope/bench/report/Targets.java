@@ -4,8 +4,9 @@ import static io.segscope.bench.report.Fmt.count;
 import static io.segscope.bench.report.Fmt.mib;
 import static io.segscope.bench.report.Fmt.num;
 
-import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.agent.JvmMemory;
+import io.segscope.bench.common.RunInfo;
+import io.segscope.bench.common.Stats;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.part.AccuracyResult;
 import io.segscope.bench.part.GuestResult;
@@ -16,6 +17,7 @@ import io.segscope.bench.part.ScaleResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Every target of the benchmark, judged from one run's results, and for a miss the explanation, built
@@ -101,7 +103,8 @@ final class Targets {
           .append(num(kernel.totalRunTimeNanos() / 1e6, 1)).append(" ms in the ").append(num(kernel.windowSeconds(), 1))
           .append(" s window, while the kernel segmented ").append(count(n)).append(" super-packets in software in ")
           .append(num(kernel.segmentationNanos() / 1e6, 1)).append(" ms (").append(num(kernel.meanSegmentationNanos()
-              / 1000, 2)).append(" µs each): ").append(num(kernel.runsPerSuperPacket(), 1))
+              / 1000, 2))
+          .append(" µs each): ").append(num(kernel.runsPerSuperPacket(), 1))
           .append(" runs costing ").append(num(perSp, 0)).append(" ns per super-packet. Empty ")
           .append(kernel.attach()).append(" programs on the same events cost ").append(num(floor, 0))
           .append(" ns per super-packet here (").append(Fmt.pct(floor / kernel.meanSegmentationNanos(), 1))
@@ -121,13 +124,14 @@ final class Targets {
       onDemandXdp().ifPresent(p -> b.append(" ").append(p.program()).append(" ran ").append(count(p.runs()))
           .append(" times: it is attached only while a generic XDP program exists on the host, and one did in this")
           .append(" window; without it the rest cost ").append(Fmt.pct((kernel.totalRunTimeNanos() - p.runTimeNanos())
-              / kernel.segmentationNanos(), 2)).append(" of the segmentation time."));
+              / kernel.segmentationNanos(), 2))
+          .append(" of the segmentation time."));
       return b.toString();
     });
   }
 
   /** The generic-XDP program, when it ran in the window (attached on demand). */
-  private java.util.Optional<KernelResult.ProgramCost> onDemandXdp() {
+  private Optional<KernelResult.ProgramCost> onDemandXdp() {
     return kernel.programs().stream().filter(p -> p.event().equals("netif_receive_skb") && p.runs() > 0).findFirst();
   }
 
@@ -266,7 +270,8 @@ final class Targets {
     return Check.atLeast(figure, r.median(), target, num(r.median(), 3), t, () -> {
       long lost = overhead.runs().stream().filter(x -> x.scenario().equals(scenario) && x.agent())
           .filter(w -> overhead.runs().stream().anyMatch(wo -> wo.scenario().equals(scenario) && !wo.agent()
-              && wo.pair() == w.pair() && w.gbps() < wo.gbps())).count();
+              && wo.pair() == w.pair() && w.gbps() < wo.gbps()))
+          .count();
       StringBuilder b = new StringBuilder();
       b.append(lost).append(" of ").append(r.n()).append(" pairs lost throughput with the agent (ratios ")
           .append(num(r.min(), 3)).append(" to ").append(num(r.max(), 3)).append("; ")
@@ -278,9 +283,11 @@ final class Targets {
       OverheadResult.Spread d = overhead.udpCostPerSegment();
       OverheadResult.Spread w = overhead.udpNanosPerSegment(false);
       if (d.n() > 0 && w.median() > 0) {
-        b.append(" The UDP sender of the same pairs puts the agent's cost at ").append(Fmt.pct(d.median() / w.median(), 1))
+        b.append(" The UDP sender of the same pairs puts the agent's cost at ")
+            .append(Fmt.pct(d.median() / w.median(), 1))
             .append(" of the CPU per segment, i.e. a throughput ratio of about ").append(num(w.median()
-                / (w.median() + d.median()), 3)).append(" where the sender's CPU is the limit.");
+                / (w.median() + d.median()), 3))
+            .append(" where the sender's CPU is the limit.");
       }
       b.append(" Load average at the start of the run: ").append(num(run.loadBefore()[0], 2)).append(".");
       return b.toString();
@@ -330,7 +337,8 @@ final class Targets {
       }
       b.append(" Load average at the start of the run: ").append(num(run.loadBefore()[0], 2))
           .append(" (").append(q.equals("p99") ? "a p99 of " + top.metricsGzip().ms().n()
-              + " requests is their slowest few" : "other processes share the 2 cores").append(").");
+              + " requests is their slowest few" : "other processes share the 2 cores")
+          .append(").");
       return b.toString();
     }));
   }
@@ -360,15 +368,15 @@ final class Targets {
     double r = top.rssBytes() / 1048576.0;
     return verdictAt(top, Check.atMost("agent RSS " + atDevices(top) + " (VmRSS after the requests; launcher flags "
         + scale.javaOptions() + ")", r, 160, mib(top.rssBytes()), "≤ 160 MiB", () -> {
-      StringBuilder b = new StringBuilder();
-      b.append("RSS ").append(mib(top.rssBytes())).append(" (peak ").append(mib(top.peakRssBytes()))
-          .append(", ").append(mib(top.loadRssBytes())).append(" under S1 load).");
-      JvmMemory j = scale.jvm();
-      if (j != null) {
-        b.append(" ").append(JvmText.breakdown(j)).append(" ").append(JvmText.floor(j, 160L << 20));
-      }
-      return b.toString();
-    }));
+          StringBuilder b = new StringBuilder();
+          b.append("RSS ").append(mib(top.rssBytes())).append(" (peak ").append(mib(top.peakRssBytes()))
+              .append(", ").append(mib(top.loadRssBytes())).append(" under S1 load).");
+          JvmMemory j = scale.jvm();
+          if (j != null) {
+            b.append(" ").append(JvmText.breakdown(j)).append(" ").append(JvmText.floor(j, 160L << 20));
+          }
+          return b.toString();
+        }));
   }
 
   private Check guestMemory() {
@@ -408,7 +416,7 @@ final class Targets {
           b.append("median ").append(num(s.median(), 2)).append(" s of ").append(s.n()).append(" starts (")
               .append(num(s.min(), 2)).append(" to ").append(num(s.max(), 2)).append(" s)");
           if (!attach.isEmpty()) {
-            b.append("; the agent logs a median of ").append(num(io.segscope.bench.common.Stats.median(attach), 2))
+            b.append("; the agent logs a median of ").append(num(Stats.median(attach), 2))
                 .append(" s from planning to attached probes (compile in a child JVM included); the rest is the JVM's")
                 .append(" start, class loading and the first map read");
           }
@@ -471,7 +479,8 @@ final class Targets {
         long perEntry = perCpu(m.type()) ? value * cpus : value;
         b.append(" ").append(mapType(m.type())).append(" with ").append(m.valueSize()).append(" B values and ")
             .append(count(m.maxEntries())).append(" entries at most ").append((m.flags() & 1) != 0
-                ? "(no preallocation)" : "(preallocated)").append(": ").append(Fmt.kib(perEntry))
+                ? "(no preallocation)" : "(preallocated)")
+            .append(": ").append(Fmt.kib(perEntry))
             .append(" per entry, ").append(mib((double) perEntry * devices)).append(" if all ")
             .append(count(devices)).append(" devices have one;");
       }

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -51,7 +52,7 @@ public final class TcpSpray {
         try {
           Socket c = s.accept();
           pool.execute(() -> drain(c));
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
           // check the deadline
         }
       }

@@ -8,10 +8,12 @@ import org.junit.jupiter.api.Test;
 class AgentProcessTest {
   @Test
   void aScrapeCountsAsStartedOnlyWithAnAttachedProgram() {
-    assertThat(AgentProcess.probesAttached(PromText.parse("""
-        segscope_probe_attached{path="gso_tx",program="tp_btf__net_dev_queue",mode="tracepoint",attach="tp_btf"} 1
-        segscope_probe_attached{path="xdp_generic",program="tp_btf__netif_receive_skb",mode="tracepoint",attach="tp_btf"} 0
-        """))).isTrue();
+    assertThat(AgentProcess.probesAttached(PromText.parse(
+        """
+            segscope_probe_attached{path="gso_tx",program="tp_btf__net_dev_queue",mode="tracepoint",attach="tp_btf"} 1
+            segscope_probe_attached{path="xdp_generic",program="tp_btf__netif_receive_skb",mode="tracepoint",attach="tp_btf"} 0
+            """)))
+        .isTrue();
     assertThat(AgentProcess.probesAttached(PromText.parse("""
         segscope_probe_attached{path="gso_tx",program="tp_btf__net_dev_queue",mode="tracepoint",attach="tp_btf"} 0
         segscope_build_info{version="x"} 1

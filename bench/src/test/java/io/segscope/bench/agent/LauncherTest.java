@@ -26,7 +26,8 @@ class LauncherTest {
 
   @Test
   void honoursTheEnvironmentAsTheLauncherDoes() {
-    Launcher l = Launcher.parse(SCRIPT, Map.of("SEGSCOPE_JAVA_OPTS", " -Xmx1g  -XX:+UseG1GC ", "MALLOC_ARENA_MAX", "4"));
+    Launcher l =
+        Launcher.parse(SCRIPT, Map.of("SEGSCOPE_JAVA_OPTS", " -Xmx1g  -XX:+UseG1GC ", "MALLOC_ARENA_MAX", "4"));
     assertThat(l.javaOptions()).isEqualTo(List.of("-Xmx1g", "-XX:+UseG1GC"));
     assertThat(l.environment()).containsEntry("MALLOC_ARENA_MAX", "4");
   }

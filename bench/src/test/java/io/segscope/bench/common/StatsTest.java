@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +17,7 @@ class StatsTest {
 
   @Test
   void quantileFollowsRType7() {
-    List<Double> v = new java.util.ArrayList<>();
+    List<Double> v = new ArrayList<>();
     for (int i = 1; i <= 100; i++) {
       v.add((double) i);
     }

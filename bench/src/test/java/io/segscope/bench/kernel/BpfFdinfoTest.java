@@ -53,7 +53,8 @@ class BpfFdinfoTest {
 
   @Test
   void programsLinksAndMapsAreToldApartAndOtherFdsSkipped() {
-    BpfFdinfo.Objects o = BpfFdinfo.parse(List.of(MAP, PROG, LINK, "pos:\t0\nflags:\t02\nmnt_id:\t20\nino:\t7\n", PROG));
+    BpfFdinfo.Objects o =
+        BpfFdinfo.parse(List.of(MAP, PROG, LINK, "pos:\t0\nflags:\t02\nmnt_id:\t20\nino:\t7\n", PROG));
     assertThat(o.maps()).containsExactly(new BpfFdinfo.BpfMap(2047, 1, 16, 2608, 4096, 1, 66496));
     assertThat(o.programs()).as("two fds of one program: listed once")
         .containsExactly(new BpfFdinfo.Program(2123, 26, 123456, 789));

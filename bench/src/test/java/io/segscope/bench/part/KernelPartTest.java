@@ -13,19 +13,21 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class KernelPartTest {
-  static final String ATTACHED = """
-      segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="gso_tx",program="tp_btf__net_dev_queue"} 1
-      segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="gso_tx",program="tp_btf__consume_skb"} 1
-      segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="gso_tx",program="tp_btf__qdisc_dequeue"} 0
-      segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="xdp_generic",program="tp_btf__netif_receive_skb"} 0
-      """;
+  static final String ATTACHED =
+      """
+          segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="gso_tx",program="tp_btf__net_dev_queue"} 1
+          segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="gso_tx",program="tp_btf__consume_skb"} 1
+          segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="gso_tx",program="tp_btf__qdisc_dequeue"} 0
+          segscope_probe_attached{attach="tp_btf",mode="tracepoint",path="xdp_generic",program="tp_btf__netif_receive_skb"} 0
+          """;
 
   @Test
   void everyTracepointProgramIsListedWithItsEventAttachedOrNot() {
     PromText m = PromText.parse(ATTACHED);
     assertThat(KernelPart.attachedPrograms(m)).containsExactly(Map.entry("tp_btf__consume_skb", "consume_skb"),
         Map.entry("tp_btf__net_dev_queue", "net_dev_queue"), Map.entry("tp_btf__netif_receive_skb",
-            "netif_receive_skb"), Map.entry("tp_btf__qdisc_dequeue", "qdisc_dequeue"));
+            "netif_receive_skb"),
+        Map.entry("tp_btf__qdisc_dequeue", "qdisc_dequeue"));
     assertThat(KernelPart.label(m, "attach")).isEqualTo("tp_btf");
     assertThat(KernelPart.label(m, "mode")).isEqualTo("tracepoint");
   }

@@ -13,9 +13,10 @@ class ResultsArithmeticTest {
     KernelResult k = new KernelResult("tracepoint", "tp_btf", 10, 6, List.of(
         new KernelResult.ProgramCost("tp_btf__consume_skb", "consume_skb", 6500, 650_000),
         new KernelResult.ProgramCost("tp_btf__net_dev_queue", "net_dev_queue", 11_400, 1_140_000),
-        new KernelResult.ProgramCost("tp_btf__qdisc_dequeue", "qdisc_dequeue", 0, 0)), List.of(
-        new KernelResult.EventRate("consume_skb", true, 6500, 6500 * 35),
-        new KernelResult.EventRate("net_dev_start_xmit", false, 45_000, 45_000 * 36)),
+        new KernelResult.ProgramCost("tp_btf__qdisc_dequeue", "qdisc_dequeue", 0, 0)),
+        List.of(
+            new KernelResult.EventRate("consume_skb", true, 6500, 6500 * 35),
+            new KernelResult.EventRate("net_dev_start_xmit", false, 45_000, 45_000 * 36)),
         1000, 45_000, 1000, 8_800_000, List.of());
     assertThat(k.totalRuns()).isEqualTo(17_900);
     assertThat(k.runsPerSuperPacket()).isEqualTo(17.9);

@@ -161,7 +161,8 @@ class BenchmarksMarkdownTest {
   @Test
   void aQuickRunsSmallerCountsAreReportedButNotJudged(@TempDir Path dir) throws Exception {
     String text = Run.of(dir, "guest").with("guest", Fixtures.guest(100, 128)).markdown();
-    assertThat(text).contains("| kernel BPF map memory at 100 devices with 128 possible CPUs").contains("| not measured |")
+    assertThat(text).contains("| kernel BPF map memory at 100 devices with 128 possible CPUs")
+        .contains("| not measured |")
         .contains("measured at 100 devices and 128 possible CPUs, not 1,000 and 128");
     assertThat(text).contains("| Percpu | 10.0 MiB | 20.7 MiB | 10.0 MiB | 10.7 MiB | 10.7 MiB |");
   }

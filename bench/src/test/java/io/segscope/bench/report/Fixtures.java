@@ -1,9 +1,9 @@
 package io.segscope.bench.report;
 
+import io.segscope.bench.agent.JvmMemory;
 import io.segscope.bench.common.Machine;
 import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.common.Stats;
-import io.segscope.bench.agent.JvmMemory;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;
@@ -41,12 +41,13 @@ final class Fixtures {
     return new KernelResult("tracepoint", "tp_btf", 10, 6.1, List.of(
         new KernelResult.ProgramCost("tp_btf__consume_skb", "consume_skb", 6500, 650_000),
         new KernelResult.ProgramCost("tp_btf__kfree_skb", "kfree_skb", 0, 0),
-        new KernelResult.ProgramCost("tp_btf__net_dev_queue", "net_dev_queue", 11_400, 1_140_000)), List.of(
-        new KernelResult.EventRate("consume_skb", true, 6500, 6500 * 35),
-        new KernelResult.EventRate("kfree_skb", true, 0, 0),
-        new KernelResult.EventRate("net_dev_queue", true, 11_400, 11_400 * 35),
-        new KernelResult.EventRate("net_dev_start_xmit", false, 55_000, 55_000 * 36),
-        new KernelResult.EventRate("netif_receive_skb", false, 55_000, 55_000 * 34)),
+        new KernelResult.ProgramCost("tp_btf__net_dev_queue", "net_dev_queue", 11_400, 1_140_000)),
+        List.of(
+            new KernelResult.EventRate("consume_skb", true, 6500, 6500 * 35),
+            new KernelResult.EventRate("kfree_skb", true, 0, 0),
+            new KernelResult.EventRate("net_dev_queue", true, 11_400, 11_400 * 35),
+            new KernelResult.EventRate("net_dev_start_xmit", false, 55_000, 55_000 * 36),
+            new KernelResult.EventRate("netif_receive_skb", false, 55_000, 55_000 * 34)),
         superPackets, 45 * superPackets, superPackets, 8_800 * superPackets, List.of("pid 7 (java): net_dev_queue"));
   }
 

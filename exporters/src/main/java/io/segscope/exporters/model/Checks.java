@@ -3,6 +3,7 @@ package io.segscope.exporters.model;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 
 /** Validation helpers for the snapshot records: every message names the record, the field and the rule. */
 final class Checks {
@@ -39,7 +40,7 @@ final class Checks {
   }
 
   /** The classes of {@link List#of}/{@link List#copyOf} lists: immutable, and never holding null. */
-  private static final java.util.Set<Class<?>> IMMUTABLE_LISTS = java.util.Set.copyOf(List.of(
+  private static final Set<Class<?>> IMMUTABLE_LISTS = Set.copyOf(List.of(
       List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass())); // List.of() and 3+ share one
 
   /**

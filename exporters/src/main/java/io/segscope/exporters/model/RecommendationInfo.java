@@ -1,5 +1,7 @@
 package io.segscope.exporters.model;
 
+import java.util.List;
+
 /**
  * One open recommendation, as the metrics show it (the API carries the evidence and commands).
  *
@@ -14,7 +16,7 @@ package io.segscope.exporters.model;
 public record RecommendationInfo(String id, String rule, String severity, DeviceRef device, double cpuSavingCores,
     String state) {
   /** The states a recommendation is exported in. */
-  public static final java.util.List<String> STATES = java.util.List.of("open", "accepted");
+  public static final List<String> STATES = List.of("open", "accepted");
 
   /** An open recommendation. */
   public RecommendationInfo(String id, String rule, String severity, DeviceRef device, double cpuSavingCores) {

@@ -1,5 +1,7 @@
 package io.segscope.exporters.model;
 
+import java.util.List;
+
 /**
  * What was measured before and after a recommendation closed because its evidence stopped
  * (docs/recommendations.md, "Verified savings").
@@ -18,7 +20,7 @@ package io.segscope.exporters.model;
 public record VerifiedSaving(String id, String rule, DeviceRef device, String state, String verdict,
     double savingCores) {
   /** The verdicts, as exported. */
-  public static final java.util.List<String> VERDICTS = java.util.List.of("verified", "traffic_changed",
+  public static final List<String> VERDICTS = List.of("verified", "traffic_changed",
       "no_traffic_after");
 
   public VerifiedSaving {

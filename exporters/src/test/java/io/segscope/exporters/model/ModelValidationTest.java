@@ -63,8 +63,8 @@ class ModelValidationTest {
     assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, -3, Map.of(), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.offloadedSkbs must not be negative, got -3");
     assertThatThrownBy(
-            () -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0,
-                Map.of(GsoCause.CHECKSUM, -1L), Map.of(), Map.of()))
+        () -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0,
+            Map.of(GsoCause.CHECKSUM, -1L), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.causes[CHECKSUM] must not be negative, got -1");
   }
 
@@ -151,16 +151,16 @@ class ModelValidationTest {
     probes.add(new ProbeStatus("gso_tx", "p", "kprobe", "tp_btf", true));
     probes.add(null);
     assertThatThrownBy(
-            () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), probes, List.of(),
-                BuildInfo.unknown(), List.of(), List.of(), List.of(), List.of(), 0))
+        () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), probes, List.of(),
+            BuildInfo.unknown(), List.of(), List.of(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.probes[1] must not be null");
     assertThatThrownBy(
-            () -> new TelemetrySnapshot(null, List.of(), List.of(), List.of(), List.of(),
-                BuildInfo.unknown(), List.of(), List.of(), List.of(), List.of(), 0))
+        () -> new TelemetrySnapshot(null, List.of(), List.of(), List.of(), List.of(),
+            BuildInfo.unknown(), List.of(), List.of(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.takenAt must not be null");
     assertThatThrownBy(
-            () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), List.of(),
-                null, List.of(), List.of(), List.of(), List.of(), 0))
+        () -> new TelemetrySnapshot(Instant.EPOCH, List.of(), List.of(), List.of(), List.of(),
+            null, List.of(), List.of(), List.of(), List.of(), 0))
         .hasMessage("TelemetrySnapshot.build must not be null");
     assertThatThrownBy(() -> TelemetrySnapshot.builder().addGso(null))
         .hasMessage("TelemetrySnapshot.Builder.addGso argument must not be null");

@@ -1,5 +1,6 @@
 package io.segscope.probes.bcc;
 
+import io.segscope.probes.sys.Errno;
 import java.util.Objects;
 
 /**
@@ -77,7 +78,7 @@ public class BccException extends Exception {
     StringBuilder text = new StringBuilder().append(call).append(' ').append(object).append(": ");
     String why = reason == null ? "" : reason.strip();
     if (errno != 0) {
-      text.append(io.segscope.probes.sys.Errno.describe(errno));
+      text.append(Errno.describe(errno));
       if (!why.isEmpty()) {
         text.append("; ").append(why);
       }

@@ -59,8 +59,8 @@ public final class BpfModule implements AutoCloseable {
     try {
       Pointer text = strings.cstring(cText);
       Pointer flags = strings.cstringArray(cflags);
-      created = StderrCapture.around(() ->
-          bcc.bpf_module_create_c_from_string(text, 0, flags, cflags.size(), true, null));
+      created =
+          StderrCapture.around(() -> bcc.bpf_module_create_c_from_string(text, 0, flags, cflags.size(), true, null));
     } catch (RuntimeException e) {
       strings.close();
       throw e;

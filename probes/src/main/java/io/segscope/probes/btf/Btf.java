@@ -27,205 +27,205 @@ import java.util.OptionalLong;
  * When a name occurs more than once in the BTF, the lowest type id wins.
  */
 public final class Btf {
-    /** Where the running kernel exposes its BTF. */
-    public static final Path KERNEL_BTF = Path.of("/sys/kernel/btf/vmlinux");
+  /** Where the running kernel exposes its BTF. */
+  public static final Path KERNEL_BTF = Path.of("/sys/kernel/btf/vmlinux");
 
-    private final TypeTable types;
-    private final NameIndex names;
-    private final FieldResolver resolver;
+  private final TypeTable types;
+  private final NameIndex names;
+  private final FieldResolver resolver;
 
-    private Btf(TypeTable types) {
-        this.types = types;
-        this.names = new NameIndex(types);
-        this.resolver = new FieldResolver(types, names);
+  private Btf(TypeTable types) {
+    this.types = types;
+    this.names = new NameIndex(types);
+    this.resolver = new FieldResolver(types, names);
+  }
+
+  /** Parses the running kernel's BTF, {@link #KERNEL_BTF}. */
+  public static Btf loadKernel() throws BtfException {
+    return load(KERNEL_BTF);
+  }
+
+  /** Reads and parses a raw BTF file (not an ELF object: extract its .BTF section first). */
+  public static Btf load(Path file) throws BtfException {
+    Objects.requireNonNull(file, "file");
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new BtfException("read BTF " + file + ": " + e, e);
     }
+    return new Btf(TypeTable.parse(file.toString(), bytes));
+  }
 
-    /** Parses the running kernel's BTF, {@link #KERNEL_BTF}. */
-    public static Btf loadKernel() throws BtfException {
-        return load(KERNEL_BTF);
-    }
+  /** Parses a raw BTF blob; messages call its source {@code <bytes>}. The array is copied. */
+  public static Btf parse(byte[] bytes) throws BtfException {
+    Objects.requireNonNull(bytes, "bytes");
+    return new Btf(TypeTable.parse("<bytes>", bytes.clone()));
+  }
 
-    /** Reads and parses a raw BTF file (not an ELF object: extract its .BTF section first). */
-    public static Btf load(Path file) throws BtfException {
-        Objects.requireNonNull(file, "file");
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (IOException e) {
-            throw new BtfException("read BTF " + file + ": " + e, e);
-        }
-        return new Btf(TypeTable.parse(file.toString(), bytes));
-    }
+  /**
+   * Resolves a dotted path such as {@code "sk_buff.len"}, {@code "net_device.nd_net.net"} or
+   * {@code "sk_buff.ip_summed"} (a bitfield).
+   *
+   * @throws BtfException {@code "resolve <path>: ..."} naming the missing struct or member (and the
+   *                      struct it was looked up in), a segment that is not a struct/union, a
+   *                      malformed path, or a reference cycle in corrupt BTF
+   */
+  public FieldOffset field(String path) throws BtfException {
+    Objects.requireNonNull(path, "path");
+    return resolver.resolve(path);
+  }
 
-    /** Parses a raw BTF blob; messages call its source {@code <bytes>}. The array is copied. */
-    public static Btf parse(byte[] bytes) throws BtfException {
-        Objects.requireNonNull(bytes, "bytes");
-        return new Btf(TypeTable.parse("<bytes>", bytes.clone()));
+  /**
+   * Like {@link #field} but empty when the path does not resolve in this BTF (a struct or member
+   * that this kernel version does not have, or any other resolve failure).
+   *
+   * @throws IllegalArgumentException when the path is not well formed (at least two C identifiers
+   *                                  separated by dots): that is a programming error, not an absence
+   */
+  public Optional<FieldOffset> findField(String path) {
+    Objects.requireNonNull(path, "path");
+    String error = FieldResolver.syntaxError(path);
+    if (error != null) {
+      throw new IllegalArgumentException("resolve " + path + ": " + error);
     }
+    try {
+      return Optional.of(resolver.resolve(path));
+    } catch (BtfException e) {
+      return Optional.empty();
+    }
+  }
 
-    /**
-     * Resolves a dotted path such as {@code "sk_buff.len"}, {@code "net_device.nd_net.net"} or
-     * {@code "sk_buff.ip_summed"} (a bitfield).
-     *
-     * @throws BtfException {@code "resolve <path>: ..."} naming the missing struct or member (and the
-     *                      struct it was looked up in), a segment that is not a struct/union, a
-     *                      malformed path, or a reference cycle in corrupt BTF
-     */
-    public FieldOffset field(String path) throws BtfException {
-        Objects.requireNonNull(path, "path");
-        return resolver.resolve(path);
+  /**
+   * Value of an enumerator of any ENUM or ENUM64, e.g. {@code "NETIF_F_TSO_BIT"}. ENUM values are
+   * sign-extended when the enum is marked signed (kind_flag), else zero-extended; an unsigned
+   * ENUM64 value above {@link Long#MAX_VALUE} comes back negative (same 64 bits).
+   */
+  public long enumValue(String enumeratorName) throws BtfException {
+    Objects.requireNonNull(enumeratorName, "enumeratorName");
+    Long value = names.enumerator(enumeratorName);
+    if (value == null) {
+      throw BtfException.resolve(enumeratorName, "no enumerator named '" + enumeratorName + "'");
     }
+    return value;
+  }
 
-    /**
-     * Like {@link #field} but empty when the path does not resolve in this BTF (a struct or member
-     * that this kernel version does not have, or any other resolve failure).
-     *
-     * @throws IllegalArgumentException when the path is not well formed (at least two C identifiers
-     *                                  separated by dots): that is a programming error, not an absence
-     */
-    public Optional<FieldOffset> findField(String path) {
-        Objects.requireNonNull(path, "path");
-        String error = FieldResolver.syntaxError(path);
-        if (error != null) {
-            throw new IllegalArgumentException("resolve " + path + ": " + error);
-        }
-        try {
-            return Optional.of(resolver.resolve(path));
-        } catch (BtfException e) {
-            return Optional.empty();
-        }
-    }
+  /** Like {@link #enumValue} but empty when no enumerator has that name. */
+  public OptionalLong findEnumValue(String enumeratorName) {
+    Objects.requireNonNull(enumeratorName, "enumeratorName");
+    Long value = names.enumerator(enumeratorName);
+    return value == null ? OptionalLong.empty() : OptionalLong.of(value);
+  }
 
-    /**
-     * Value of an enumerator of any ENUM or ENUM64, e.g. {@code "NETIF_F_TSO_BIT"}. ENUM values are
-     * sign-extended when the enum is marked signed (kind_flag), else zero-extended; an unsigned
-     * ENUM64 value above {@link Long#MAX_VALUE} comes back negative (same 64 bits).
-     */
-    public long enumValue(String enumeratorName) throws BtfException {
-        Objects.requireNonNull(enumeratorName, "enumeratorName");
-        Long value = names.enumerator(enumeratorName);
-        if (value == null) {
-            throw BtfException.resolve(enumeratorName, "no enumerator named '" + enumeratorName + "'");
-        }
-        return value;
-    }
+  /** True when a BTF FUNC of that name exists (a function the kernel was built with, even if inlined elsewhere). */
+  public boolean hasFunction(String name) {
+    Objects.requireNonNull(name, "name");
+    return names.function(name);
+  }
 
-    /** Like {@link #enumValue} but empty when no enumerator has that name. */
-    public OptionalLong findEnumValue(String enumeratorName) {
-        Objects.requireNonNull(enumeratorName, "enumeratorName");
-        Long value = names.enumerator(enumeratorName);
-        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
-    }
+  /**
+   * The BTF type id of the kernel function {@code name} (a FUNC), the {@code attach_btf_id} an
+   * fentry/fexit program names; empty when the BTF has no such function.
+   */
+  public OptionalInt functionId(String name) {
+    Objects.requireNonNull(name, "name");
+    int id = names.functionId(name);
+    return id == 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  }
 
-    /** True when a BTF FUNC of that name exists (a function the kernel was built with, even if inlined elsewhere). */
-    public boolean hasFunction(String name) {
-        Objects.requireNonNull(name, "name");
-        return names.function(name);
-    }
+  /** The BTF type id of the typedef {@code name}; empty when there is none. */
+  public OptionalInt typedefId(String name) {
+    Objects.requireNonNull(name, "name");
+    int id = names.typedef(name);
+    return id == 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  }
 
-    /**
-     * The BTF type id of the kernel function {@code name} (a FUNC), the {@code attach_btf_id} an
-     * fentry/fexit program names; empty when the BTF has no such function.
-     */
-    public OptionalInt functionId(String name) {
-        Objects.requireNonNull(name, "name");
-        int id = names.functionId(name);
-        return id == 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  /**
+   * The argument types a BTF-typed tracepoint program ({@code tp_btf}) of {@code event} receives, e.g.
+   * {@code [struct sk_buff *, void *]} for {@code consume_skb} on 6.3+: the parameters of the function
+   * prototype behind the kernel's {@code btf_trace_<event>} typedef (whose parameter names BTF does not
+   * keep), without its first, hidden {@code void *__data}. Typedefs and qualifiers are looked through.
+   * Empty when the kernel has no such typedef (no such tracepoint, or BTF without tracepoint types).
+   */
+  public Optional<List<String>> tracepointArgs(String event) {
+    Objects.requireNonNull(event, "event");
+    int id = names.typedef("btf_trace_" + event);
+    if (id == 0) {
+      return Optional.empty();
     }
+    int ptr = types.ref(id);
+    if (ptr <= 0 || ptr > types.count() || types.kind(ptr) != BtfKind.PTR) {
+      return Optional.empty();
+    }
+    int proto = types.ref(ptr);
+    if (proto <= 0 || proto > types.count() || types.kind(proto) != BtfKind.FUNC_PROTO) {
+      return Optional.empty();
+    }
+    List<String> args = new ArrayList<>();
+    for (int i = 1; i < types.vlen(proto); i++) {
+      args.add(typeName(types.paramType(proto, i), 0));
+    }
+    return Optional.of(List.copyOf(args));
+  }
 
-    /** The BTF type id of the typedef {@code name}; empty when there is none. */
-    public OptionalInt typedefId(String name) {
-        Objects.requireNonNull(name, "name");
-        int id = names.typedef(name);
-        return id == 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  /** A C-like name of a type: {@code struct sk_buff *}, {@code void *}, {@code int}, {@code enum skb_drop_reason}. */
+  private String typeName(int id, int depth) {
+    if (id == 0) {
+      return "void";
     }
+    if (depth > 16 || id > types.count()) {
+      return "?";
+    }
+    BtfKind kind = types.kind(id);
+    String name = types.string(types.nameOff(id));
+    switch (kind) {
+      case PTR:
+        return typeName(types.ref(id), depth + 1) + " *";
+      case STRUCT:
+        return "struct " + name;
+      case UNION:
+        return "union " + name;
+      case ENUM:
+      case ENUM64:
+        return "enum " + name;
+      case TYPEDEF:
+      case CONST:
+      case VOLATILE:
+      case RESTRICT:
+      case TYPE_TAG:
+        return typeName(types.ref(id), depth + 1);
+      default:
+        return name.isEmpty() ? kind.name() : name;
+    }
+  }
 
-    /**
-     * The argument types a BTF-typed tracepoint program ({@code tp_btf}) of {@code event} receives, e.g.
-     * {@code [struct sk_buff *, void *]} for {@code consume_skb} on 6.3+: the parameters of the function
-     * prototype behind the kernel's {@code btf_trace_<event>} typedef (whose parameter names BTF does not
-     * keep), without its first, hidden {@code void *__data}. Typedefs and qualifiers are looked through.
-     * Empty when the kernel has no such typedef (no such tracepoint, or BTF without tracepoint types).
-     */
-    public Optional<List<String>> tracepointArgs(String event) {
-        Objects.requireNonNull(event, "event");
-        int id = names.typedef("btf_trace_" + event);
-        if (id == 0) {
-            return Optional.empty();
-        }
-        int ptr = types.ref(id);
-        if (ptr <= 0 || ptr > types.count() || types.kind(ptr) != BtfKind.PTR) {
-            return Optional.empty();
-        }
-        int proto = types.ref(ptr);
-        if (proto <= 0 || proto > types.count() || types.kind(proto) != BtfKind.FUNC_PROTO) {
-            return Optional.empty();
-        }
-        List<String> args = new ArrayList<>();
-        for (int i = 1; i < types.vlen(proto); i++) {
-            args.add(typeName(types.paramType(proto, i), 0));
-        }
-        return Optional.of(List.copyOf(args));
+  /** Size in bytes of the struct or union of that name (or typedef of one); empty when absent or only declared. */
+  public OptionalLong structSize(String name) {
+    Objects.requireNonNull(name, "name");
+    try {
+      return OptionalLong.of(types.size(resolver.composite(name, name)));
+    } catch (BtfException e) {
+      return OptionalLong.empty();
     }
+  }
 
-    /** A C-like name of a type: {@code struct sk_buff *}, {@code void *}, {@code int}, {@code enum skb_drop_reason}. */
-    private String typeName(int id, int depth) {
-        if (id == 0) {
-            return "void";
-        }
-        if (depth > 16 || id > types.count()) {
-            return "?";
-        }
-        BtfKind kind = types.kind(id);
-        String name = types.string(types.nameOff(id));
-        switch (kind) {
-            case PTR:
-                return typeName(types.ref(id), depth + 1) + " *";
-            case STRUCT:
-                return "struct " + name;
-            case UNION:
-                return "union " + name;
-            case ENUM:
-            case ENUM64:
-                return "enum " + name;
-            case TYPEDEF:
-            case CONST:
-            case VOLATILE:
-            case RESTRICT:
-            case TYPE_TAG:
-                return typeName(types.ref(id), depth + 1);
-            default:
-                return name.isEmpty() ? kind.name() : name;
-        }
-    }
+  /** Number of types in the blob, i.e. the last type id (id 0, void, is implicit). */
+  public int typeCount() {
+    return types.count();
+  }
 
-    /** Size in bytes of the struct or union of that name (or typedef of one); empty when absent or only declared. */
-    public OptionalLong structSize(String name) {
-        Objects.requireNonNull(name, "name");
-        try {
-            return OptionalLong.of(types.size(resolver.composite(name, name)));
-        } catch (BtfException e) {
-            return OptionalLong.empty();
-        }
-    }
+  /** Where the blob came from: the file path, or {@code <bytes>}. */
+  public String source() {
+    return types.source();
+  }
 
-    /** Number of types in the blob, i.e. the last type id (id 0, void, is implicit). */
-    public int typeCount() {
-        return types.count();
-    }
+  /** Byte order of the blob, as told by its magic. */
+  public ByteOrder byteOrder() {
+    return types.order();
+  }
 
-    /** Where the blob came from: the file path, or {@code <bytes>}. */
-    public String source() {
-        return types.source();
-    }
-
-    /** Byte order of the blob, as told by its magic. */
-    public ByteOrder byteOrder() {
-        return types.order();
-    }
-
-    @Override
-    public String toString() {
-        return "Btf[" + types.source() + ", " + types.count() + " types, " + types.order() + "]";
-    }
+  @Override
+  public String toString() {
+    return "Btf[" + types.source() + ", " + types.count() + " types, " + types.order() + "]";
+  }
 }

@@ -9,21 +9,21 @@ package io.segscope.probes.btf;
  * does not resolve.
  */
 public final class BtfException extends Exception {
-    private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 1L;
 
-    public BtfException(String message) {
-        super(message);
-    }
+  public BtfException(String message) {
+    super(message);
+  }
 
-    public BtfException(String message, Throwable cause) {
-        super(message, cause);
-    }
+  public BtfException(String message, Throwable cause) {
+    super(message, cause);
+  }
 
-    static BtfException parse(String source, String what, long atByte) {
-        return new BtfException("parse BTF " + source + ": " + what + " at byte " + atByte);
-    }
+  static BtfException parse(String source, String what, long atByte) {
+    return new BtfException("parse BTF " + source + ": " + what + " at byte " + atByte);
+  }
 
-    static BtfException resolve(String path, String what) {
-        return new BtfException("resolve " + path + ": " + what);
-    }
+  static BtfException resolve(String path, String what) {
+    return new BtfException("resolve " + path + ": " + what);
+  }
 }

@@ -13,21 +13,21 @@ import java.util.Objects;
  */
 public record FieldOffset(String path, long bitOffset, int bitfieldSize, long byteSize) {
 
-    public FieldOffset {
-        Objects.requireNonNull(path, "path");
-        if (bitOffset < 0 || bitfieldSize < 0 || byteSize < 0) {
-            throw new IllegalArgumentException("field offset " + path + ": negative value (bitOffset="
-                    + bitOffset + ", bitfieldSize=" + bitfieldSize + ", byteSize=" + byteSize + ")");
-        }
+  public FieldOffset {
+    Objects.requireNonNull(path, "path");
+    if (bitOffset < 0 || bitfieldSize < 0 || byteSize < 0) {
+      throw new IllegalArgumentException("field offset " + path + ": negative value (bitOffset="
+          + bitOffset + ", bitfieldSize=" + bitfieldSize + ", byteSize=" + byteSize + ")");
     }
+  }
 
-    /** Byte offset of the member (of the byte holding its first bit, for a bitfield): {@code bitOffset / 8}. */
-    public long byteOffset() {
-        return bitOffset / 8;
-    }
+  /** Byte offset of the member (of the byte holding its first bit, for a bitfield): {@code bitOffset / 8}. */
+  public long byteOffset() {
+    return bitOffset / 8;
+  }
 
-    /** True when the member is a bitfield ({@link #bitfieldSize()} &gt; 0). */
-    public boolean isBitfield() {
-        return bitfieldSize > 0;
-    }
+  /** True when the member is a bitfield ({@link #bitfieldSize()} &gt; 0). */
+  public boolean isBitfield() {
+    return bitfieldSize > 0;
+  }
 }

@@ -6,7 +6,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -42,14 +44,14 @@ public final class CompilerMain {
       for (int i = 0; i < n; i++) {
         cflags.add(in.readUTF());
       }
-      CompiledObject object = BccCompiler.compile(name, new String(text, java.nio.charset.StandardCharsets.UTF_8),
+      CompiledObject object = BccCompiler.compile(name, new String(text, StandardCharsets.UTF_8),
           cflags);
       ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
       object.writeTo(new DataOutputStream(bytes));
       byte[] b = bytes.toByteArray();
       int off = 0;
       while (off < b.length) {
-        byte[] chunk = off == 0 ? b : java.util.Arrays.copyOfRange(b, off, b.length);
+        byte[] chunk = off == 0 ? b : Arrays.copyOfRange(b, off, b.length);
         long w = libc.write(result, chunk, chunk.length);
         if (w <= 0) {
           System.err.println("segscope compiler: write result: failed");

@@ -1,5 +1,6 @@
 package io.segscope.probes.compile;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -105,7 +106,7 @@ public final class CompilerProcess {
             .replaceFirst("^segscope compiler: ", ""), diagnostics);
       }
       try {
-        return CompiledObject.readFrom(new DataInputStream(new java.io.ByteArrayInputStream(stdout.join())));
+        return CompiledObject.readFrom(new DataInputStream(new ByteArrayInputStream(stdout.join())));
       } catch (IOException e) {
         throw new CompileException("compile " + name + ": unreadable answer from the compiler process: "
             + e.getMessage(), diagnostics);

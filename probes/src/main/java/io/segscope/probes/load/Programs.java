@@ -5,6 +5,7 @@ import io.segscope.probes.sys.Errno;
 import io.segscope.probes.sys.PerfEvent;
 import io.segscope.probes.sys.SysException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -14,8 +15,8 @@ import java.util.OptionalInt;
 public final class Programs {
   /** {@code r0 = 0; exit}: the empty program feature probes load. */
   static final byte[] EMPTY = {
-    (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
-    (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
+      (byte) 0xb7, 0, 0, 0, 0, 0, 0, 0,
+      (byte) 0x95, 0, 0, 0, 0, 0, 0, 0
   };
 
   private Programs() {}
@@ -79,17 +80,17 @@ public final class Programs {
    * closes everything. Empty when it worked, else the failure ("bpf BPF_PROG_LOAD ...: Permission
    * denied (errno 1)").
    */
-  public static java.util.Optional<String> trial(KernelAbi abi, AttachPoint point, Path tracefs) {
+  public static Optional<String> trial(KernelAbi abi, AttachPoint point, Path tracefs) {
     int fd;
     try {
       fd = load(abi, "segscope_trial", EMPTY, "GPL", 0, point);
     } catch (SysException e) {
-      return java.util.Optional.of(e.getMessage());
+      return Optional.of(e.getMessage());
     }
     try (Attachment a = attach("segscope_trial", fd, point, tracefs)) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     } catch (SysException e) {
-      return java.util.Optional.of(e.getMessage());
+      return Optional.of(e.getMessage());
     } finally {
       Bpf.close(fd);
     }

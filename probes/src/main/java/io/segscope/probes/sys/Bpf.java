@@ -127,8 +127,10 @@ public final class Bpf {
 
   private static int progLoad(ProgramLoad p, int logLevel, int logBytes) throws SysException {
     byte[] insns = p.instructions;
-    try (Memory attr = attr(); Memory code = new Memory(insns.length);
-        Memory license = cstring(p.license()); Memory log = logBytes > 0 ? new Memory(logBytes) : null) {
+    try (Memory attr = attr();
+        Memory code = new Memory(insns.length);
+        Memory license = cstring(p.license());
+        Memory log = logBytes > 0 ? new Memory(logBytes) : null) {
       code.write(0, insns, 0, insns.length);
       attr.setInt(0, p.type());
       attr.setInt(4, insns.length / 8);

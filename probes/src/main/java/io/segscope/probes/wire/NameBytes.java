@@ -1,5 +1,6 @@
 package io.segscope.probes.wire;
 
+import io.segscope.probes.names.NameCodec;
 import java.nio.ByteBuffer;
 
 /** The NUL-terminated {@code char name[16]} the programs copy from {@code net_device.name}. */
@@ -23,6 +24,6 @@ public final class NameBytes {
 
   /** The name as text, byte-exact: {@link io.segscope.probes.names.NameCodec#decode}. */
   public static String text(byte[] name) {
-    return io.segscope.probes.names.NameCodec.decode(name);
+    return NameCodec.decode(name);
   }
 }

@@ -1,9 +1,9 @@
 package io.segscope.probes.bcc;
 
-
+import io.segscope.testkit.Requirement;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import io.segscope.testkit.Requirement;
 
 /** Prerequisites of lab tests ({@link Requirement}: skipped with a reason, failing under CI=true). */
 final class Lab {
@@ -32,7 +32,7 @@ final class Lab {
       return Files.readAllLines(Path.of("/proc/self/status")).stream()
           .filter(line -> line.startsWith("Uid:"))
           .anyMatch(line -> line.split("\\s+")[2].equals("0"));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return false;
     }
   }

@@ -106,8 +106,8 @@ class LoadLabTest {
       Map<Integer, Long> perCpu = read(object, "percpu", MapReader.perCpuBytes(8, Cpus.possible()));
       assertThat(perCpu.get(3)).as("per-CPU values summed over %d possible CPUs", Cpus.possible())
           .isGreaterThanOrEqualTo(calls);
-      assertThat(object.mapMemory()).containsKeys("counts", "percpu").allSatisfy((name, bytes) ->
-          assertThat(bytes).as("memlock of %s", name).isPositive());
+      assertThat(object.mapMemory()).containsKeys("counts", "percpu")
+          .allSatisfy((name, bytes) -> assertThat(bytes).as("memlock of %s", name).isPositive());
 
       for (Attachment a : attached) {
         assertThat(a.attached()).isTrue();

@@ -109,7 +109,8 @@ class NameCodecTest {
     assertThat(NameCodec.display("w\u3000")).isEqualTo("w\\xe3\\x80\\x80");
     assertThat(NameCodec.display("rtl\u202e")).isEqualTo("rtl\\xe2\\x80\\xae");
     assertThat(NameCodec.display("a\nb\tc\u007f\u0085")).isEqualTo("a\\x0ab\\x09c\\x7f\\xc2\\x85");
-    assertThat(NameCodec.display("\u00e9t\u00e9 $(x) a\\\\b \ud83d\ude00")).isEqualTo("\u00e9t\u00e9 $(x) a\\\\b \ud83d\ude00");
+    assertThat(NameCodec.display("\u00e9t\u00e9 $(x) a\\\\b \ud83d\ude00"))
+        .isEqualTo("\u00e9t\u00e9 $(x) a\\\\b \ud83d\ude00");
     assertThat(NameCodec.display("bad\ud800")).isEqualTo("bad\\x3f");
     for (byte[] h : HOSTILE) {
       String display = NameCodec.display(NameCodec.decode(h));

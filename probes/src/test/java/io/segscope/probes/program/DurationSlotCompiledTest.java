@@ -1,11 +1,11 @@
 package io.segscope.probes.program;
 
-import io.segscope.probes.wire.DurationBuckets;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Tools;
 import io.segscope.probes.ksym.Kallsyms;
+import io.segscope.probes.wire.DurationBuckets;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;

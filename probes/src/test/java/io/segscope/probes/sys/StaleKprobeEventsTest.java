@@ -26,7 +26,7 @@ class StaleKprobeEventsTest {
       "p:kprobes/myprobe_bcc_99 vfs_read",
       "p:kprobes/p_vfs_read_bcc_notapid vfs_read",
       "p:kprobes/p_vfs_read_bcc_0 vfs_read",
-      "") ;
+      "");
 
   @Test
   void parsesEveryEventLine() {

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,11 +30,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * root, BPF or a compiler.
  */
 class ContractTest {
-  private static final CHeader C = CHeader.parse(DurationBuckets.cFunction() + "\n" + ProgramText.resource("bpf/common.h"),
-      Map.of());
+  private static final CHeader C =
+      CHeader.parse(DurationBuckets.cFunction() + "\n" + ProgramText.resource("bpf/common.h"),
+          Map.of());
 
   record EnumContract(Class<? extends Enum<?>> type, String prefix, String count, boolean exactCount,
-      ToIntFunction<Object> code, java.util.function.Function<Object, String> macro) {}
+      ToIntFunction<Object> code, Function<Object, String> macro) {}
 
   static Stream<Arguments> enums() {
     return Stream.of(
@@ -161,7 +163,8 @@ class ContractTest {
 
   @Test
   void everyJavaClassCommonHNamesExists() {
-    Matcher m = Pattern.compile("Java: (io\\.segscope\\.[a-zA-Z.]+[A-Za-z])").matcher(ProgramText.resource("bpf/common.h"));
+    Matcher m =
+        Pattern.compile("Java: (io\\.segscope\\.[a-zA-Z.]+[A-Za-z])").matcher(ProgramText.resource("bpf/common.h"));
     int named = 0;
     while (m.find()) {
       String cls = m.group(1);

@@ -22,9 +22,11 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabAddress;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Prerequisites;
+import io.segscope.lab.Tools;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -343,7 +345,7 @@ public final class PrivateContainerd implements AutoCloseable {
       for (Path p : List.of(Path.of("/run/containerd/s"), Path.of("/run/containerd"))) {
         try {
           Files.deleteIfExists(p); // only when empty
-        } catch (java.nio.file.DirectoryNotEmptyException e) {
+        } catch (DirectoryNotEmptyException e) {
           // another containerd (a lab beside this one) still has its shim sockets there
         } catch (IOException e) {
           failures.add("remove " + p + " (made by this containerd): " + e);
@@ -386,9 +388,10 @@ public final class PrivateContainerd implements AutoCloseable {
         }
       }
       for (String save : List.of("iptables-save", "ip6tables-save")) {
-        if (io.segscope.lab.Tools.find(save).isPresent()) {
+        if (Tools.find(save).isPresent()) {
           String rules = exec(List.of("nsenter", "--net=/run/netns/" + node.name(), save));
-          rules.lines().filter(l -> l.startsWith("-A ")).forEach(l -> out.add(save + " rule in " + node.name() + ": " + l));
+          rules.lines().filter(l -> l.startsWith("-A "))
+              .forEach(l -> out.add(save + " rule in " + node.name() + ": " + l));
         }
       }
     }
