@@ -95,7 +95,8 @@ class GuestModesIT {
       Files.createDirectories(out);
       boolean kinds = mode.equals("kprobe") && Boolean.getBoolean(KINDS_PROPERTY);
       // with the kinds, kprobe mode also records the stack words of its call-site rule (printed by the test)
-      String diag = kinds ? "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=true" : "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=false";
+      String diag = kinds ? "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=true"
+          : "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=false";
       List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/guest-run").toString(), "--cpus", "1",
           "--timeout", Integer.toString(GUEST_TIMEOUT_SECONDS), "--out", out.toString(), "--",
           "java", "-XX:ErrorFile=" + out + "/hs_err_launcher_%p.log", GUEST_JIT,

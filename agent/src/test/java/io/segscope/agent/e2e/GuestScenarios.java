@@ -153,7 +153,8 @@ class GuestScenarios extends ScenarioSuite {
     Traffic t = driveAll(lab, all, flows, false);
     System.out.printf("[%s] call-site resolutions at the start: %s%n", mode(),
         t.after().samples("segscope_probe_call_site_resolved").stream()
-            .map(x -> x.labels().get("call_site") + "=" + (long) x.value() + " " + x.labels().get("function")).toList());
+            .map(x -> x.labels().get("call_site") + "=" + (long) x.value() + " " + x.labels().get("function"))
+            .toList());
     printKprobeCallers();
     for (Kind k : kinds) {
       DeviceAt at = k.bad().device(k.segmenting());
@@ -194,7 +195,8 @@ class GuestScenarios extends ScenarioSuite {
       int site = k.getInt(24);
       long n = java.nio.ByteBuffer.wrap(value).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
       System.out.printf("[%s] kprobe caller: unwound %s; words at sp w0=%s w1=%s -> site code %d (%s%s), %d calls%n",
-          mode(), caller == 0 ? "none" : named(ksyms, caller), named(ksyms, w0), named(ksyms, w1), site, Site.values()[Math.min(site & 15, Site.values().length - 1)].label(),
+          mode(), caller == 0 ? "none" : named(ksyms, caller), named(ksyms, w0), named(ksyms, w1), site,
+          Site.values()[Math.min(site & 15, Site.values().length - 1)].label(),
           (site & 16) != 0 ? ", after the queue" : "", n);
     }
   }

@@ -143,7 +143,8 @@ public final class Kallsyms {
         hi = mid - 1;
       }
     }
-    return hi >= 0 && byAddress[hi].contains(address) ? java.util.Optional.of(byAddress[hi]) : java.util.Optional.empty();
+    return hi >= 0 && byAddress[hi].contains(address) ? java.util.Optional.of(byAddress[hi])
+        : java.util.Optional.empty();
   }
 
   /** The address of the core-kernel symbol {@code name} of any type ({@code _stext}, {@code _etext}), if listed. */

@@ -90,8 +90,9 @@ public final class CallSites {
 
     /** One line: {@code qdisc tbf_segment: inlined into tbf_enqueue [sch_tbf]} or {@code ...: absent}. */
     public String describe() {
-      String where = function.map(f -> (inlined() ? "inlined into " : "") + f + (module.isEmpty() ? "" : " [" + module + "]"))
-          .orElse("absent (not in /proc/kallsyms: not built, or its module not loaded when the probes started)");
+      String where =
+          function.map(f -> (inlined() ? "inlined into " : "") + f + (module.isEmpty() ? "" : " [" + module + "]"))
+              .orElse("absent (not in /proc/kallsyms: not built, or its module not loaded when the probes started)");
       return callSite.site().label() + " " + callSite.name() + ": " + where;
     }
   }
@@ -201,8 +202,8 @@ public final class CallSites {
     java.util.OptionalLong etext = kallsyms.address("_etext");
     Optional<Range> core = stext.isPresent() && etext.isPresent()
         && Long.compareUnsigned(stext.getAsLong(), etext.getAsLong()) < 0
-        ? Optional.of(new Range("_stext", stext.getAsLong(), etext.getAsLong(), Site.OTHER, false))
-        : Optional.empty();
+            ? Optional.of(new Range("_stext", stext.getAsLong(), etext.getAsLong(), Site.OTHER, false))
+            : Optional.empty();
     List<Range> gso = kallsyms.codeOf("__skb_gso_segment").stream()
         .map(sym -> new Range(sym.name(), sym.start(), sym.end(), Site.OTHER, false)).toList();
     return new CallSites(List.copyOf(sites), List.copyOf(drops), List.copyOf(after), List.copyOf(resolutions), core,

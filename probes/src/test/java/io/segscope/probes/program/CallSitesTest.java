@@ -42,7 +42,8 @@ class CallSitesTest {
   @Test
   void inlinedCallSitesResolveToTheFunctionTheyAreInlinedInto() throws Exception {
     CallSites c = CallSites.resolve(Kallsyms.parse(KERNEL_6_18, "recorded"));
-    assertThat(of(c, "ip_finish_output_gso").describe()).isEqualTo("ip_output_mtu ip_finish_output_gso: inlined into __ip_finish_output");
+    assertThat(of(c, "ip_finish_output_gso").describe())
+        .isEqualTo("ip_output_mtu ip_finish_output_gso: inlined into __ip_finish_output");
     assertThat(of(c, "tbf_segment").function()).contains("tbf_enqueue");
     assertThat(of(c, "tbf_segment").inlined()).isTrue();
     assertThat(of(c, "udp_rcv_segment").function()).contains("udp_queue_rcv_skb");
@@ -122,7 +123,8 @@ class CallSitesTest {
     CallSites.Range ip = c.sites().stream().filter(r -> r.function().equals("__ip_finish_output")).findFirst()
         .orElseThrow();
     assertThat(ip.afterQueue()).as("IP output segments before net_dev_queue").isFalse();
-    assertThat(c.siteFunction()).contains("loc >= 0xffffffff8205ad70ULL && loc < 0xffffffff8205aef0ULL) /* __ip_finish_output */");
+    assertThat(c.siteFunction())
+        .contains("loc >= 0xffffffff8205ad70ULL && loc < 0xffffffff8205aef0ULL) /* __ip_finish_output */");
     assertThat(returnAfter(c.siteFunction(), "__ip_finish_output")).isEqualTo(Site.IP_OUTPUT_MTU.code());
     assertThat(returnAfter(c.siteFunction(), "tbf_enqueue")).isEqualTo(Site.QDISC.code() | 16);
     assertThat(returnAfter(c.siteFunction(), "udp_queue_rcv_skb")).isEqualTo(Site.UDP_RX.code());

@@ -66,7 +66,8 @@ class KprobeCallerSiteCompiledTest {
     assertThat(call(bin, IN_GSO_SEGMENT, HEAP, 0, QUEUED)).as("core text, nothing resolves: fentry's rule")
         .isEqualTo(Site.XMIT.code() | QUEUED);
     assertThat(call(bin, IN_GSO_SEGMENT, HEAP, 0, 0)).isEqualTo(Site.OTHER.code());
-    assertThat(call(bin, 0, 0, -14, QUEUED)).as("an unreadable stack: fentry's rule").isEqualTo(Site.XMIT.code() | QUEUED);
+    assertThat(call(bin, 0, 0, -14, QUEUED)).as("an unreadable stack: fentry's rule")
+        .isEqualTo(Site.XMIT.code() | QUEUED);
   }
 
   @Test
