@@ -16,8 +16,9 @@ import java.util.function.Supplier;
  *
  * <p>Calls are serialised by one lock. While a call runs (a compile takes ~0.4 s), whatever other
  * threads write to fd 2 lands in the file as well; the agent's log handler therefore writes to its
- * own duplicate of fd 2, so log records never do. When the redirect cannot be set up (no temp dir,
- * fd 2 closed) the call simply runs uncaptured and {@link Captured#captured()} is false.
+ * own duplicate of fd 2, so log records never do. The file never has a name ({@code O_TMPFILE}): an
+ * exit during the call leaves nothing in the temporary directory. When the redirect cannot be set up
+ * (no temp dir, fd 2 closed) the call simply runs uncaptured and {@link Captured#captured()} is false.
  */
 final class StderrCapture {
   private static final Object LOCK = new Object();
@@ -30,37 +31,51 @@ final class StderrCapture {
 
   static <T> Captured<T> around(Supplier<T> call) {
     synchronized (LOCK) {
-      Path file;
-      try {
-        file = Files.createTempFile("segscope-bcc-", ".stderr");
-      } catch (IOException | RuntimeException e) {
+      int fileFd = namelessFile();
+      if (fileFd < 0) {
         return new Captured<>(call.get(), "", false);
       }
       try {
-        return redirected(call, file);
+        return redirected(call, fileFd);
       } finally {
-        try {
-          Files.deleteIfExists(file);
-        } catch (IOException ignored) {
-          // a leftover empty temp file is harmless
-        }
+        Libc.INSTANCE.close(fileFd);
       }
     }
   }
 
-  private static <T> Captured<T> redirected(Supplier<T> call, Path file) {
+  /**
+   * A file with no name in the temporary directory, open for writing: it goes with its descriptor, so
+   * a process that exits in the middle of a compile (SIGTERM while clang runs) leaves nothing behind.
+   * Where the file system has no {@code O_TMPFILE}, a named file is unlinked right after it is opened.
+   * -1 when neither works.
+   */
+  private static int namelessFile() {
     Libc libc = Libc.INSTANCE;
-    int fileFd = libc.open(file.toString(), Libc.O_WRONLY | Libc.O_CLOEXEC, 0600);
-    if (fileFd < 0) {
-      return new Captured<>(call.get(), "", false);
+    String dir = System.getProperty("java.io.tmpdir", "/tmp");
+    int fd = libc.open(dir, Libc.O_TMPFILE | Libc.O_WRONLY | Libc.O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      return fd;
     }
+    try {
+      Path file = Files.createTempFile("segscope-bcc-", ".stderr");
+      try {
+        return libc.open(file.toString(), Libc.O_WRONLY | Libc.O_CLOEXEC, 0600);
+      } finally {
+        Files.deleteIfExists(file);
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static <T> Captured<T> redirected(Supplier<T> call, int fileFd) {
+    Libc libc = Libc.INSTANCE;
     System.err.flush();
     int saved = libc.fcntl(Libc.STDERR, Libc.F_DUPFD_CLOEXEC, 3);
     if (saved < 0 || libc.dup2(fileFd, Libc.STDERR) < 0) {
       if (saved >= 0) {
         libc.close(saved);
       }
-      libc.close(fileFd);
       return new Captured<>(call.get(), "", false);
     }
     T value;
@@ -69,9 +84,8 @@ final class StderrCapture {
     } finally {
       libc.dup2(saved, Libc.STDERR);
       libc.close(saved);
-      libc.close(fileFd);
     }
-    return new Captured<>(value, read(file), true);
+    return new Captured<>(value, read(Path.of("/proc/self/fd/" + fileFd)), true);
   }
 
   /** (The start of) the captured bytes as text. */

@@ -19,6 +19,8 @@ public interface Libc extends Library {
   int O_RDONLY = 0;
   int O_WRONLY = 1;
   int O_CLOEXEC = 0x80000;
+  /** {@code O_TMPFILE} (with its {@code O_DIRECTORY} bit): an unnamed file in the directory opened. */
+  int O_TMPFILE = 0x410000;
   int F_DUPFD_CLOEXEC = 1030;
   int STDERR = 2;
 

@@ -34,4 +34,26 @@ class StderrCaptureTest {
     assertThat(outer.stderr()).as("what reached fd 2").isEmpty();
   }
 
+  /**
+   * An exit in the middle of a compile (SIGTERM while clang runs) must leave nothing in the temporary
+   * directory: while the call runs, fd 2 is a file without a name.
+   */
+  @Test
+  void theFileFd2PointsAtHasNoNameWhileTheCallRuns() throws Exception {
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    Captured<String> captured = StderrCapture.around(() -> {
+      try {
+        String target = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+        try (var listing = Files.list(tmp)) {
+          return target + " | " + listing.filter(f -> f.getFileName().toString().startsWith("segscope-bcc-"))
+              .map(Path::toString).toList();
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    assertThat(captured.captured()).isTrue();
+    assertThat(captured.value()).as("fd 2 during the call | segscope-bcc-* files in %s", tmp)
+        .endsWith("(deleted) | []");
+  }
 }
