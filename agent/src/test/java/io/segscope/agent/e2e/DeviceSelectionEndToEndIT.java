@@ -9,6 +9,7 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,16 +33,13 @@ class DeviceSelectionEndToEndIT {
     lab.veth(a, "sgkeep1", b, "sgpeer1");
     lab.veth(a, "sgkeep2", b, "sgpeer2");
     lab.veth(a, "sgdrop0", b, "sgpeer3");
+    Instant labReady = Instant.now();
     // only this lab's devices (the host's others are not ours to count), one excluded, two of three kept
     try (AgentProcess agent = AgentProcess.start("--interval", "1s", "--device-include", "^sg(keep|drop)[0-9]$",
         "--device-exclude", "drop", "--max-devices", "2")) {
       agent.awaitReady(Duration.ofSeconds(90));
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      PromText m = agent.scrape();
-      while (m.sum("segscope_devices_reported", Map.of()) < 2 && System.nanoTime() < deadline) {
-        Thread.sleep(200);
-        m = agent.scrape();
-      }
+      // the condition, not a clock: a map read after an inventory refresh that saw every lab device
+      PromText m = agent.scrapeAfterAnInventoryRefreshSince(labReady, Duration.ofSeconds(90));
       Set<String> metrics = new TreeSet<>();
       for (PromText.Sample s : m.samples("segscope_device_info")) {
         metrics.add(s.labels().get("netns") + "/" + s.labels().get("device"));
@@ -49,7 +47,9 @@ class DeviceSelectionEndToEndIT {
       JsonNode api = JSON.readTree(agent.get("/api/v1/devices").body()).path("devices");
       Set<String> apiDevices = new TreeSet<>();
       api.forEach(d -> apiDevices.add(d.path("netns").asLong() + "/" + d.path("name").asText()));
-      assertThat(metrics).as("devices in /metrics").hasSize(2).isEqualTo(apiDevices);
+      assertThat(metrics).as("devices in /metrics; devices_reported %s, dropped %s",
+          m.sum("segscope_devices_reported", Map.of()), m.sum("segscope_devices_dropped_total", Map.of())).hasSize(2)
+          .isEqualTo(apiDevices);
       List<String> names = new ArrayList<>();
       metrics.forEach(x -> names.add(x.substring(x.indexOf('/') + 1)));
       assertThat(names).allMatch(n -> n.startsWith("sgkeep")).doesNotContain("sgdrop0");
