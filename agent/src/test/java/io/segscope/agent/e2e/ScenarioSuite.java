@@ -59,6 +59,16 @@ abstract class ScenarioSuite {
   /** How long the agent may take to attach (compile under emulation is slow). */
   abstract Duration readyTimeout();
 
+  /** How long each seed scenario's traffic runs. */
+  Duration traffic() {
+    return TRAFFIC;
+  }
+
+  /** How long a recommendation may take to open once its traffic ended. */
+  Duration adviceWait() {
+    return Duration.ofSeconds(15);
+  }
+
   /** The agent every test of the suite reads. */
   AgentProcess agent() {
     return agent;
@@ -316,10 +326,12 @@ abstract class ScenarioSuite {
         .isLessThanOrEqualTo(t.outer().rxBytesSince(t.outer0(), receiver));
     // each copied skb's shape says why: the oracle saw every skb segscope counted (and at most
     // oracleOnly more, which arrived just before or after segscope's window)
-    assertThat(copied).as("copied skbs vs skbs the copy predicate selects (oracle %s)", shape)
-        .isBetween((double) shape.copied() - oracleOnly, (double) shape.copied());
-    assertThat(passed).as("passed skbs vs skbs the copy predicate lets pass (oracle %s)", shape)
-        .isBetween((double) shape.passed() - oracleOnly, (double) shape.passed());
+    // (and at most `missed` fewer: events the kernel skipped the oracle's programs for)
+    long missed = Math.max(0, t.oracle().recursionMisses());
+    assertThat(copied).as("copied skbs vs skbs the copy predicate selects (oracle %s, %d skipped)", shape, missed)
+        .isBetween((double) shape.copied() - oracleOnly, (double) shape.copied() + missed);
+    assertThat(passed).as("passed skbs vs skbs the copy predicate lets pass (oracle %s, %d skipped)", shape, missed)
+        .isBetween((double) shape.passed() - oracleOnly, (double) shape.passed() + missed);
     // a copy moves the packet: between its length without and with the MAC header
     assertThat(bytes).as("bytes copied vs the lengths of the skbs the predicate selects (oracle %s)", shape)
         .isBetween((double) shape.copiedLenBytes() - (double) oracleOnly * shape.maxLen(),
@@ -357,7 +369,7 @@ abstract class ScenarioSuite {
   }
 
   /**
-   * The rule's recommendation about {@code subject} opens (within 15 s of the traffic: the advice
+   * The rule's recommendation about {@code subject} opens (within {@link #adviceWait} of the traffic: the advice
    * window keeps the evidence for 3 s after it) and carries {@code command} among its commands.
    */
   void assertRecommended(Lab lab, String rule, DeviceAt subject, String command) throws Exception {
@@ -367,11 +379,11 @@ abstract class ScenarioSuite {
 
   /**
    * The open recommendation of {@code rule} whose subject is {@code subject} (namespace by inode and
-   * name, device by name), waiting up to 15 s for it; its evidence names the agent's mode.
+   * name, device by name), waiting up to {@link #adviceWait} for it; its evidence names the agent's mode.
    */
   JsonNode awaitRecommended(String rule, DeviceAt subject) throws Exception {
     long start = System.nanoTime();
-    long deadline = start + Duration.ofSeconds(15).toNanos();
+    long deadline = start + adviceWait().toNanos();
     JsonNode last = null;
     while (System.nanoTime() < deadline) {
       last = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
@@ -417,7 +429,7 @@ abstract class ScenarioSuite {
    * just outside segscope's window.
    */
   void assertSegmentationAccountsForTheDevice(Traffic t, DeviceAt d, double skbs, double segs,
-      double bytes) {
+      double bytes) throws Exception {
     double offloaded = t.delta("segscope_gso_offloaded_skbs_total", dev(d));
     // each segment and each intact super-packet is either sent or dropped by the device (a veth drops
     // what its peer's backlog refuses: seen under emulation, never on the host)
@@ -435,14 +447,22 @@ abstract class ScenarioSuite {
     }
     KernelOracle.Gso o = t.oracle().gso(d);
     long extra = t.oracleOnlyTxPackets(d);
-    assertThat(skbs).as("super-packets segmented on %s vs the oracle %s (+%d packets outside the window)",
-        d.name(), o, extra).isBetween((double) o.skbs() - extra, (double) o.skbs());
-    if (extra == 0) {
+    // the oracle's own programs can be skipped by the kernel (a tracepoint firing in an interrupt while
+    // one of them runs on that CPU): each skipped event is a super-packet it may have missed, of at
+    // most 64 KiB, so at most 64 KiB / mss + 1 segments
+    long missed = Math.max(0, t.oracle().recursionMisses());
+    assertThat(skbs).as("super-packets segmented on %s vs the oracle %s (+%d packets outside the window, %d"
+        + " oracle events skipped by the kernel)", d.name(), o, extra, missed)
+        .isBetween((double) o.skbs() - extra, (double) o.skbs() + missed);
+    if (extra == 0 && missed == 0) {
       assertThat(segs).as("segments on %s vs the oracle %s", d.name(), o).isEqualTo((double) o.segments());
       assertThat(bytes).as("bytes on %s vs the oracle %s", d.name(), o).isEqualTo((double) o.bytes());
     } else {
-      assertThat(segs).as("segments on %s vs the oracle %s", d.name(), o).isLessThanOrEqualTo(o.segments());
-      assertThat(bytes).as("bytes on %s vs the oracle %s", d.name(), o).isLessThanOrEqualTo(o.bytes());
+      double segsPerMissed = Math.ceil(65536 / mss(t.sent())) + 1;
+      assertThat(segs).as("segments on %s vs the oracle %s, %d skipped", d.name(), o, missed)
+          .isLessThanOrEqualTo(o.segments() + missed * segsPerMissed);
+      assertThat(bytes).as("bytes on %s vs the oracle %s, %d skipped", d.name(), o, missed)
+          .isLessThanOrEqualTo(o.bytes() + missed * 65536.0);
     }
   }
 
@@ -529,7 +549,9 @@ abstract class ScenarioSuite {
    */
   private Traffic drive(Lab lab, Topology s, boolean withOracle) throws Exception {
     if (withOracle) {
-      return driveAll(lab, List.of(s), List.of(iperf(lab, s)), false);
+      Duration d = traffic();
+      return driveAll(lab, List.of(s), List.of(() -> lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), d)),
+          false);
     }
     // nothing to hold against the oracle (a healthy control, or GSO on a kernel it cannot count):
     // bpftrace is not started (under emulation its start alone takes tens of seconds)
@@ -537,7 +559,7 @@ abstract class ScenarioSuite {
     LinkCounters c1 = LinkCounters.read(lab, devices);
     PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     LinkCounters c2 = LinkCounters.read(lab, devices);
-    IperfResult sent = lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), TRAFFIC);
+    IperfResult sent = lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), traffic());
     LinkCounters c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     LinkCounters c4 = LinkCounters.read(lab, devices);
@@ -598,7 +620,7 @@ abstract class ScenarioSuite {
         }
         for (Future<Object> r : running) {
           try {
-            sent.add(r.get(TRAFFIC.toSeconds() + 60, TimeUnit.SECONDS));
+            sent.add(r.get(traffic().toSeconds() + 60, TimeUnit.SECONDS));
           } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception x ? x : e;
           }
