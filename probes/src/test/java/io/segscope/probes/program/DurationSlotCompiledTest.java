@@ -2,18 +2,12 @@ package io.segscope.probes.program;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.lab.Prerequisites;
-import io.segscope.lab.Tools;
 import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.wire.DurationBuckets;
-import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -42,17 +36,7 @@ class DurationSlotCompiledTest {
 
   @BeforeAll
   void compileTheGeneratedSearch(@TempDir Path dir) throws Exception {
-    if (Tools.clang().isEmpty()) {
-      Prerequisites.unmet("compiling the generated dur_slot for the host needs clang (apt-get install clang)");
-    }
-    Path source = dir.resolve("dur_slot.c");
-    Files.writeString(source, String.join("\n",
-        "#include <stdio.h>",
-        "#include <stdlib.h>",
-        "typedef unsigned long long u64;",
-        "#ifndef __always_inline", // glibc's sys/cdefs.h has one
-        "#define __always_inline inline __attribute__((always_inline))",
-        "#endif",
+    binary = HostC.compile(dir, "dur_slot", String.join("\n",
         DurationBuckets.cFunction(),
         "int main(void)",
         "{",
@@ -61,10 +45,7 @@ class DurationSlotCompiledTest {
         "        printf(\"%llu\\n\", dur_slot(strtoull(line, 0, 10)));",
         "    return 0;",
         "}",
-        ""));
-    binary = dir.resolve("dur_slot");
-    run(List.of(Tools.clang().get().toString(), "-O2", "-Wall", "-Werror", "-o", binary.toString(),
-        source.toString()), "");
+        ""), "compiling the generated dur_slot for the host");
   }
 
   /** v ns <= 2^(i/8) s, decided exactly. */
@@ -172,27 +153,11 @@ class DurationSlotCompiledTest {
     StringBuilder in = new StringBuilder();
     values.forEach(v -> in.append(v).append('\n'));
     List<Long> out = new ArrayList<>();
-    for (String line : run(List.of(binary.toString()), in.toString()).split("\n")) {
+    for (String line : HostC.run(List.of(binary.toString()), in.toString()).split("\n")) {
       if (!line.isBlank()) {
         out.add(Long.parseLong(line.strip()));
       }
     }
     return out;
-  }
-
-  private static String run(List<String> cmd, String stdin) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    p.getOutputStream().write(stdin.getBytes(StandardCharsets.US_ASCII));
-    p.getOutputStream().close();
-    byte[] out = p.getInputStream().readAllBytes();
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("run " + cmd + ": no exit within 60 s");
-    }
-    String text = new String(out, StandardCharsets.UTF_8);
-    if (p.exitValue() != 0) {
-      throw new AssertionError("run " + cmd + ": exit " + p.exitValue() + ": " + text);
-    }
-    return text;
   }
 }

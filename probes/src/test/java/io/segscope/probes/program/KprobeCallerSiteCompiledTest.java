@@ -2,17 +2,11 @@ package io.segscope.probes.program;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.lab.Prerequisites;
-import io.segscope.lab.Tools;
 import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.wire.Site;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -101,23 +95,13 @@ class KprobeCallerSiteCompiledTest {
   }
 
   private static Path compile(Path dir, CallSites sites) throws Exception {
-    if (Tools.clang().isEmpty()) {
-      Prerequisites.unmet("compiling kprobe mode's call-site rule for the host needs clang (apt-get install clang)");
-    }
-    Path source = dir.resolve("caller_site.c");
     StringBuilder defines = new StringBuilder();
     for (Site s : Site.values()) {
       defines.append("#define SITE_").append(s.name()).append(' ').append(s.code()).append('\n');
     }
     defines.append("#define SITES ").append(Site.values().length).append('\n');
-    Files.writeString(source, String.join("\n",
-        "#include <stdio.h>",
-        "#include <stdlib.h>",
-        "typedef unsigned long long u64;",
-        "typedef unsigned int u32;",
-        "#ifndef __always_inline",
-        "#define __always_inline inline __attribute__((always_inline))",
-        "#endif",
+    // the generated text also holds in_gso_segment, which only the kprobe body calls
+    return HostC.compile(dir, "caller_site", String.join("\n",
         defines.toString(),
         sites.siteFunction(),
         callerSiteFunction(),
@@ -129,31 +113,11 @@ class KprobeCallerSiteCompiledTest {
         "                                       atoi(argv[3]), (u32)atoi(argv[4])));",
         "    return 0;",
         "}",
-        ""));
-    Path bin = dir.resolve("caller_site");
-    // the generated text also holds in_gso_segment, which only the kprobe body calls
-    run(List.of(Tools.clang().get().toString(), "-O2", "-Wall", "-Werror", "-Wno-unused-function", "-o", bin.toString(),
-        source.toString()));
-    return bin;
+        ""), "compiling kprobe mode's call-site rule for the host", "-Wno-unused-function");
   }
 
   private static int call(Path bin, long w0, long w1, int unread, int queued) throws Exception {
-    return Integer.parseInt(run(List.of(bin.toString(), Long.toHexString(w0), Long.toHexString(w1),
-        Integer.toString(unread), Integer.toString(queued))).strip());
-  }
-
-  private static String run(List<String> cmd) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    p.getOutputStream().close();
-    byte[] out = p.getInputStream().readAllBytes();
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("run " + cmd + ": no exit within 60 s");
-    }
-    String text = new String(out, StandardCharsets.UTF_8);
-    if (p.exitValue() != 0) {
-      throw new AssertionError("run " + cmd + ": exit " + p.exitValue() + ": " + text);
-    }
-    return text;
+    return Integer.parseInt(HostC.run(List.of(bin.toString(), Long.toHexString(w0), Long.toHexString(w1),
+        Integer.toString(unread), Integer.toString(queued)), "").strip());
   }
 }
