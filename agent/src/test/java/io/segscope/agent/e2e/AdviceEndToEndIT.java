@@ -26,7 +26,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.assertj.core.api.Assertions;
 import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * Issue "cost model and recommendations", end to end on the real kernel (tracepoint mode): in each
@@ -35,11 +38,34 @@ import org.junit.jupiter.api.Test;
  * segscope's own command, reruns the traffic, and checks that the cost is gone and the recommendation
  * closes. The healthy controls get no advice.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdviceEndToEndIT {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * One agent for the class: each test has its own lab (namespaces named for it) and reads only the
+   * recommendations and series about it ({@link #inLab}, ids), as operators share one agent per host.
+   */
+  private AgentProcess agent;
   /** Short windows so a scenario fits in seconds; the defaults are 30 s / 30 s / 2 m. */
   private static final String[] FAST_ADVICE = {"--interval", "1s", "--advice-window", "3s",
       "--advice-open-after", "3s", "--advice-close-after", "5s"};
+
+  @BeforeAll
+  void startAgent() throws Exception {
+    Prerequisites.requireLab();
+    agent = fastAdviceAgent();
+  }
+
+  @AfterAll
+  void stopAgent() throws Exception {
+    if (agent != null) {
+      try {
+        assertThat(agent.stop()).as("agent exit code after SIGTERM; log:\n%s", agent.log()).isZero();
+      } finally {
+        agent.close();
+      }
+    }
+  }
 
   @Test
   @LabTest
@@ -47,17 +73,15 @@ class AdviceEndToEndIT {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
     DeviceAt uplink = s1.device("uplink");
     DeviceAt sender = s1.device("sender");
-    try (AgentProcess agent = fastAdviceAgent()) {
-      JsonNode rec = awaitAdviceOn(agent, lab, s1, "gso_size_mismatch", iperf(lab, s1), uplink,
-          "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384");
-      assertThat(rec.path("cpu_saving_cores").asDouble()).isGreaterThan(0);
-      assertThat(agent.scrape().sum("segscope_recommendation_info",
-          labels("rule", "gso_size_mismatch", "device", uplink.name()))).isEqualTo(1.0);
+    JsonNode rec = awaitAdviceOn(agent, lab, s1, "gso_size_mismatch", iperf(lab, s1), uplink,
+        "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384");
+    assertThat(rec.path("cpu_saving_cores").asDouble()).isGreaterThan(0);
+    assertThat(agent.scrape().sum("segscope_recommendation_info",
+        labels("rule", "gso_size_mismatch", "device", uplink.name()))).isEqualTo(1.0);
 
-      // traffic long enough after the fix for a full advice window once the evidence stopped
-      runCommandsThenExpectFixed(agent, s1, rec, uplink, Duration.ofSeconds(7), iperf(lab, s1));
-      expectVerifiedSaving(agent, rec);
-    }
+    // traffic long enough after the fix for a full advice window once the evidence stopped
+    runCommandsThenExpectFixed(agent, s1, rec, uplink, Duration.ofSeconds(7), iperf(lab, s1));
+    expectVerifiedSaving(agent, rec);
   }
 
   @Test
@@ -65,11 +89,9 @@ class AdviceEndToEndIT {
   void s2OffloadDisabledIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s2 = Scenarios.s2OffloadLost(lab, false);
     DeviceAt lower = s2.device("lower");
-    try (AgentProcess agent = fastAdviceAgent()) {
-      JsonNode rec = awaitAdviceOn(agent, lab, s2, "offload_disabled", iperf(lab, s2), lower,
-          "ip netns exec " + lower.ns().name() + " ethtool -K " + lower.name() + " tso on");
-      runCommandsThenExpectFixed(agent, s2, rec, lower, Duration.ofSeconds(3), iperf(lab, s2));
-    }
+    JsonNode rec = awaitAdviceOn(agent, lab, s2, "offload_disabled", iperf(lab, s2), lower,
+        "ip netns exec " + lower.ns().name() + " ethtool -K " + lower.name() + " tso on");
+    runCommandsThenExpectFixed(agent, s2, rec, lower, Duration.ofSeconds(3), iperf(lab, s2));
   }
 
   @Test
@@ -77,33 +99,31 @@ class AdviceEndToEndIT {
   void s3GenericXdpCopiesAreFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s3 = Scenarios.s3GenericXdp(lab, false);
     DeviceAt receiver = s3.device("receiver");
-    try (AgentProcess agent = fastAdviceAgent()) {
-      // the commands name the program id the recommendation found: checked below
-      JsonNode rec = awaitAdviceOn(agent, lab, s3, "generic_xdp_copy", iperf(lab, s3), receiver);
-      List<String> cmds = commands(rec);
-      String prog = rec.path("evidence").path("xdp_program_id").asText();
-      String pin = "/sys/fs/bpf/segscope-xdp-" + prog;
-      String nsenter = "nsenter --net=/run/netns/" + receiver.ns().name() + " -- ";
-      assertThat(cmds).containsExactly("bpftool prog pin id " + prog + " " + pin,
-          nsenter + "bpftool -- net detach xdpgeneric dev " + receiver.name(),
-          nsenter + "bpftool -- net attach xdpdrv pinned " + pin + " dev " + receiver.name(),
-          "rm " + pin);
-      assertThat(rec.path("evidence").path("cpu_basis").asText()).as("tracepoint mode estimates")
-          .contains("cannot time");
+    // the commands name the program id the recommendation found: checked below
+    JsonNode rec = awaitAdviceOn(agent, lab, s3, "generic_xdp_copy", iperf(lab, s3), receiver);
+    List<String> cmds = commands(rec);
+    String prog = rec.path("evidence").path("xdp_program_id").asText();
+    String pin = "/sys/fs/bpf/segscope-xdp-" + prog;
+    String nsenter = "nsenter --net=/run/netns/" + receiver.ns().name() + " -- ";
+    assertThat(cmds).containsExactly("bpftool prog pin id " + prog + " " + pin,
+        nsenter + "bpftool -- net detach xdpgeneric dev " + receiver.name(),
+        nsenter + "bpftool -- net attach xdpdrv pinned " + pin + " dev " + receiver.name(),
+        "rm " + pin);
+    assertThat(rec.path("evidence").path("cpu_basis").asText()).as("tracepoint mode estimates")
+        .contains("cannot time");
 
-      runAll(cmds);
-      assertThat(lab.exec(receiver.ns(), "ip", "-d", "link", "show", "dev", receiver.name()))
-          .as("the program now runs in driver mode").contains("xdp").doesNotContain("xdpgeneric");
-      // counts up to the fix are in a read that began after it
-      PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
-      lab.iperf(s3.sender(), s3.receiver(), s3.receiverAddr(), Duration.ofSeconds(3));
-      PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
-      Map<String, String> rcv = labels("netns", Long.toString(receiver.ns().inode()), "device", receiver.name(),
-          "outcome", "copied");
-      assertThat(after.sum("segscope_xdp_generic_skbs_total", rcv) - before.sum("segscope_xdp_generic_skbs_total", rcv))
-          .as("generic-XDP copies on %s after the fix", receiver.name()).isZero();
-      awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
-    }
+    runAll(cmds);
+    assertThat(lab.exec(receiver.ns(), "ip", "-d", "link", "show", "dev", receiver.name()))
+        .as("the program now runs in driver mode").contains("xdp").doesNotContain("xdpgeneric");
+    // counts up to the fix are in a read that began after it
+    PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
+    lab.iperf(s3.sender(), s3.receiver(), s3.receiverAddr(), Duration.ofSeconds(3));
+    PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
+    Map<String, String> rcv = labels("netns", Long.toString(receiver.ns().inode()), "device", receiver.name(),
+        "outcome", "copied");
+    assertThat(after.sum("segscope_xdp_generic_skbs_total", rcv) - before.sum("segscope_xdp_generic_skbs_total", rcv))
+        .as("generic-XDP copies on %s after the fix", receiver.name()).isZero();
+    awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
   }
 
   /**
@@ -117,12 +137,10 @@ class AdviceEndToEndIT {
     Topology s6 = Scenarios.s6RoutedSmallerEgressMtu(lab, false);
     DeviceAt routerOut = s6.device("routerOut");
     DeviceAt sender = s6.device("sender");
-    try (AgentProcess agent = fastAdviceAgent()) {
-      JsonNode rec = awaitAdviceOn(agent, lab, s6, "mtu_mismatch", iperf(lab, s6), routerOut,
-          "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " mtu " + Scenarios.ROUTED_EGRESS_MTU);
-      runCommandsThenExpectFixed(agent, s6, rec, routerOut, Duration.ofSeconds(7), iperf(lab, s6));
-      expectDropVerifiedUnlessTrafficRose(agent, rec);
-    }
+    JsonNode rec = awaitAdviceOn(agent, lab, s6, "mtu_mismatch", iperf(lab, s6), routerOut,
+        "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " mtu " + Scenarios.ROUTED_EGRESS_MTU);
+    runCommandsThenExpectFixed(agent, s6, rec, routerOut, Duration.ofSeconds(7), iperf(lab, s6));
+    expectDropVerifiedUnlessTrafficRose(agent, rec);
   }
 
   /**
@@ -138,12 +156,10 @@ class AdviceEndToEndIT {
     Topology s8 = Scenarios.s8UdpGsoOffloadOff(lab, false);
     Load datagrams = d -> ScenarioSuite.udp(lab, s8, udp, 9108, 63000, true, d).send();
     DeviceAt sender = s8.device("sender");
-    try (AgentProcess agent = fastAdviceAgent()) {
-      JsonNode rec = awaitAdviceOn(agent, lab, s8, "offload_disabled", datagrams, sender,
-          "ip netns exec " + sender.ns().name() + " ethtool -K " + sender.name() + " tx-udp-segmentation on");
-      runCommandsThenExpectFixed(agent, s8, rec, sender, Duration.ofSeconds(7), datagrams);
-      expectDropVerifiedUnlessTrafficRose(agent, rec);
-    }
+    JsonNode rec = awaitAdviceOn(agent, lab, s8, "offload_disabled", datagrams, sender,
+        "ip netns exec " + sender.ns().name() + " ethtool -K " + sender.name() + " tx-udp-segmentation on");
+    runCommandsThenExpectFixed(agent, s8, rec, sender, Duration.ofSeconds(7), datagrams);
+    expectDropVerifiedUnlessTrafficRose(agent, rec);
   }
 
   @Test
@@ -151,28 +167,26 @@ class AdviceEndToEndIT {
   void healthyControlsGetNoAdvice(Lab lab) throws Exception {
     List<Topology> healthy = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s2OffloadLost(lab, true),
         Scenarios.s3GenericXdp(lab, true));
-    try (AgentProcess agent = fastAdviceAgent()) {
-      PromText before = agent.scrape();
-      for (Topology t : healthy) {
-        CompletableFuture<?> traffic = CompletableFuture.runAsync(
-            () -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(6)));
-        while (!traffic.isDone()) {
-          assertThat(inLab(recommendations(agent), lab)).as("advice for healthy %s", t.name()).isEmpty();
-          Thread.sleep(500);
-        }
-        traffic.get(30, TimeUnit.SECONDS);
+    PromText before = agent.scrape();
+    for (Topology t : healthy) {
+      CompletableFuture<?> traffic = CompletableFuture.runAsync(
+          () -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(6)));
+      while (!traffic.isDone()) {
+        assertThat(inLab(recommendations(agent), lab)).as("advice for healthy %s", t.name()).isEmpty();
+        Thread.sleep(500);
       }
-      // the traffic's last counts read
-      PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
-      assertThat(inLab(recommendations(agent), lab)).isEmpty();
-      // silence is not blindness: the agent measured the same traffic, intact, on every sender
-      for (Topology t : healthy) {
-        DeviceAt snd = t.device("sender");
-        Map<String, String> d = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
-        assertThat(
-            after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d))
-            .as("intact super-packets measured on %s's sender", t.name()).isGreaterThan(100);
-      }
+      traffic.get(30, TimeUnit.SECONDS);
+    }
+    // the traffic's last counts read
+    PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
+    assertThat(inLab(recommendations(agent), lab)).isEmpty();
+    // silence is not blindness: the agent measured the same traffic, intact, on every sender
+    for (Topology t : healthy) {
+      DeviceAt snd = t.device("sender");
+      Map<String, String> d = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
+      assertThat(
+          after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d))
+          .as("intact super-packets measured on %s's sender", t.name()).isGreaterThan(100);
     }
   }
 

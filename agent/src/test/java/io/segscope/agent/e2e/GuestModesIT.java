@@ -22,7 +22,11 @@ import org.junit.jupiter.api.Test;
 /**
  * kprobe and fentry mode end to end, for real: boots Debian's stock 6.1 kernel under qemu with
  * {@code scripts/guest-run} (ONE boot per mode, both modes side by side) and runs {@link GuestScenarios} inside it with the
- * JUnit console launcher, on the test classpath this JVM has (the guest's root is this machine's own).
+ * JUnit console launcher, on the test classpath this JVM has (the guest's root is this machine's own):
+ * S3's control and the program checks in both boots; the guest-only device kinds (G1-G5, each beside
+ * its control) and the copy-time quantiles in the kprobe boot; S1, S2 (with their controls) and S3 in
+ * the fentry boot: so the two side-by-side boots take about as long, and each mode's GSO and
+ * generic-XDP programs are held to an oracle or the devices' counters and to healthy controls.
  * Fails with the guest's output when anything inside fails. Tag {@code guest}; needs root (the
  * runner installs qemu and the kernel packages when missing). Runs are kept in
  * {@code agent/target/guest-runs/<mode>/} (stdout, console.log, timing, JUnit XML under reports/).
@@ -36,8 +40,11 @@ class GuestModesIT {
   private static final int GUEST_TIMEOUT_SECONDS = 720;
   private static final int OUTPUT_TAIL_LINES = 150;
   private static final List<String> MODES = List.of("kprobe", "fentry");
-  /** {@code -Dsegscope.guest.kinds=true}: also run G1-G5 (the guest-only device kinds) in the kprobe boot. */
-  static final String KINDS_PROPERTY = "segscope.guest.kinds";
+  /**
+   * {@code -Dsegscope.guest.diagCallers=true}: the kprobe boot's agent also records, per caller of
+   * {@code __skb_gso_segment}, the stack words and the unwound return address; the kinds' test prints them.
+   */
+  static final String DIAG_PROPERTY = "segscope.guest.diagCallers";
   /**
    * Both JVMs in the guest compile with C1 only: under emulation C2's compile threads take the one
    * vCPU from short-lived test code that never runs long enough to repay them.
@@ -93,10 +100,9 @@ class GuestModesIT {
       Path out = repo.resolve("agent/target/guest-runs").resolve(mode);
       deleteTree(out);
       Files.createDirectories(out);
-      boolean kinds = mode.equals("kprobe") && Boolean.getBoolean(KINDS_PROPERTY);
-      // with the kinds, kprobe mode also records the stack words of its call-site rule (printed by the test)
-      String diag = kinds ? "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=true"
-          : "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=false";
+      // asked for: kprobe mode also records the stack words of its call-site rule (printed by the kinds' test)
+      boolean diagnose = mode.equals("kprobe") && Boolean.getBoolean(DIAG_PROPERTY);
+      String diag = "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=" + diagnose;
       List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/guest-run").toString(), "--cpus", "1",
           "--timeout", Integer.toString(GUEST_TIMEOUT_SECONDS), "--out", out.toString(), "--",
           "java", "-XX:ErrorFile=" + out + "/hs_err_launcher_%p.log", GUEST_JIT,
@@ -106,10 +112,12 @@ class GuestModesIT {
           "-jar", launcher.toString(), "execute",
           "--class-path", testClassPath(),
           "--select-class", GuestScenarios.class.getName()));
-      if (!kinds) {
-        // the guest-only device kinds run in the kprobe boot only (fentry cannot see the call site), and
-        // only when asked for: they add minutes to the kprobe boot (docs/guest-kernel.md)
-        cmd.addAll(List.of("--exclude-tag", GuestScenarios.KINDS));
+      // the split that makes both boots take about as long (docs/guest-kernel.md): the guest-only
+      // device kinds (fentry cannot see the call site) and the copy-time quantiles in the kprobe boot,
+      // S1, S2, S3 in the fentry boot; S3's control and the program checks in both
+      for (String tag : mode.equals("kprobe") ? List.of(ScenarioSuite.S1, ScenarioSuite.S2, ScenarioSuite.S3)
+          : List.of(GuestScenarios.KINDS, GuestScenarios.COPY_TIME_TAG)) {
+        cmd.addAll(List.of("--exclude-tag", tag));
       }
       cmd.addAll(List.of("--details=tree", "--disable-banner", "--disable-ansi-colors", "--fail-if-no-tests",
           "--reports-dir", out.resolve("reports").toString()));

@@ -47,6 +47,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("lab")
 abstract class ScenarioSuite {
+  /**
+   * The tags of S1 and S2 with their controls and of S3 (not its control): the guest runs them in the
+   * fentry boot only, while the kprobe boot runs the guest-only device kinds and the copy-time quantiles
+   * (GuestModesIT: the two boots, side by side, take about as long). The kinds hold kprobe mode's GSO
+   * program to the oracle in ten topologies, the quantiles its generic-XDP program.
+   */
+  static final String S1 = "s1";
+  static final String S2 = "s2";
+  static final String S3 = "s3";
   /** At most this long for the traffic's tail to cross the devices before counters (3). */
   private static final Duration SETTLE = Duration.ofSeconds(10);
   static final Duration TRAFFIC = Duration.ofSeconds(3);
@@ -185,6 +194,7 @@ abstract class ScenarioSuite {
   }
 
   @Test
+  @Tag(S1)
   @LabTest
   void s1GsoSizeMismatchIsSegmentedOnTheUplinkForGsoMaxSize(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
@@ -215,6 +225,7 @@ abstract class ScenarioSuite {
   }
 
   @Test
+  @Tag(S1)
   @LabTest
   void s1HealthyControlSegmentsNothingInSoftware(Lab lab) throws Exception {
     Topology s1h = Scenarios.s1GsoMismatch(lab, true);
@@ -231,6 +242,7 @@ abstract class ScenarioSuite {
   }
 
   @Test
+  @Tag(S2)
   @LabTest
   void s2OffloadLostIsSegmentedOnTheLowerVethForAMissingFeature(Lab lab) throws Exception {
     Topology s2 = Scenarios.s2OffloadLost(lab, false);
@@ -257,6 +269,7 @@ abstract class ScenarioSuite {
   }
 
   @Test
+  @Tag(S2)
   @LabTest
   void s2HealthyControlSegmentsNothingInSoftware(Lab lab) throws Exception {
     Topology s2h = Scenarios.s2OffloadLost(lab, true);
@@ -283,6 +296,7 @@ abstract class ScenarioSuite {
    * classification of every arriving skb by the kernel's copy predicate ({@link KernelOracle}).
    */
   @Test
+  @Tag(S3)
   @LabTest
   void s3GenericXdpCopiesAreCountedOnTheReceiver(Lab lab) throws Exception {
     Prerequisites.requireClang();
