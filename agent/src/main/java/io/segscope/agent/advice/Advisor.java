@@ -55,6 +55,13 @@ public final class Advisor {
   private final AdviceIntent intent;
   private final Map<String, Baseline> baselines = new HashMap<>();
   private final Map<String, SavingCheck.Measure> afters = new HashMap<>();
+  /**
+   * When each open recommendation's finding was first absent after it was last present: the read at
+   * which the evidence had stopped. Only counts after it are "after": a read that still found the
+   * finding may have been taken before the fix (the inventory had not seen it yet), so the interval
+   * from that read to the fix still carried the cost.
+   */
+  private final Map<String, Instant> absentSince = new HashMap<>();
   private final ArrayDeque<SavingCheck.Verification> verified = new ArrayDeque<>();
   private volatile List<SavingCheck.Verification> verifiedView = List.of();
   private volatile List<Recommendation> open = List.of();
@@ -126,7 +133,8 @@ public final class Advisor {
           baselines.put(r.id(), new Baseline(Math.max(b == null ? 0 : b.peak(), m.softwarePerSec()), m));
         }
         afters.remove(r.id()); // the evidence is back: only windows after it count
-      } else if (!from.takenAt().isBefore(r.lastSeen())) {
+        absentSince.remove(r.id());
+      } else if (!from.takenAt().isBefore(absentSince.computeIfAbsent(r.id(), k -> now))) {
         SavingCheck.Measure best = afters.get(r.id());
         if (best == null || m.traffic() > best.traffic()) {
           afters.put(r.id(), m);
@@ -141,9 +149,14 @@ public final class Advisor {
       }
       Baseline b = baselines.remove(r.id());
       SavingCheck.Measure best = afters.remove(r.id());
-      // the window that closes it counts too (with --advice-close-after <= --advice-window it is the only one)
-      if (!from.takenAt().isBefore(r.lastSeen())) {
-        SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now);
+      // from the read that first found the evidence gone up to the one that closes it counts too
+      // (with --advice-close-after <= --advice-window it is the only window after the evidence)
+      Instant since = absentSince.remove(r.id());
+      Optional<TelemetrySnapshot> stop = since == null ? Optional.empty()
+          : history.stream().filter(s -> !s.takenAt().isBefore(since) && s.takenAt().isBefore(now)).findFirst();
+      if (stop.isPresent()) {
+        SavingCheck.Measure m =
+            SavingCheck.measure(r.finding(), CostModel.window(stop.get(), snapshot), stop.get().takenAt(), now);
         if (best == null || m.traffic() > best.traffic()) {
           best = m;
         }
@@ -175,6 +188,7 @@ public final class Advisor {
       Recommendation r = withIntent(c.recommendation(), root);
       baselines.remove(r.id());
       afters.remove(r.id());
+      absentSince.remove(r.id());
       if (r.accepted()) {
         LOG.fine("accepted recommendation closed: " + r.id() + ": its device is gone");
       } else {
@@ -185,6 +199,7 @@ public final class Advisor {
     now2.forEach(r -> openIds.add(r.id()));
     baselines.keySet().retainAll(openIds);
     afters.keySet().retainAll(openIds);
+    absentSince.keySet().retainAll(openIds);
     verifiedView = List.copyOf(verified);
     open = List.copyOf(now2);
     return open;
