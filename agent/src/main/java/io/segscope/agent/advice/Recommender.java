@@ -12,7 +12,7 @@ public final class Recommender {
   /** Every rule segscope has, in the order their findings are listed. */
   public static final List<Rule> RULES = List.of(new GsoSizeMismatchRule(), new GuestGsoSizeRule(),
       new OffloadDisabledRule(), new TunnelOffloadRule(), new MtuMismatchRule(), new QdiscSegmentationRule(),
-      new WireguardRule(), new GenericXdpCopyRule(), new BigTcpHeadroomRule());
+      new WireguardRule(), new UdpReceiveSegmentationRule(), new GenericXdpCopyRule(), new BigTcpHeadroomRule());
 
   private final List<Rule> rules;
 

@@ -240,6 +240,22 @@ class ShapeRulesTest {
     assertThat(f.explanation()).contains("no driver or NIC offloads");
   }
 
+  @Test
+  void udpSegmentedAgainOnReceiveIsExplainedWithoutACommand() {
+    // S9 as recorded: every software segmentation on the receiving veth at udp_rcv_segment
+    var costs = Costs.window(gso(RECEIVER, 2, "rcv0", GsoCause.OTHER, GsoType.UDP_L4, GsoSite.UDP_RX));
+    Finding f = only(advise(LabInventories.s3(LabInventories.NO_XDP, "veth"), costs), "udp_receive_segmentation");
+    assertThat(f.subject().device()).isEqualTo("rcv0");
+    assertThat(f.commands()).isEmpty();
+    assertThat(f.severity()).isEqualTo("info");
+    assertThat(f.cpuSavingCores()).isPositive();
+    assertThat(f.explanation()).contains("UDP_GRO").contains("udp_rcv_segment");
+    // the same device segmenting on transmit is not a receive finding
+    var tx = Costs.window(gso(RECEIVER, 2, "rcv0", GsoCause.FEATURE_MISSING, GsoType.UDP_L4, GsoSite.XMIT));
+    assertThat(advise(LabInventories.s3(LabInventories.NO_XDP, "veth"), tx))
+        .noneMatch(x -> x.rule().equals("udp_receive_segmentation"));
+  }
+
   // ---- BIG TCP caps
 
   @Test

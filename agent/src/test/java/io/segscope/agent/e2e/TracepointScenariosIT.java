@@ -255,6 +255,9 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertSegmentedAt(t, bad, new Segmenting(up, "xmit", Sites.XMIT, "gso_max_size", "tcp6", false, true));
       assertOnlyOn(t, bad, up, Sites.XMIT);
       assertHealthyControl(t, ok, ok.device("uplink"), Sites.XMIT);
+      DeviceAt snd = bad.device("sender");
+      assertRecommended(lab, "gso_size_mismatch", up,
+          "ip -n " + snd.ns().name() + " link set dev " + snd.name() + " gso_max_size 16384");
     });
   }
 
@@ -266,6 +269,8 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertSegmentedAt(t, bad, new Segmenting(low, "xmit", Sites.XMIT, "feature_missing", "tcp6", false, true));
       assertOnlyOn(t, bad, low, Sites.XMIT);
       assertHealthyControl(t, ok, ok.device("lower"), Sites.XMIT);
+      assertRecommended(lab, "offload_disabled", low,
+          "ip netns exec " + low.ns().name() + " ethtool -K " + low.name() + " tso on");
     });
   }
 
@@ -276,7 +281,7 @@ class TracepointScenariosIT extends ScenarioSuite {
     Topology bad = Scenarios.s3GenericXdp(lab, false, Family.IPV6);
     Topology ok = Scenarios.s3GenericXdp(lab, true, Family.IPV6);
     Traffic t = driveAll(lab, List.of(bad, ok), List.of(iperf(lab, bad, SHORT), iperf(lab, ok, SHORT)), false);
-    assertGenericXdpCopies(lab, t, bad, false);
+    assertGenericXdpCopies(lab, t, bad, true);
     for (DeviceAt d : ok.devices().values()) {
       assertThat(t.delta("segscope_xdp_generic_skbs_total", dev(d))).as("%s: generic XDP on %s", ok.name(), d.name())
           .isZero();
@@ -430,6 +435,10 @@ class TracepointScenariosIT extends ScenarioSuite {
           assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(bad.device("sender"))))
               .as("super-packets the sender handed whole to its veth").isGreaterThan(50);
           assertHealthyControl(t, ok, ok.device("sender"), Sites.UDP_RX);
+          // no command: the receiving application sets UDP_GRO (an explanation)
+          JsonNode rec = awaitRecommended("udp_receive_segmentation", rcv);
+          assertThat(commands(rec)).as("udp_receive_segmentation commands").isEmpty();
+          assertThat(rec.path("explanation").asText()).contains("UDP_GRO");
         });
   }
 
