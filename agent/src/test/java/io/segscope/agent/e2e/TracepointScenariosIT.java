@@ -26,6 +26,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.assertj.core.data.Percentage;
@@ -198,7 +202,23 @@ class TracepointScenariosIT extends ScenarioSuite {
   }
 
   /** What one scenario and its control send, and what is checked once the shared drive is over. */
-  private record Case(Topology bad, Topology ok, List<Flow> flows, Check check) {}
+  /**
+   * A case in a drive: its faulty and healthy topologies, its flows (the faulty side's first), its checks,
+   * and, when {@code fix} is set, the recommendation whose commands the test runs afterwards.
+   */
+  private record Case(Topology bad, Topology ok, List<Flow> flows, Check check, Fix fix) {
+    Case(Topology bad, Topology ok, List<Flow> flows, Check check) {
+      this(bad, ok, flows, check, null);
+    }
+
+    /** This case, with segscope's {@code rule} recommendation about {@code subject} run after the drive. */
+    Case fixedBy(String rule, DeviceAt subject) {
+      return new Case(bad, ok, flows, check, new Fix(rule, subject));
+    }
+  }
+
+  /** segscope's recommendation of {@code rule} about {@code subject}: its commands fix the case. */
+  private record Fix(String rule, DeviceAt subject) {}
 
   @FunctionalInterface
   private interface Check {
@@ -228,13 +248,74 @@ class TracepointScenariosIT extends ScenarioSuite {
       checks.add(() -> c.check().verify(t, sent));
     }
     assertAll(checks);
+    List<Case> fixed = cases.stream().filter(c -> c.fix() != null).toList();
+    if (!fixed.isEmpty()) {
+      fixThenDriveAgain(fixed, t);
+    }
+  }
+
+  /**
+   * Issue 13's advice check on every new shape: runs each case's recommended commands exactly as the API
+   * gives them ({@code sh -c}), drives the faulty sides again (no oracle: segscope's counts before the
+   * fix were held to it), and expects the software-segmented share of the subject's GSO traffic to fall
+   * by at least 95 % while super-packets still cross it.
+   */
+  private void fixThenDriveAgain(List<Case> fixed, Traffic first) throws Exception {
+    for (Case c : fixed) {
+      for (String command : commands(awaitRecommended(c.fix().rule(), c.fix().subject()))) {
+        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("segscope's command '%s': %s", command, out).isZero();
+      }
+    }
+    PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
+    ExecutorService pool = Executors.newFixedThreadPool(fixed.size());
+    try {
+      List<Future<Object>> running = new ArrayList<>();
+      for (Case c : fixed) {
+        running.add(pool.submit(c.flows().get(0)::send));
+      }
+      for (Future<Object> r : running) {
+        r.get(traffic().toSeconds() + 60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
+    List<Executable> checks = new ArrayList<>();
+    for (Case c : fixed) {
+      Map<String, String> d = dev(c.fix().subject());
+      double sw0 = first.delta("segscope_gso_sw_skbs_total", d);
+      double off0 = first.delta("segscope_gso_offloaded_skbs_total", d);
+      double sw1 = after.sum("segscope_gso_sw_skbs_total", d) - before.sum("segscope_gso_sw_skbs_total", d);
+      double off1 = after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d);
+      checks.add(() -> {
+        System.out.printf("[%s] %s after %s's commands on %s: %.0f software-segmented, %.0f intact (before: %.0f, "
+            + "%.0f)%n", mode(), c.bad().name(), c.fix().rule(), c.fix().subject(), sw1, off1, sw0, off0);
+        assertThat(off1).as("%s: super-packets crossing %s intact after the fix", c.bad().name(), c.fix().subject())
+            .isGreaterThan(50);
+        assertThat(sw1 / (sw1 + off1)).as("%s: software-segmented share on %s after the fix (before %.3f)",
+            c.bad().name(), c.fix().subject(), sw0 / (sw0 + off0)).isLessThanOrEqualTo(0.05 * sw0 / (sw0 + off0));
+      });
+    }
+    assertAll(checks);
   }
 
   /** The seed scenarios over IPv6, vxlan, ifb and BIG TCP over IPv6: iperf3 each, one drive. */
   @Test
   @LabTest
   void ipv6VxlanIfbAndBigTcpOverIpv6AreSegmentedWhereTheKernelSays(Lab lab) throws Exception {
-    together(lab, List.of(s1Ipv6(lab), s2Ipv6(lab), s4Vxlan(lab), s10Ifb(lab), bigTcp(lab, Family.IPV6, "tcp6")));
+    Case s1 = s1Ipv6(lab);
+    Case s2 = s2Ipv6(lab);
+    Case s4 = s4Vxlan(lab);
+    Case s10 = s10Ifb(lab);
+    Case bt6 = bigTcp(lab, Family.IPV6, "tcp6");
+    together(lab, List.of(s1.fixedBy("gso_size_mismatch", s1.bad().device("uplink")),
+        s2.fixedBy("offload_disabled", s2.bad().device("lower")),
+        s4.fixedBy("tunnel_offload_missing", s4.bad().device("underlay")),
+        s10.fixedBy("offload_disabled", s10.bad().device("ifb")),
+        bt6.fixedBy("gso_size_mismatch", bt6.bad().device("uplink"))));
   }
 
   /** A tap guest's super-packets, UDP GSO on transmit and on receive, BIG TCP over IPv4: one drive. */
@@ -244,7 +325,11 @@ class TracepointScenariosIT extends ScenarioSuite {
     Prerequisites.requireClang();
     UdpGsoSender udp = UdpGsoSender.build(lab.workDir());
     TapInjector guest = TapInjector.build(lab.workDir());
-    together(lab, List.of(s5Tap(lab, guest), s8UdpGso(lab, udp), s9UdpRx(lab, udp), bigTcp(lab, Family.IPV4, "tcp4")));
+    Case s5 = s5Tap(lab, guest);
+    Case bt4 = bigTcp(lab, Family.IPV4, "tcp4");
+    // S8's fix runs in AdviceEndToEndIT; S9 has no command
+    together(lab, List.of(s5.fixedBy("guest_gso_size_mismatch", s5.bad().device("uplink")), s8UdpGso(lab, udp),
+        s9UdpRx(lab, udp), bt4.fixedBy("gso_size_mismatch", bt4.bad().device("uplink"))));
   }
 
   private Case s1Ipv6(Lab lab) {
