@@ -486,6 +486,9 @@ class TracepointScenariosIT extends ScenarioSuite {
             + " [0-9a-f]+: tbf rate 125000000bps burst [0-9]+ limit [0-9]+");
     assertThat(rec.path("evidence").path("largest_super_packet_bytes").asLong())
         .as("burst sized for a 64 KiB super-packet with its headers").isGreaterThan(65536);
+    // with that burst, tbf takes TCP's super-packets whole
+    fixThenDriveAgain(List.of(new Case(bad, ok, List.of(iperf(lab, bad, SHORT)), (x, y) -> {})
+        .fixedBy("qdisc_segmentation", snd)), t);
   }
 
   private Case s8UdpGso(Lab lab, UdpGsoSender udp) {
