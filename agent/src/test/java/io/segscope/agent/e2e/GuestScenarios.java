@@ -43,6 +43,8 @@ class GuestScenarios extends ScenarioSuite {
   static final String KINDS = "guest-kinds";
   /** The tag of the copy-time quantiles (the kprobe boot runs them). */
   static final String COPY_TIME_TAG = "copy-time";
+  /** The tag of the routed scenario (the fentry boot runs it: fentry's call site from the unwinder). */
+  static final String ROUTED_TAG = "routed";
 
   @Override
   String mode() {
@@ -184,6 +186,29 @@ class GuestScenarios extends ScenarioSuite {
     DeviceAt wg = kinds.get(4).bad().device("sender");
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(wg)))
         .as("WireGuard segments every super-packet: none counts as handed whole to a driver").isZero();
+  }
+
+  /**
+   * fentry mode names a call site other than xmit from the kernel's unwinder: S6 (routed, the router's egress
+   * MTU smaller than the sender's, no PMTU discovery) is segmented by the router in ip_finish_output_gso
+   * (site ip_output_mtu, cause mtu), held to the oracle's kprobe on __skb_gso_segment (its return address
+   * names the caller), beside its healthy control; and mtu_mismatch opens with its exact command. Before the
+   * unwinder, fentry could not see its caller and called this segmentation "other".
+   */
+  @Test
+  @LabTest
+  @Tag(ROUTED_TAG)
+  void routedSegmentationIsNamedAtItsCallSite(Lab lab) throws Exception {
+    Topology bad = Scenarios.s6RoutedSmallerEgressMtu(lab, false);
+    Topology ok = Scenarios.s6RoutedSmallerEgressMtu(lab, true);
+    Traffic t = driveAll(lab, List.of(bad, ok), List.of(iperf(lab, bad, SHORT), iperf(lab, ok, SHORT)), false);
+    DeviceAt r1 = bad.device("routerOut");
+    assertSegmentedAt(t, bad, new Segmenting(r1, "ip_output_mtu", Sites.IP_OUTPUT_MTU, "mtu", "tcp4", false, true));
+    assertOnlyOn(t, bad, r1, Sites.IP_OUTPUT_MTU);
+    assertHealthyControl(t, ok, ok.device("routerOut"), Sites.IP_OUTPUT_MTU);
+    DeviceAt snd = bad.device("sender");
+    assertRecommended(lab, "mtu_mismatch", r1,
+        "ip -n " + snd.ns().name() + " link set dev " + snd.name() + " mtu " + Scenarios.ROUTED_EGRESS_MTU);
   }
 
   /**

@@ -321,10 +321,66 @@ static __always_inline int gso_exit(void *skb, u64 ret)
     return 0;
 }
 
+/*
+ * kprobe and fentry: the return address names the caller, classified like consume_skb locations. It is taken from
+ * the kernel's unwinder (bpf_get_stack: the first frame outside __skb_gso_segment), not from the stack
+ * word at sp: segscope's own kretprobe on __skb_gso_segment (and anyone else's) replaces that word with
+ * the rethook trampoline at entry, before or after this program runs (measured in the Debian 6.1 guest:
+ * the word at sp was arch_rethook_trampoline in every call, so every segmentation fell to the queue rule
+ * below); the unwinder puts the real return address back. Where the unwinder gives nothing, the words at
+ * sp are used: at an int3 kprobe the return address is the word at sp, and so it is on 6.1's ftrace
+ * kprobe without a kretprobe (measured with bpftrace: wg_xmit+0x1e7 [wireguard]); a kernel whose ftrace
+ * kprobe leaves the return into __skb_gso_segment at sp has the caller one word above.
+ * A return address outside the core kernel's text that no range holds is a module's code that was not
+ * loaded when the programs were compiled (wireguard.ko's wg_xmit when the first WireGuard device is
+ * created after the start, a driver segmenting in its own xmit, a qdisc module): no module function is
+ * validate_xmit_skb, so the site is "other", after the queue when this super-packet was the last one
+ * queued on this CPU. Where nothing resolves otherwise (a stack layout not foreseen) the rule of fentry
+ * mode decides: the super-packet last queued on this CPU is segmented after its queue (xmit), any other
+ * is "other".
+ */
+static __always_inline u32 return_address_site(u64 w0, u64 w1, int unread, u32 queued)
+{
+    u32 site = site_of(w0);
+    if (site == SITES && !unread && w0 && !in_core_text(w0))
+        return SITE_OTHER | queued;
+    if (site == SITES)
+        site = site_of(w1);
+    if (site == SITES)
+        site = queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
+    return site;
+}
+
+#define GSO_FENTRY_FRAMES 6 /* fentry: the program's and the trampoline's frames, __skb_gso_segment+5, its caller */
+/*
+ * The caller of __skb_gso_segment in the stack the kernel's unwinder gives an fentry program: the first frame
+ * outside __skb_gso_segment that follows one inside it. The program's own frame and the BPF trampoline's come
+ * first (JIT code, in no kallsyms range the programs were compiled with), then the trampoline's return into
+ * __skb_gso_segment (+5: the patched call at its entry), then the caller. Measured in the Debian 6.1 guest
+ * (bpftrace kfunc:__skb_gso_segment kstack, a veth with TSO off): bpf program, trampoline,
+ * __skb_gso_segment+5, validate_xmit_skb+345, __dev_queue_xmit+515. 0 when the stack does not show it.
+ */
+static __always_inline u64 fentry_caller(const u64 *frames, long got)
+{
+    u64 caller = 0;
+    int inside = 0;
+#pragma unroll
+    for (int i = 0; i < GSO_FENTRY_FRAMES; i++) {
+        if (caller || got < (long)((i + 1) * sizeof(u64)) || !frames[i])
+            continue;
+        if (in_gso_segment(frames[i]))
+            inside = 1;
+        else if (inside)
+            caller = frames[i];
+    }
+    return caller;
+}
+
 #ifdef GSO_MODE_FENTRY
 /*
- * fentry cannot see its caller: a segmentation of the super-packet last queued on this CPU is taken
- * to be after the queue (site xmit: validate_xmit_skb, or a qdisc on that device); others are "other".
+ * fentry: the caller from the unwinder (fentry_caller), classified as in kprobe mode; where the stack does
+ * not show it, a segmentation of the super-packet last queued on this CPU is taken to be after the queue
+ * (site xmit: validate_xmit_skb, or a qdisc on that device) and others are "other".
  */
 KFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path)
 {
@@ -336,9 +392,14 @@ KFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path)
         c->ts = 0;
         return 0;
     }
+    u64 frames[GSO_FENTRY_FRAMES] = {};
+    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+    u64 caller = fentry_caller(frames, got);
     int zero = 0;
     struct xmit_start *st = xmit_start_slot.lookup(&zero);
-    gso_enter(c, skb, st && st->skb == skb ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER);
+    u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
+    gso_enter(c, skb, caller ? return_address_site(caller, 0, 0, queued)
+                             : (queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER));
     return 0;
 }
 
@@ -363,35 +424,6 @@ struct gso_caller {
 BPF_HASH(gso_callers, struct gso_caller, u64, 256);
 #endif
 
-/*
- * kprobe: the return address names the caller, classified like consume_skb locations. It is taken from
- * the kernel's unwinder (bpf_get_stack: the first frame outside __skb_gso_segment), not from the stack
- * word at sp: segscope's own kretprobe on __skb_gso_segment (and anyone else's) replaces that word with
- * the rethook trampoline at entry, before or after this program runs (measured in the Debian 6.1 guest:
- * the word at sp was arch_rethook_trampoline in every call, so every segmentation fell to the queue rule
- * below); the unwinder puts the real return address back. Where the unwinder gives nothing, the words at
- * sp are used: at an int3 kprobe the return address is the word at sp, and so it is on 6.1's ftrace
- * kprobe without a kretprobe (measured with bpftrace: wg_xmit+0x1e7 [wireguard]); a kernel whose ftrace
- * kprobe leaves the return into __skb_gso_segment at sp has the caller one word above.
- * A return address outside the core kernel's text that no range holds is a module's code that was not
- * loaded when the programs were compiled (wireguard.ko's wg_xmit when the first WireGuard device is
- * created after the start, a driver segmenting in its own xmit, a qdisc module): no module function is
- * validate_xmit_skb, so the site is "other", after the queue when this super-packet was the last one
- * queued on this CPU. Where nothing resolves otherwise (a stack layout not foreseen) the rule of fentry
- * mode decides: the super-packet last queued on this CPU is segmented after its queue (xmit), any other
- * is "other".
- */
-static __always_inline u32 kprobe_caller_site(u64 w0, u64 w1, int unread, u32 queued)
-{
-    u32 site = site_of(w0);
-    if (site == SITES && !unread && w0 && !in_core_text(w0))
-        return SITE_OTHER | queued;
-    if (site == SITES)
-        site = site_of(w1);
-    if (site == SITES)
-        site = queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER;
-    return site;
-}
 
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
@@ -416,8 +448,8 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
     int zero = 0;
     struct xmit_start *st = xmit_start_slot.lookup(&zero);
     u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
-    u32 site = caller ? kprobe_caller_site(caller, 0, 0, queued)
-                      : kprobe_caller_site(words[0], words[1], unread, queued);
+    u32 site = caller ? return_address_site(caller, 0, 0, queued)
+                      : return_address_site(words[0], words[1], unread, queued);
 #ifdef GSO_DIAG_CALLERS
     struct gso_caller k = {.w0 = words[0], .w1 = words[1], .caller = caller, .site = site};
     u64 one = 1;

@@ -11,13 +11,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * kprobe mode's call-site rule ({@code kprobe_caller_site} in gso.c, the very text the BPF program has) with
+ * kprobe and fentry mode's call-site rule ({@code return_address_site} in gso.c, the very text the BPF
+ * program has) with
  * the generated {@code site_of} and {@code in_core_text} of the Debian 6.1 guest kernel, compiled with clang
  * for this host and called with the stack words measured at {@code kprobe:__skb_gso_segment} in that guest
  * (bpftrace over a WireGuard pair: the word at sp was {@code wg_xmit+0x1e7 [wireguard]}, the one above it a
  * heap pointer).
  */
-class KprobeCallerSiteCompiledTest {
+class CallerSiteCompiledTest {
   // recorded in the 6.1.0-50 guest: each function and the symbol after it; wireguard.ko loaded (its first
   // device was created) only after the programs were compiled, so it is not in the kallsyms they saw
   static final List<String> GUEST_6_1_AT_START = List.of(
@@ -85,11 +86,70 @@ class KprobeCallerSiteCompiledTest {
         .isEqualTo(Site.XMIT.code() | QUEUED);
   }
 
-  /** gso.c's kprobe_caller_site, cut out of the resource by its braces. */
+  /**
+   * fentry mode's caller from the unwound stack ({@code fentry_caller}), with the stack measured in the 6.1 guest
+   * (bpftrace kfunc:__skb_gso_segment kstack over a veth with TSO off): the program's JIT frame, the
+   * trampoline's, {@code __skb_gso_segment+5}, {@code validate_xmit_skb+345}, {@code __dev_queue_xmit+515}.
+   */
+  @Test
+  void fentryTakesTheFirstFrameAfterTheOnesInsideTheSegmentingFunction(@TempDir Path dir) throws Exception {
+    Path bin = compileFentry(dir, CallSites.resolve(Kallsyms.parse(GUEST_6_1_AT_START, "recorded")));
+    long prog = 0xffffffffc0203a1fL;
+    long trampoline = 0xffffffffc0201093L;
+    long gso5 = 0xffffffff817cf985L;
+    long validate = 0xffffffff817d5e09L;
+    long queue = 0xffffffff817d66e3L;
+    List<Long> measured = List.of(prog, trampoline, gso5, validate, queue, 0xffffffff81861c37L);
+    assertThat(fentryCaller(bin, measured, 48)).as("the caller of __skb_gso_segment").isEqualTo(validate);
+    assertThat(fentryCaller(bin, measured, 24)).as("the stack ends before the caller").isZero();
+    assertThat(fentryCaller(bin, measured, -14)).as("bpf_get_stack failed").isZero();
+    assertThat(fentryCaller(bin, List.of(prog, trampoline, validate, queue, 0L, 0L), 32))
+        .as("no frame inside __skb_gso_segment: the JIT frames are never taken for the caller").isZero();
+    assertThat(fentryCaller(bin, List.of(prog, trampoline, gso5, WG_XMIT_RETURN, 0L, 0L), 32))
+        .as("a module caller").isEqualTo(WG_XMIT_RETURN);
+  }
+
+  private static Path compileFentry(Path dir, CallSites sites) throws Exception {
+    String gso = ProgramText.resource("bpf/gso.c");
+    int define = gso.indexOf("#define GSO_FENTRY_FRAMES ");
+    assertThat(define).as("GSO_FENTRY_FRAMES in gso.c").isNotNegative();
+    int start = gso.indexOf("static __always_inline u64 fentry_caller(");
+    assertThat(start).as("fentry_caller in gso.c").isNotNegative();
+    String function = gso.substring(define, gso.indexOf('\n', define) + 1)
+        + gso.substring(start, gso.indexOf("\n}\n", start) + 3);
+    StringBuilder defines = new StringBuilder();
+    for (Site s : Site.values()) {
+      defines.append("#define SITE_").append(s.name()).append(' ').append(s.code()).append('\n');
+    }
+    defines.append("#define SITES ").append(Site.values().length).append('\n');
+    return HostC.compile(dir, "fentry_caller", String.join("\n",
+        defines.toString(),
+        sites.siteFunction(),
+        function,
+        "int main(int argc, char **argv)",
+        "{",
+        "    u64 frames[GSO_FENTRY_FRAMES] = {0};",
+        "    if (argc != 2 + GSO_FENTRY_FRAMES)",
+        "        return 2;",
+        "    for (int i = 0; i < GSO_FENTRY_FRAMES; i++)",
+        "        frames[i] = strtoull(argv[2 + i], 0, 16);",
+        "    printf(\"%llx\\n\", fentry_caller(frames, atol(argv[1])));",
+        "    return 0;",
+        "}",
+        ""), "compiling fentry mode's caller rule for the host", "-Wno-unused-function");
+  }
+
+  private static long fentryCaller(Path bin, List<Long> frames, long got) throws Exception {
+    List<String> argv = new ArrayList<>(List.of(bin.toString(), Long.toString(got)));
+    frames.forEach(f -> argv.add(Long.toHexString(f)));
+    return Long.parseUnsignedLong(HostC.run(argv, "").strip(), 16);
+  }
+
+  /** gso.c's return_address_site, cut out of the resource by its braces. */
   static String callerSiteFunction() {
     String gso = ProgramText.resource("bpf/gso.c");
-    int start = gso.indexOf("static __always_inline u32 kprobe_caller_site(");
-    assertThat(start).as("kprobe_caller_site in gso.c").isNotNegative();
+    int start = gso.indexOf("static __always_inline u32 return_address_site(");
+    assertThat(start).as("return_address_site in gso.c").isNotNegative();
     int end = gso.indexOf("\n}\n", start);
     return gso.substring(start, end + 3);
   }
@@ -109,7 +169,7 @@ class KprobeCallerSiteCompiledTest {
         "{",
         "    if (argc != 5)",
         "        return 2;",
-        "    printf(\"%u\\n\", kprobe_caller_site(strtoull(argv[1], 0, 16), strtoull(argv[2], 0, 16),",
+        "    printf(\"%u\\n\", return_address_site(strtoull(argv[1], 0, 16), strtoull(argv[2], 0, 16),",
         "                                       atoi(argv[3]), (u32)atoi(argv[4])));",
         "    return 0;",
         "}",
