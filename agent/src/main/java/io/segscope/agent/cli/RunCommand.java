@@ -89,9 +89,9 @@ public final class RunCommand implements Callable<Integer> {
   List<String> criEndpoints = new ArrayList<>();
 
   @Option(names = "--cri-timeout", paramLabel = "DURATION", defaultValue = "2s",
-      converter = DurationConverter.class,
-      description = "Deadline of one CRI call; a runtime that does not answer in time keeps its last answer "
-          + "(default: ${DEFAULT-VALUE}).")
+      converter = Bounds.CriTimeout.class,
+      description = "Deadline of one CRI call; a runtime that does not answer in time keeps its last answer; "
+          + "10ms..1m (default: ${DEFAULT-VALUE}).")
   Duration criTimeout;
 
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",

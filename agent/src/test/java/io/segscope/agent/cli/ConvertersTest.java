@@ -87,6 +87,9 @@ class ConvertersTest {
         {"not a Java regular expression", "run", "--device-exclude", "[a"},
         {"over the bound of 1024", "run", "--device-include", "x".repeat(1025)},
         {"not an absolute path", "run", "--netns-dir", "run/netns"},
+        {"10ms..1m", "run", "--cri-timeout", "9ms"},
+        {"10ms..1m", "run", "--cri-timeout", "61s"},
+        {"10ms..1m", "run", "--cri-timeout", "2h"},
         {"1s..1h", "report", "--duration", "500ms"},
         {"1s..1h", "report", "--duration", "2h"},
     };
@@ -139,7 +142,11 @@ class ConvertersTest {
     RunCommand run = new RunCommand();
     new CommandLine(run).parseArgs("--interval", "100ms", "--advice-window", "24h", "--advice-open-after", "1s",
         "--advice-close-after", "24h", "--listen", ":0", "--max-devices", "100000", "--device-include", "^veth",
-        "--device-exclude", "^lo$");
+        "--device-exclude", "^lo$", "--cri-timeout", "10ms");
+    assertThat(run.criTimeout).isEqualTo(Duration.ofMillis(10));
+    RunCommand longest = new RunCommand();
+    new CommandLine(longest).parseArgs("--cri-timeout", "1m");
+    assertThat(longest.criTimeout).isEqualTo(Duration.ofMinutes(1));
     assertThat(run.interval).isEqualTo(Duration.ofMillis(100));
     assertThat(run.adviceWindow).isEqualTo(Duration.ofHours(24));
     assertThat(run.maxDevices).isEqualTo(100000);
@@ -148,6 +155,7 @@ class ConvertersTest {
     new CommandLine(defaults).parseArgs();
     assertThat(defaults.maxDevices).isEqualTo(DeviceSelection.Config.DEFAULT_MAX_DEVICES);
     assertThat(defaults.deviceInclude).isNull();
+    assertThat(defaults.criTimeout).isEqualTo(Duration.ofSeconds(2));
     ReportCommand report = new ReportCommand();
     new CommandLine(report).parseArgs("--duration", "1h");
     assertThat(report.duration).isEqualTo(Duration.ofHours(1));
