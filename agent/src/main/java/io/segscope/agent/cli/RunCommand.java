@@ -4,7 +4,6 @@ import io.segscope.agent.AgentOptions;
 import io.segscope.agent.AgentRuntime;
 import io.segscope.agent.Privileges;
 import io.segscope.agent.StopSignal;
-import io.segscope.agent.advice.AcceptEntry;
 import io.segscope.agent.advice.AdviceIntent;
 import io.segscope.agent.http.HttpSettings;
 import io.segscope.agent.http.WebConfig;
@@ -230,12 +229,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     AdviceIntent intent;
     try {
-      List<AcceptEntry> entries =
-          new ArrayList<>(AdviceIntent.fromFlags(adviceAccept));
-      if (adviceConfig != null) {
-        entries.addAll(AdviceIntent.load(adviceConfig));
-      }
-      intent = new AdviceIntent(entries);
+      intent = AdviceIntent.of(adviceAccept, adviceConfig);
     } catch (AdviceIntent.IntentException e) {
       System.err.println("segscope run: " + e.getMessage());
       return 2;

@@ -132,6 +132,19 @@ class ConvertersTest {
               .contains(c[0]).doesNotContain("Exception").doesNotContain("\tat ");
         }
       }
+      for (String command : new String[] {"run", "report"}) {
+        List<String> args = new ArrayList<>(List.of(command));
+        for (int i = 0; i < 1001; i++) {
+          args.addAll(List.of("--advice-accept", "offload_disabled:*/dev" + i));
+        }
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = SegscopeCommand.commandLine().execute(args.toArray(String[]::new));
+        assertThat(code).as("exit code of %s with 1001 --advice-accept", command).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).as("message of %s", command)
+            .isEqualTo("segscope " + command + ": --advice-accept is given 1001 times: the bound is 1000"
+                + System.lineSeparator());
+      }
     } finally {
       System.setErr(saved);
     }
