@@ -33,11 +33,14 @@ import org.yaml.snakeyaml.error.YAMLException;
  *     reason: gso_max_size capped on purpose (NIC bug)
  * </pre>
  *
- * Unknown fields, a bad rule or glob, or an unreadable file are errors (exit 2 at start).
+ * Unknown fields, a bad rule or glob, an unreadable file, or more than {@link #MAX_ENTRIES} entries (flags
+ * and file together) are errors (exit 2 at start).
  */
 public final class AdviceIntent {
   /** Larger configuration files are refused. */
   static final int MAX_FILE_BYTES = 1 << 20;
+  /** At most this many entries in all: each finding is matched against every entry on every read. */
+  public static final int MAX_ENTRIES = 1000;
   private static final Set<String> TOP = Set.of("accept");
   private static final Set<String> ENTRY = Set.of("rule", "netns", "device", "reason");
 
@@ -65,8 +68,27 @@ public final class AdviceIntent {
     }
   }
 
-  /** The flags' entries; the first bad one throws with its reason. */
+  /**
+   * The intent of {@code --advice-accept} ({@code flags}) and {@code --advice-config} ({@code file}, may be
+   * null): the first bad entry, or more than {@link #MAX_ENTRIES} entries in all, throws with the reason.
+   */
+  public static AdviceIntent of(List<String> flags, Path file) throws IntentException {
+    List<AcceptEntry> entries = new ArrayList<>(fromFlags(flags));
+    if (file != null) {
+      entries.addAll(load(file));
+    }
+    if (entries.size() > MAX_ENTRIES) {
+      throw new IntentException(entries.size() + " accepted-finding entries in all (--advice-accept and "
+          + "--advice-config " + file + "): the bound is " + MAX_ENTRIES);
+    }
+    return new AdviceIntent(entries);
+  }
+
+  /** The flags' entries; the first bad one, or more than {@link #MAX_ENTRIES} flags, throws with its reason. */
   public static List<AcceptEntry> fromFlags(List<String> flags) throws IntentException {
+    if (flags.size() > MAX_ENTRIES) {
+      throw new IntentException("--advice-accept is given " + flags.size() + " times: the bound is " + MAX_ENTRIES);
+    }
     List<AcceptEntry> out = new ArrayList<>();
     for (String f : flags) {
       try {
@@ -124,6 +146,9 @@ public final class AdviceIntent {
     }
     if (!(accept instanceof List<?> list)) {
       throw new IntentException(file + ": accept must be a list");
+    }
+    if (list.size() > MAX_ENTRIES) {
+      throw new IntentException(file + ": accept has " + list.size() + " entries: the bound is " + MAX_ENTRIES);
     }
     List<AcceptEntry> out = new ArrayList<>();
     for (int i = 0; i < list.size(); i++) {

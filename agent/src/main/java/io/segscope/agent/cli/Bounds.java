@@ -26,6 +26,8 @@ public final class Bounds {
   public static final Duration ADVICE_HOLD_MAX = Duration.ofHours(24);
   public static final Duration REPORT_DURATION_MIN = Duration.ofSeconds(1);
   public static final Duration REPORT_DURATION_MAX = Duration.ofHours(1);
+  public static final Duration CRI_TIMEOUT_MIN = Duration.ofMillis(10);
+  public static final Duration CRI_TIMEOUT_MAX = Duration.ofMinutes(1);
   public static final int NETNS_DIRS_MAX = 16;
   public static final int PATH_MAX = 4096;
   public static final int REGEX_MAX = 1024;
@@ -76,6 +78,13 @@ public final class Bounds {
   public static final class ReportDuration extends DurationIn {
     public ReportDuration() {
       super(REPORT_DURATION_MIN, REPORT_DURATION_MAX);
+    }
+  }
+
+  /** --cri-timeout: 10ms..1m (the deadline of one CRI call; the workload refresh runs every 10 s). */
+  public static final class CriTimeout extends DurationIn {
+    public CriTimeout() {
+      super(CRI_TIMEOUT_MIN, CRI_TIMEOUT_MAX);
     }
   }
 

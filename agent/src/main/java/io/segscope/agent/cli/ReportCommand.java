@@ -3,7 +3,6 @@ package io.segscope.agent.cli;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.segscope.agent.Logging;
 import io.segscope.agent.Privileges;
-import io.segscope.agent.advice.AcceptEntry;
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.AdviceIntent;
 import io.segscope.agent.advice.Advisor;
@@ -92,12 +91,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
     AdviceIntent intent;
     try {
-      List<AcceptEntry> entries =
-          new ArrayList<>(AdviceIntent.fromFlags(adviceAccept));
-      if (adviceConfig != null) {
-        entries.addAll(AdviceIntent.load(adviceConfig));
-      }
-      intent = new AdviceIntent(entries);
+      intent = AdviceIntent.of(adviceAccept, adviceConfig);
     } catch (AdviceIntent.IntentException e) {
       System.err.println("segscope report: " + e.getMessage());
       return 2;

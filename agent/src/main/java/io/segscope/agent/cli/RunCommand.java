@@ -4,7 +4,6 @@ import io.segscope.agent.AgentOptions;
 import io.segscope.agent.AgentRuntime;
 import io.segscope.agent.Privileges;
 import io.segscope.agent.StopSignal;
-import io.segscope.agent.advice.AcceptEntry;
 import io.segscope.agent.advice.AdviceIntent;
 import io.segscope.agent.http.HttpSettings;
 import io.segscope.agent.http.WebConfig;
@@ -89,9 +88,9 @@ public final class RunCommand implements Callable<Integer> {
   List<String> criEndpoints = new ArrayList<>();
 
   @Option(names = "--cri-timeout", paramLabel = "DURATION", defaultValue = "2s",
-      converter = DurationConverter.class,
-      description = "Deadline of one CRI call; a runtime that does not answer in time keeps its last answer "
-          + "(default: ${DEFAULT-VALUE}).")
+      converter = Bounds.CriTimeout.class,
+      description = "Deadline of one CRI call; a runtime that does not answer in time keeps its last answer; "
+          + "10ms..1m (default: ${DEFAULT-VALUE}).")
   Duration criTimeout;
 
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
@@ -230,12 +229,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     AdviceIntent intent;
     try {
-      List<AcceptEntry> entries =
-          new ArrayList<>(AdviceIntent.fromFlags(adviceAccept));
-      if (adviceConfig != null) {
-        entries.addAll(AdviceIntent.load(adviceConfig));
-      }
-      intent = new AdviceIntent(entries);
+      intent = AdviceIntent.of(adviceAccept, adviceConfig);
     } catch (AdviceIntent.IntentException e) {
       System.err.println("segscope run: " + e.getMessage());
       return 2;

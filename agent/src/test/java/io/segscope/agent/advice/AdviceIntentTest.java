@@ -138,4 +138,36 @@ class AdviceIntentTest {
     assertThatThrownBy(() -> AdviceIntent.load(f)).hasMessageContaining("larger than");
     assertThatThrownBy(() -> AdviceIntent.load(dir.resolve("missing.yaml"))).hasMessageStartingWith("read ");
   }
+
+  @Test
+  void atMostAThousandEntriesFromTheFlagsTheFileAndBothTogether() throws Exception {
+    List<String> flags = new java.util.ArrayList<>();
+    for (int i = 0; i < AdviceIntent.MAX_ENTRIES; i++) {
+      flags.add("offload_disabled:*/dev" + i);
+    }
+    assertThat(AdviceIntent.of(flags, null).entries()).hasSize(1000);
+    flags.add("offload_disabled:*/one-more");
+    assertThatThrownBy(() -> AdviceIntent.of(flags, null)).isInstanceOf(AdviceIntent.IntentException.class)
+        .hasMessage("--advice-accept is given 1001 times: the bound is 1000");
+
+    Path f = dir.resolve("advice.yaml");
+    StringBuilder yaml = new StringBuilder("accept:\n");
+    for (int i = 0; i < 1001; i++) {
+      yaml.append("  - offload_disabled:*/dev").append(i).append('\n');
+    }
+    Files.writeString(f, yaml);
+    assertThatThrownBy(() -> AdviceIntent.load(f)).isInstanceOf(AdviceIntent.IntentException.class)
+        .hasMessage(f + ": accept has 1001 entries: the bound is 1000");
+
+    StringBuilder half = new StringBuilder("accept:\n");
+    for (int i = 0; i < 500; i++) {
+      half.append("  - offload_disabled:*/file").append(i).append('\n');
+    }
+    Files.writeString(f, half);
+    assertThat(AdviceIntent.of(flags.subList(0, 500), f).entries()).hasSize(1000);
+    assertThatThrownBy(() -> AdviceIntent.of(flags.subList(0, 501), f))
+        .isInstanceOf(AdviceIntent.IntentException.class)
+        .hasMessage("1001 accepted-finding entries in all (--advice-accept and --advice-config " + f
+            + "): the bound is 1000");
+  }
 }

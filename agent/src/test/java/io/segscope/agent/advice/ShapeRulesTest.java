@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Qdisc;
 import io.segscope.exporters.model.GsoCause;
@@ -16,6 +17,7 @@ import io.segscope.exporters.model.GsoSite;
 import io.segscope.exporters.model.GsoType;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -155,6 +157,37 @@ class ShapeRulesTest {
         LabInventories.vethFeatures("tx-tcp-segmentation", "tx-tcp6-segmentation")), costs), "offload_disabled");
     assertThat(f.risk()).contains("vxlan device").contains("Calico").contains("--advice-accept");
     assertThat(f.evidence()).containsEntry("often_off_on_purpose", true);
+  }
+
+  /** A physical NIC "ens192" (2) of the root namespace, driver {@code driver} (sysfs), TSO off. */
+  private static Inventory rootNic(String driver) {
+    Device nic = new Device(ROOT, "", LabInventories.link(2, "ens192", "", null, null,
+        null, 65536, 65535, LabInventories.NO_XDP),
+        LabInventories.vethFeatures("tx-tcp-segmentation", "tx-tcp6-segmentation"), driver);
+    return new Inventory(List.of(LabInventories.ns(ROOT, "")), List.of(nic), Map.of(),
+        LabInventories.READ_AT);
+  }
+
+  @Test
+  void offloadDisabledOnAVmxnet3NicSaysFleetsDoThatOnPurposeAndAnotherDriverDoesNot() {
+    var costs = Costs.window(gso(ROOT, 2, "ens192", GsoCause.FEATURE_MISSING, GsoType.TCP4, GsoSite.XMIT));
+    Finding f = only(advise(rootNic("vmxnet3"), costs), "offload_disabled");
+    assertThat(shells(f)).containsExactly("ethtool -K ens192 tso on");
+    assertThat(f.risk()).startsWith("this device is a vmxnet3 NIC: VMware vmxnet3 has had TSO")
+        .contains("--advice-accept");
+    assertThat(f.evidence()).containsEntry("often_off_on_purpose", true).containsEntry("driver", "vmxnet3")
+        .containsEntry("kind", "physical");
+    for (String driver : new String[] {"hv_netvsc", "xen-netfront"}) {
+      Finding g = only(advise(rootNic(driver), costs), "offload_disabled");
+      assertThat(g.risk()).as(driver).startsWith("this device is a " + driver + " NIC: ");
+      assertThat(g.evidence()).as(driver).containsEntry("often_off_on_purpose", true);
+    }
+    // near miss: a driver fleets do not run with offloads off, or one the inventory could not read
+    for (String driver : new String[] {"e1000e", ""}) {
+      Finding g = only(advise(rootNic(driver), costs), "offload_disabled");
+      assertThat(g.risk()).as(driver).startsWith("whoever turned the offload off may have had a reason");
+      assertThat(g.evidence()).as(driver).doesNotContainKey("often_off_on_purpose");
+    }
   }
 
   // ---- qdiscs

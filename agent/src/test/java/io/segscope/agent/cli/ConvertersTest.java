@@ -87,6 +87,9 @@ class ConvertersTest {
         {"not a Java regular expression", "run", "--device-exclude", "[a"},
         {"over the bound of 1024", "run", "--device-include", "x".repeat(1025)},
         {"not an absolute path", "run", "--netns-dir", "run/netns"},
+        {"10ms..1m", "run", "--cri-timeout", "9ms"},
+        {"10ms..1m", "run", "--cri-timeout", "61s"},
+        {"10ms..1m", "run", "--cri-timeout", "2h"},
         {"1s..1h", "report", "--duration", "500ms"},
         {"1s..1h", "report", "--duration", "2h"},
     };
@@ -129,6 +132,19 @@ class ConvertersTest {
               .contains(c[0]).doesNotContain("Exception").doesNotContain("\tat ");
         }
       }
+      for (String command : new String[] {"run", "report"}) {
+        List<String> args = new ArrayList<>(List.of(command));
+        for (int i = 0; i < 1001; i++) {
+          args.addAll(List.of("--advice-accept", "offload_disabled:*/dev" + i));
+        }
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = SegscopeCommand.commandLine().execute(args.toArray(String[]::new));
+        assertThat(code).as("exit code of %s with 1001 --advice-accept", command).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).as("message of %s", command)
+            .isEqualTo("segscope " + command + ": --advice-accept is given 1001 times: the bound is 1000"
+                + System.lineSeparator());
+      }
     } finally {
       System.setErr(saved);
     }
@@ -139,7 +155,11 @@ class ConvertersTest {
     RunCommand run = new RunCommand();
     new CommandLine(run).parseArgs("--interval", "100ms", "--advice-window", "24h", "--advice-open-after", "1s",
         "--advice-close-after", "24h", "--listen", ":0", "--max-devices", "100000", "--device-include", "^veth",
-        "--device-exclude", "^lo$");
+        "--device-exclude", "^lo$", "--cri-timeout", "10ms");
+    assertThat(run.criTimeout).isEqualTo(Duration.ofMillis(10));
+    RunCommand longest = new RunCommand();
+    new CommandLine(longest).parseArgs("--cri-timeout", "1m");
+    assertThat(longest.criTimeout).isEqualTo(Duration.ofMinutes(1));
     assertThat(run.interval).isEqualTo(Duration.ofMillis(100));
     assertThat(run.adviceWindow).isEqualTo(Duration.ofHours(24));
     assertThat(run.maxDevices).isEqualTo(100000);
@@ -148,6 +168,7 @@ class ConvertersTest {
     new CommandLine(defaults).parseArgs();
     assertThat(defaults.maxDevices).isEqualTo(DeviceSelection.Config.DEFAULT_MAX_DEVICES);
     assertThat(defaults.deviceInclude).isNull();
+    assertThat(defaults.criTimeout).isEqualTo(Duration.ofSeconds(2));
     ReportCommand report = new ReportCommand();
     new CommandLine(report).parseArgs("--duration", "1h");
     assertThat(report.duration).isEqualTo(Duration.ofHours(1));

@@ -59,6 +59,11 @@ abstract class ScenarioSuite {
   /** At most this long for the traffic's tail to cross the devices before counters (3). */
   private static final Duration SETTLE = Duration.ofSeconds(10);
   static final Duration TRAFFIC = Duration.ofSeconds(3);
+  /**
+   * The suite's agent accepts S10's finding (docs/lab.md: offload_disabled on ifb0 in the lab's s10rcv
+   * namespace, not the control's s10hrcv): the end-to-end check of --advice-accept (TracepointScenariosIT).
+   */
+  static final String ACCEPTED = "offload_disabled:*-s10rcv/ifb0";
 
   AgentProcess agent;
 
@@ -99,7 +104,7 @@ abstract class ScenarioSuite {
     beforeAgentStarts();
     // short advice windows so a 3 s scenario can open its recommendation (defaults: 30 s / 30 s / 2 m)
     agent = AgentProcess.start("--interval", "1s", "--probe-mode", mode(), "--advice-window", "3s",
-        "--advice-open-after", "2s", "--advice-close-after", "60s");
+        "--advice-open-after", "2s", "--advice-close-after", "60s", "--advice-accept", ACCEPTED);
     agent.awaitReady(readyTimeout());
   }
 

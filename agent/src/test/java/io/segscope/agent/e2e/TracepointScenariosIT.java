@@ -509,6 +509,8 @@ class TracepointScenariosIT extends ScenarioSuite {
           JsonNode rec = awaitRecommended("offload_disabled", snd);
           assertThat(commands(rec)).containsExactly("ip netns exec " + snd.ns().name() + " ethtool -K " + snd.name()
               + " tx-udp-segmentation on");
+          assertThat(rec.path("state").asText()).as("S8: the suite's --advice-accept names S10's ifb0 only")
+              .isEqualTo("open");
         });
   }
 
@@ -538,8 +540,15 @@ class TracepointScenariosIT extends ScenarioSuite {
       assertSegmentedAt(t, bad, new Segmenting(ifb, "xmit", Sites.XMIT, "feature_missing", "tcp4", false, true));
       assertOnlyOn(t, bad, ifb, Sites.XMIT);
       assertHealthyControl(t, ok, ok.device("ifb"), Sites.XMIT);
-      assertRecommended(lab, "offload_disabled", ifb, "ip netns exec " + ifb.ns().name() + " ethtool -K " + ifb.name()
-          + " tso on");
+      JsonNode rec = awaitRecommended("offload_disabled", ifb);
+      assertThat(commands(rec)).contains("ip netns exec " + ifb.ns().name() + " ethtool -K " + ifb.name() + " tso on");
+      // the suite's agent runs with --advice-accept ACCEPTED: measured and listed, state accepted, never logged
+      // as opened (S8's offload_disabled, on another device, stays open)
+      assertThat(rec.path("state").asText()).as("state of S10's accepted finding").isEqualTo("accepted");
+      assertThat(rec.path("accepted_by").asText()).isEqualTo(ACCEPTED + " (--advice-accept " + ACCEPTED + ")");
+      String id = rec.path("id").asText();
+      assertThat(agent().log()).contains("recommendation accepted (measured, not advised): " + id + " [")
+          .doesNotContain("recommendation opened: " + id);
     });
   }
 

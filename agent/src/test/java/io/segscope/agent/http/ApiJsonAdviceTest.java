@@ -42,10 +42,16 @@ class ApiJsonAdviceTest {
     JsonObject j = ApiJson.recommendations(List.of(open, accepted), null, List.of(v, none));
     assertThat(j.getJsonArray("recommendations").getJsonObject(0).getString("state")).isEqualTo("open");
     assertThat(j.getJsonArray("recommendations").getJsonObject(0).getString("accepted_by")).isEmpty();
+    JsonObject o = j.getJsonArray("recommendations").getJsonObject(0);
+    assertThat(o.getJsonArray("commands").getList()).containsExactly("ip link set dev up0 gso_max_size 65536");
+    assertThat(o.getJsonArray("argv").getList()).hasSize(1);
+    assertThat(o.getJsonArray("argv").getJsonArray(0).getList())
+        .containsExactly("ip", "link", "set", "dev", "up0", "gso_max_size", "65536");
     JsonObject a = j.getJsonArray("recommendations").getJsonObject(1);
     assertThat(a.getString("state")).isEqualTo("accepted");
     assertThat(a.getString("accepted_by")).isEqualTo("wireguard_segmentation:*/wg* (--advice-accept)");
     assertThat(a.getJsonArray("commands")).isEmpty();
+    assertThat(a.getJsonArray("argv")).as("argv beside commands, empty alike").isEmpty();
     assertThat(a.getString("explanation")).isEqualTo("WireGuard has no GSO offload");
     JsonObject s = j.getJsonArray("verified_savings").getJsonObject(0);
     assertThat(s.getString("id")).isEqualTo(open.id());

@@ -9,9 +9,9 @@ import java.util.List;
  * @param device the device the chain was computed for
  * @param down devices its outgoing packets pass through next, breadth-first (nearest first)
  * @param up devices whose outgoing packets reach it, breadth-first
- * @param exits the ends of the down walk: devices with nothing known below them (a physical NIC,
- *     or a device whose traffic continues through its namespace's IP routing, which the link graph
- *     does not show); the device itself when nothing lies below it
+ * @param exits the ends of the down walk (a physical NIC or a tap sends out of the host; a receive
+ *     path whose namespace does not route it on delivers locally); the device itself when nothing
+ *     lies below it
  * @param unresolved references that could not be followed (a peer in a namespace the agent cannot
  *     see, an ifindex that no longer exists), described in words
  */
