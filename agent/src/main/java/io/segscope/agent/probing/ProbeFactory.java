@@ -64,8 +64,20 @@ public final class ProbeFactory {
         throw new InterruptedException("open probes: interrupted");
       }
       log(plan);
-      return ProbeSession.open(plan, new ProbeSession.Options(r.maxDevices(), compiler(r)), kernel);
+      return ProbeSession.open(plan, options(r), kernel);
     }
+  }
+
+  /**
+   * Opens a plan already decided by {@link #plan}, with the request's map size and compiler; fails
+   * naming what is missing. For {@code doctor}, which reports the plan whether or not it opens.
+   */
+  public static ProbeSession open(ProbePlan plan, Request r) throws ProbeException, InterruptedException {
+    return ProbeSession.open(plan, options(r));
+  }
+
+  private static ProbeSession.Options options(Request r) {
+    return new ProbeSession.Options(r.maxDevices(), compiler(r));
   }
 
   /** The compiler child, behind the compile cache when the request names one. */
