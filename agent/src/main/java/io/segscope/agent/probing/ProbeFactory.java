@@ -38,6 +38,11 @@ public final class ProbeFactory {
       this(mode, attach, maxDevices, Optional.empty());
     }
 
+    /** How many devices the maps hold for {@code maxDevices} reported ones: 4096, or more when asked. */
+    public static int mapDevices(int maxDevices) {
+      return Math.max(4096, maxDevices);
+    }
+
     public static Request defaults() {
       return new Request(Optional.empty(), Optional.empty(), 4096);
     }
