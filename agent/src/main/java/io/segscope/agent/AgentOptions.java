@@ -12,7 +12,6 @@ import io.segscope.probes.ProbeMode;
 import io.segscope.probes.TracepointAttach;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -58,8 +57,8 @@ public record AgentOptions(HttpSettings http, Duration interval,
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public ProbeFactory.Request probeRequest() {
-    return new ProbeFactory.Request(probeMode, tracepointAttach,
-        Math.max(4096, devices.maxDevices()), cacheDir);
+    return new ProbeFactory.Request(probeMode, tracepointAttach, ProbeFactory.Request.mapDevices(devices.maxDevices()),
+        cacheDir);
   }
 
   /** The workload resolver's configuration. */
@@ -70,9 +69,6 @@ public record AgentOptions(HttpSettings http, Duration interval,
 
   /** The inventory's configuration: the defaults plus the extra namespace directories. */
   public InventoryConfig inventoryConfig() {
-    var c = InventoryConfig.defaults();
-    List<Path> dirs = new ArrayList<>(c.namedNetnsDirs());
-    netnsDirs.stream().filter(d -> !dirs.contains(d)).forEach(dirs::add);
-    return c.withNamedNetnsDirs(dirs);
+    return InventoryConfig.defaults().plusNamedNetnsDirs(netnsDirs);
   }
 }

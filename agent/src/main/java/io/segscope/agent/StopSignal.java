@@ -12,7 +12,7 @@ import sun.misc.Signal;
 /**
  * SIGINT and SIGTERM for {@code segscope run}, from the first moment of the command on: a signal asks
  * the agent to stop wherever it is (reading BTF, compiling, loading, serving), and the command then
- * exits 0 once everything it took is released. Installed once, by {@link io.segscope.agent.cli.Main}
+ * exits 0 once everything it took is released. Installed once, by the command line's Main (agent.cli)
  * before anything else runs; commands that do not {@linkplain #listen() listen} (report, doctor) keep
  * the usual meaning of the signals (exit at once with 128 + the signal number).
  */

@@ -104,10 +104,16 @@ public final class SelfMetrics {
         .register(meters);
   }
 
-  /** segscope_map_read_errors_total: map reads that failed as a whole. */
+  /**
+   * segscope_map_read_errors_total: failures while turning one map read into a snapshot. A read or an
+   * assembly that fails as a whole keeps the previous snapshot; a failed forget of vanished devices
+   * and a namespace's or device's workload left out still publish the new snapshot.
+   */
   public Counter mapReadErrors() {
     return Counter.builder("segscope.map.read.errors")
-        .description("Map reads that failed (the previous snapshot is kept)")
+        .description("Failures while turning a map read into a snapshot: a map read or snapshot assembly that "
+            + "failed as a whole (the previous snapshot is kept); a failed removal of vanished devices' entries, "
+            + "or a namespace's or device's workload left out (the new snapshot is still published). Each logged")
         .register(meters);
   }
 
@@ -141,10 +147,17 @@ public final class SelfMetrics {
         .register(meters);
   }
 
-  /** segscope_netlink_decode_warnings_total, read from the inventory's warning count. */
+  /**
+   * segscope_netlink_decode_warnings_total, read from the inventory's warning count: every problem
+   * the inventory worked around, not only malformed bytes.
+   */
   public <T> void netlinkDecodeWarnings(T warnings, ToDoubleFunction<T> count) {
     FunctionCounter.builder("segscope.netlink.decode.warnings", warnings, count)
-        .description("Netlink attributes or messages skipped because their bytes were malformed")
+        .description("Problems the device inventory worked around, each logged: netlink attributes, messages "
+            + "or replies skipped because they were malformed or unexpected; namespaces it could not open or "
+            + "read (links, features, routes, qdiscs, nsids; tried again on the next refresh); link notifications "
+            + "it could not apply; failed turns of the thread that follows devices; overflowed route/qdisc "
+            + "notifications")
         .register(meters);
   }
 

@@ -16,6 +16,7 @@ import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.agent.report.ReportRenderer;
+import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.InventoryView;
 import io.segscope.agent.telemetry.NetnsNames;
 import io.segscope.agent.telemetry.SelfCost;
@@ -27,7 +28,9 @@ import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
+import io.segscope.probes.TracepointAttach;
 import io.segscope.probes.bcc.Bcc;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -43,6 +46,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
@@ -66,6 +70,13 @@ public final class ReportCommand implements Callable<Integer> {
       converter = ProbeModeOption.Converter.class, description = ProbeModeOption.DESCRIPTION)
   ProbeModeOption probeMode;
 
+  /** --netns-dir, --tracepoint-attach, --device-include, --device-exclude, --max-devices (as for run). */
+  @CommandLine.Mixin
+  InventoryOptions inventory = new InventoryOptions();
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
   @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
       description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
           + "Default: the containerd and CRI-O sockets that exist; 'none': ask no runtime.")
@@ -82,6 +93,19 @@ public final class ReportCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     // the report goes to stdout; stderr carries progress and, by default, only WARNING and worse
     Logging.defaultLevel(Level.WARNING);
+    inventory.checkBounds(spec.commandLine());
+    Optional<String> notADirectory = inventory.notADirectory();
+    if (notADirectory.isPresent()) {
+      System.err.println("segscope report: " + notADirectory.get());
+      return 2;
+    }
+    Optional<TracepointAttach> attach;
+    try {
+      attach = inventory.tracepointAttach();
+    } catch (IllegalArgumentException e) {
+      System.err.println("segscope report: --tracepoint-attach: " + e.getMessage());
+      return 2;
+    }
     CriEndpoints cri;
     try {
       cri = CriEndpoints.parse(criEndpoints);
@@ -104,12 +128,15 @@ public final class ReportCommand implements Callable<Integer> {
     }
     PrintStream err = System.err;
     err.println("segscope report: compiling and attaching the probes ...");
-    try (ProbeSession probes = ProbeFactory.open(new ProbeFactory.Request(probeMode.forced(), Optional.empty(),
-        4096))) {
+    InventoryConfig inventoryConfig = inventoryConfig();
+    DeviceSelection selection = new DeviceSelection(inventory.devices());
+    try (ProbeSession probes = ProbeFactory.open(new ProbeFactory.Request(probeMode.forced(), attach,
+        ProbeFactory.Request.mapDevices(inventory.devices().maxDevices())))) {
       BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(), System.getProperty("os.version"));
       SnapshotAssembler assembler = new SnapshotAssembler(build);
-      Inventory inv0 = InventoryReader.read(InventoryConfig.defaults(), new DecodeWarnings());
-      TelemetrySnapshot first = snapshot(assembler, probes, inv0);
+      Inventory all0 = InventoryReader.read(inventoryConfig, new DecodeWarnings());
+      Sample first = sample(assembler, probes, all0, selection);
+      Inventory inv0 = first.inventory();
 
       CountDownLatch interrupted = new CountDownLatch(1);
       Signal.handle(new Signal("INT"), s -> interrupted.countDown());
@@ -122,7 +149,7 @@ public final class ReportCommand implements Callable<Integer> {
       Duration w = Duration.ofSeconds(Math.max(2, Math.min(30, total / 6)));
       Advisor advisor = new Advisor(w, w, w.multipliedBy(2),
           AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), intent);
-      advisor.update(first, inv0);
+      advisor.update(first.snapshot(), inv0);
       for (long s = 1; s <= total; s++) {
         long waitNanos = start + s * 1_000_000_000L - System.nanoTime();
         if (interrupted.await(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
@@ -130,7 +157,8 @@ public final class ReportCommand implements Callable<Integer> {
           break;
         }
         if (s < total) {
-          advisor.update(snapshot(assembler, probes, inv0), inv0);
+          Sample next = sample(assembler, probes, all0, selection);
+          advisor.update(next.snapshot(), next.inventory());
         }
         if (tty) {
           err.printf("\rsampling: %d/%d s", s, total);
@@ -141,14 +169,16 @@ public final class ReportCommand implements Callable<Integer> {
       if (tty) {
         err.println();
       }
-      Inventory inv = InventoryReader.read(InventoryConfig.defaults(), new DecodeWarnings());
-      TelemetrySnapshot last = snapshot(assembler, probes, inv);
-      if (!last.takenAt().isAfter(first.takenAt())) {
+      Sample lastSample = sample(assembler, probes, InventoryReader.read(inventoryConfig, new DecodeWarnings()),
+          selection);
+      Inventory inv = lastSample.inventory();
+      TelemetrySnapshot last = lastSample.snapshot();
+      if (!last.takenAt().isAfter(first.snapshot().takenAt())) {
         err.println("segscope report: sampled for less than a tick: nothing to report");
         return 1;
       }
       advisor.update(last, inv);
-      Collection<DeviceCost> costs = CostModel.window(first, last).values();
+      Collection<DeviceCost> costs = CostModel.window(first.snapshot(), last).values();
       List<Finding> findings = new Recommender().evaluate(costs,
           AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), costs));
       Workloads workloads;
@@ -161,18 +191,31 @@ public final class ReportCommand implements Callable<Integer> {
       }
       System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
           probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-          Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
+          Duration.between(first.snapshot().takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
           workloads, intent, advisor.verified())));
       System.out.flush();
     }
     return 0;
   }
 
-  private static TelemetrySnapshot snapshot(SnapshotAssembler a, ProbeSession probes, Inventory inv)
+  /** One read of the maps as a snapshot, and the inventory, both reduced to the selected devices. */
+  record Sample(TelemetrySnapshot snapshot, Inventory inventory) {}
+
+  private static Sample sample(SnapshotAssembler a, ProbeSession probes, Inventory all, DeviceSelection selection)
       throws Exception {
+    ProbeReading reading = probes.read();
+    DeviceSelection.Selected sel = selection.select(all, reading.devices());
+    Inventory inv = sel.inventory();
     Map<Long, String> names = NetnsNames.scan();
-    return a.assemble(Instant.now(), probes.read(), probes.attachments(), SelfCost.Reading.NONE,
-        probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
+    TelemetrySnapshot s = a.assemble(Instant.now(),
+        new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes.attachments(),
+        SelfCost.Reading.NONE, probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
         (key, kernelName) -> InventoryView.name(inv, names, key, kernelName));
+    return new Sample(s, inv);
+  }
+
+  /** The inventory's configuration the report reads with (the defaults plus --netns-dir). */
+  InventoryConfig inventoryConfig() {
+    return inventory.inventoryConfig();
   }
 }

@@ -7,11 +7,9 @@ import io.segscope.agent.StopSignal;
 import io.segscope.agent.advice.AdviceIntent;
 import io.segscope.agent.http.HttpSettings;
 import io.segscope.agent.http.WebConfig;
-import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.probes.TracepointAttach;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.logging.Logger;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -75,10 +72,9 @@ public final class RunCommand implements Callable<Integer> {
           + "read once at start.")
   Path adviceConfig;
 
-  @Option(names = "--netns-dir", paramLabel = "DIR", converter = Bounds.NetnsDir.class,
-      description = "Also name network namespaces from the bind mounts in DIR, besides /run/netns; repeatable "
-          + "up to 16 times, absolute paths (e.g. /run/docker/netns on Docker hosts).")
-  List<Path> netnsDirs = new ArrayList<>();
+  /** --netns-dir, --tracepoint-attach, --device-include, --device-exclude, --max-devices (shared with report). */
+  @CommandLine.Mixin
+  InventoryOptions inventory = new InventoryOptions();
 
   @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
       description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
@@ -137,12 +133,6 @@ public final class RunCommand implements Callable<Integer> {
       description = "Same as --self-cost off (kept for compatibility).")
   boolean noBpfStats;
 
-  @Option(names = "--tracepoint-attach", paramLabel = "TYPE", defaultValue = "auto",
-      description = "How tracepoint programs attach: auto (the cheapest this kernel allows: tp_btf, then raw_tp, "
-          + "then tracepoint), or one of tp_btf, raw_tp, tracepoint (fails the start if the kernel refuses it) "
-          + "(default: ${DEFAULT-VALUE}).")
-  String tracepointAttach;
-
   /** Parses --self-cost. */
   static final class SelfCostConverter implements CommandLine.ITypeConverter<SelfCost.Mode> {
     @Override
@@ -154,21 +144,6 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
   }
-
-  @Option(names = "--device-include", paramLabel = "REGEX", converter = Bounds.Regex.class,
-      description = "Report only devices whose name this Java regular expression finds (anchor with ^...$); "
-          + "metrics, API and advice alike.")
-  Pattern deviceInclude;
-
-  @Option(names = "--device-exclude", paramLabel = "REGEX", converter = Bounds.Regex.class,
-      description = "Do not report devices whose name this Java regular expression finds; wins over "
-          + "--device-include.")
-  Pattern deviceExclude;
-
-  @Option(names = "--max-devices", paramLabel = "N", defaultValue = "4096", converter = Bounds.MaxDevices.class,
-      description = "Report at most N devices (1..100000); devices beyond are left out and counted in "
-          + "segscope_devices_dropped_total (default: ${DEFAULT-VALUE}).")
-  int maxDevices;
 
   @Option(names = "--cache-dir", paramLabel = "DIR", converter = CacheDir.Converter.class,
       description = "Where compiled probe programs are kept, so that a restart on the same kernel with the same "
@@ -185,10 +160,7 @@ public final class RunCommand implements Callable<Integer> {
       throw Bounds.violated(spec.commandLine(), "--advice-window " + Bounds.format(adviceWindow)
           + " is shorter than --interval " + Bounds.format(interval) + ": the bound is --interval..24h");
     }
-    if (netnsDirs.size() > Bounds.NETNS_DIRS_MAX) {
-      throw Bounds.violated(spec.commandLine(), "--netns-dir is given " + netnsDirs.size()
-          + " times: the bound is " + Bounds.NETNS_DIRS_MAX);
-    }
+    inventory.checkBounds(spec.commandLine());
   }
 
   @Override
@@ -240,25 +212,21 @@ public final class RunCommand implements Callable<Integer> {
           + " (run as root, or grant these capabilities)");
       return 1;
     }
-    for (Path d : netnsDirs) {
-      if (Files.exists(d) && !Files.isDirectory(d)) {
-        System.err.println("segscope run: --netns-dir " + d + " is not a directory");
-        return 2;
-      }
+    Optional<String> notADirectory = inventory.notADirectory();
+    if (notADirectory.isPresent()) {
+      System.err.println("segscope run: " + notADirectory.get());
+      return 2;
     }
     Optional<TracepointAttach> attach;
     try {
-      attach = tracepointAttach.equals("auto") ? Optional.empty()
-          : Optional.of(TracepointAttach.parse(tracepointAttach));
+      attach = inventory.tracepointAttach();
     } catch (IllegalArgumentException e) {
       System.err.println("segscope run: --tracepoint-attach: " + e.getMessage());
       return 2;
     }
     AgentOptions options = new AgentOptions(http, interval,
         noBpfStats ? SelfCost.Mode.OFF : selfCost, adviceWindow,
-        adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode.forced(), attach,
-        new DeviceSelection.Config(Optional.ofNullable(deviceInclude),
-            Optional.ofNullable(deviceExclude), maxDevices),
+        adviceOpenAfter, adviceCloseAfter, inventory.netnsDirs(), probeMode.forced(), attach, inventory.devices(),
         cri, criTimeout, intent,
         (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir());
     try (AgentRuntime agent = AgentRuntime.start(options, stop)) {

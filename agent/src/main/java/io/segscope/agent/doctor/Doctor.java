@@ -44,8 +44,9 @@ public final class Doctor {
       return new DoctorReport(release, mode, false, "not ready: " + describe(caps), checks, List.of(), notRun,
           new DoctorReport.Tracepoints("none", List.of()));
     }
-    ProbePlan plan = ProbeFactory.plan(new ProbeFactory.Request(forced, Optional.empty(), 4096));
-    Check probeTest = probeTest(plan);
+    ProbeFactory.Request request = new ProbeFactory.Request(forced, Optional.empty(), 4096);
+    ProbePlan plan = ProbeFactory.plan(request);
+    Check probeTest = probeTest(plan, request);
     return report(release, mode, checks, plan, probeTest);
   }
 
@@ -81,9 +82,9 @@ public final class Doctor {
   }
 
   /** Opens the planned session for real (compile, load, attach), then closes it. */
-  static Check probeTest(ProbePlan plan) {
+  static Check probeTest(ProbePlan plan, ProbeFactory.Request request) {
     long t0 = System.nanoTime();
-    try (ProbeSession session = ProbeSession.open(plan, ProbeSession.Options.defaults())) {
+    try (ProbeSession session = ProbeFactory.open(plan, request)) {
       long attached = session.attachments().stream().filter(ProbeAttachment::attached).count();
       long onDemand = session.attachments().stream().filter(ProbeAttachment::onDemand).count();
       long ms = (System.nanoTime() - t0) / 1_000_000;

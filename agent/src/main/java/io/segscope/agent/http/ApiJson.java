@@ -10,6 +10,7 @@ import io.segscope.agent.inventory.model.Features;
 import io.segscope.agent.inventory.model.Hop;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.LinkLimit;
 import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workload;
@@ -64,14 +65,9 @@ final class ApiJson {
   static JsonObject device(Inventory inv, Device d, DeviceCost cost) {
     Link l = d.link();
     JsonObject limits = new JsonObject();
-    put(limits, "gso_max_size", l.gsoMaxSize());
-    put(limits, "gso_max_segs", l.gsoMaxSegs());
-    put(limits, "tso_max_size", l.tsoMaxSize());
-    put(limits, "tso_max_segs", l.tsoMaxSegs());
-    put(limits, "gro_max_size", l.groMaxSize());
-    put(limits, "gso_ipv4_max_size", l.gsoIpv4MaxSize());
-    put(limits, "gro_ipv4_max_size", l.groIpv4MaxSize());
-    limits.put("mtu", l.mtu());
+    for (LinkLimit k : LinkLimit.values()) {
+      put(limits, k.key(), k.of(l));
+    }
     JsonObject xdp = new JsonObject().put("mode", l.xdp().mode().label());
     put(xdp, "prog_id", l.xdp().progId());
     put(xdp, "driver_prog_id", l.xdp().driverProgId());

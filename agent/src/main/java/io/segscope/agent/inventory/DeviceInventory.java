@@ -173,10 +173,6 @@ public final class DeviceInventory implements AutoCloseable {
     listeners.add(listener);
   }
 
-  public void removeListener(InventoryListener listener) {
-    listeners.remove(listener);
-  }
-
   @Override
   public void close() {
     closing = true;

@@ -2,6 +2,7 @@ package io.segscope.agent.inventory;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -84,6 +85,13 @@ public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration res
   public InventoryConfig withNamedNetnsDirs(List<Path> dirs) {
     return new InventoryConfig(proc, dirs, rescanInterval, linkRefreshInterval, requestTimeout, features,
         eventBufferBytes);
+  }
+
+  /** With {@code dirs} after the named-namespace directories it already has (each directory once). */
+  public InventoryConfig plusNamedNetnsDirs(List<Path> dirs) {
+    List<Path> all = new ArrayList<>(namedNetnsDirs);
+    dirs.stream().filter(d -> !all.contains(d)).forEach(all::add);
+    return withNamedNetnsDirs(all);
   }
 
   /** With another notification buffer size (tests provoke overflows with a small one). */

@@ -3,10 +3,14 @@ package io.segscope.agent.netlink;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counts decode problems that were skipped rather than thrown: an attribute whose payload has the
- * wrong size for its type, bytes left over after the last attribute, a record dropped from a dump
- * because it could not be decoded. Each is logged once per distinct message at WARNING and counted
- * so that it can be exported as a self-metric. Thread-safe.
+ * Counts the problems the device inventory worked around rather than threw, exported as
+ * segscope_netlink_decode_warnings_total. Despite the name, not only decode problems: an attribute
+ * whose payload has the wrong size for its type, bytes left over after the last attribute, a record
+ * or reply dropped from a dump because it could not be decoded or was unexpected; and also a
+ * namespace that could not be opened or read (links, features, routes, qdiscs, nsids) or whose links
+ * could not be refreshed, a link notification that could not be applied, a failed turn of the
+ * follower's poll loop, and overflowed route/qdisc notifications. Each is logged at WARNING (once per
+ * distinct message in a row) and counted. Thread-safe.
  */
 public final class DecodeWarnings {
   private static final System.Logger LOG = System.getLogger(DecodeWarnings.class.getName());

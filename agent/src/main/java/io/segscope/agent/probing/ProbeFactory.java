@@ -38,6 +38,11 @@ public final class ProbeFactory {
       this(mode, attach, maxDevices, Optional.empty());
     }
 
+    /** How many devices the maps hold for {@code maxDevices} reported ones: 4096, or more when asked. */
+    public static int mapDevices(int maxDevices) {
+      return Math.max(4096, maxDevices);
+    }
+
     public static Request defaults() {
       return new Request(Optional.empty(), Optional.empty(), 4096);
     }
@@ -64,8 +69,20 @@ public final class ProbeFactory {
         throw new InterruptedException("open probes: interrupted");
       }
       log(plan);
-      return ProbeSession.open(plan, new ProbeSession.Options(r.maxDevices(), compiler(r)), kernel);
+      return ProbeSession.open(plan, options(r), kernel);
     }
+  }
+
+  /**
+   * Opens a plan already decided by {@link #plan}, with the request's map size and compiler; fails
+   * naming what is missing. For {@code doctor}, which reports the plan whether or not it opens.
+   */
+  public static ProbeSession open(ProbePlan plan, Request r) throws ProbeException, InterruptedException {
+    return ProbeSession.open(plan, options(r));
+  }
+
+  private static ProbeSession.Options options(Request r) {
+    return new ProbeSession.Options(r.maxDevices(), compiler(r));
   }
 
   /** The compiler child, behind the compile cache when the request names one. */

@@ -4,6 +4,7 @@ import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Features;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Link;
+import io.segscope.agent.inventory.model.LinkLimit;
 import io.segscope.agent.inventory.model.Netns;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceInfo;
@@ -70,6 +71,17 @@ public final class InventoryView {
     return ns.isEmpty() || key.sameNamespace(ns.get().cookie());
   }
 
+  /** Each limit's exported family: the {@link DeviceLimit} of the same name. */
+  static final Map<LinkLimit, DeviceLimit> EXPORTED_LIMITS = exportedLimits();
+
+  private static Map<LinkLimit, DeviceLimit> exportedLimits() {
+    Map<LinkLimit, DeviceLimit> m = new EnumMap<>(LinkLimit.class);
+    for (LinkLimit k : LinkLimit.values()) {
+      m.put(k, DeviceLimit.valueOf(k.name()));
+    }
+    return m;
+  }
+
   public static DeviceInfo info(Inventory inv, Device d) {
     Link l = d.link();
     String master = inv.master(d).map(Device::name).orElse("");
@@ -84,14 +96,12 @@ public final class InventoryView {
       }
     }
     Map<DeviceLimit, Long> limits = new EnumMap<>(DeviceLimit.class);
-    put(limits, DeviceLimit.GSO_MAX_SIZE, l.gsoMaxSize());
-    put(limits, DeviceLimit.GSO_MAX_SEGS, l.gsoMaxSegs());
-    put(limits, DeviceLimit.TSO_MAX_SIZE, l.tsoMaxSize());
-    put(limits, DeviceLimit.TSO_MAX_SEGS, l.tsoMaxSegs());
-    put(limits, DeviceLimit.GRO_MAX_SIZE, l.groMaxSize());
-    put(limits, DeviceLimit.GSO_IPV4_MAX_SIZE, l.gsoIpv4MaxSize());
-    put(limits, DeviceLimit.GRO_IPV4_MAX_SIZE, l.groIpv4MaxSize());
-    limits.put(DeviceLimit.MTU, (long) l.mtu());
+    for (LinkLimit k : LinkLimit.values()) {
+      OptionalLong v = k.of(l);
+      if (v.isPresent() && v.getAsLong() >= 0) {
+        limits.put(EXPORTED_LIMITS.get(k), v.getAsLong());
+      }
+    }
     Map<String, DeviceInfo.Feature> features = new LinkedHashMap<>();
     Features f = d.features();
     if (f.available()) {
@@ -105,9 +115,4 @@ public final class InventoryView {
     return new DeviceInfo(ref, d.kind(), master, link, linkNetns, l.xdp().mode().label(), limits, features);
   }
 
-  private static void put(Map<DeviceLimit, Long> m, DeviceLimit k, OptionalLong v) {
-    if (v.isPresent() && v.getAsLong() >= 0) {
-      m.put(k, v.getAsLong());
-    }
-  }
 }

@@ -162,12 +162,12 @@ class ConvertersTest {
     assertThat(longest.criTimeout).isEqualTo(Duration.ofMinutes(1));
     assertThat(run.interval).isEqualTo(Duration.ofMillis(100));
     assertThat(run.adviceWindow).isEqualTo(Duration.ofHours(24));
-    assertThat(run.maxDevices).isEqualTo(100000);
-    assertThat(run.deviceInclude.pattern()).isEqualTo("^veth");
+    assertThat(run.inventory.maxDevices).isEqualTo(100000);
+    assertThat(run.inventory.deviceInclude.pattern()).isEqualTo("^veth");
     RunCommand defaults = new RunCommand();
     new CommandLine(defaults).parseArgs();
-    assertThat(defaults.maxDevices).isEqualTo(DeviceSelection.Config.DEFAULT_MAX_DEVICES);
-    assertThat(defaults.deviceInclude).isNull();
+    assertThat(defaults.inventory.maxDevices).isEqualTo(DeviceSelection.Config.DEFAULT_MAX_DEVICES);
+    assertThat(defaults.inventory.deviceInclude).isNull();
     assertThat(defaults.criTimeout).isEqualTo(Duration.ofSeconds(2));
     ReportCommand report = new ReportCommand();
     new CommandLine(report).parseArgs("--duration", "1h");

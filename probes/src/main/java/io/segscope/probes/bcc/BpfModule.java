@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * One BCC program text compiled by libbcc, and what the compile made: the functions' instructions
  * and the tables (maps libbcc created, with their definitions). segscope uses libbcc only as its
- * compiler ({@link io.segscope.probes.compile.BccCompiler}, in a short-lived child process);
+ * compiler (BccCompiler of probes.compile, in a short-lived child process);
  * loading, attaching and reading maps go through bpf(2) directly ({@code io.segscope.probes.load}).
  *
  * <p>Errors: a failing libbcc call becomes a {@link BccException} naming the call and the object;

@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Predicate;
 
 /**
@@ -132,7 +134,7 @@ public final class Kallsyms {
   }
 
   /** The symbol whose range holds {@code address}, if any. */
-  public java.util.Optional<Symbol> at(long address) {
+  public Optional<Symbol> at(long address) {
     int lo = 0;
     int hi = byAddress.length - 1;
     while (lo <= hi) {
@@ -143,18 +145,18 @@ public final class Kallsyms {
         hi = mid - 1;
       }
     }
-    return hi >= 0 && byAddress[hi].contains(address) ? java.util.Optional.of(byAddress[hi])
-        : java.util.Optional.empty();
+    return hi >= 0 && byAddress[hi].contains(address) ? Optional.of(byAddress[hi])
+        : Optional.empty();
   }
 
   /** The address of the core-kernel symbol {@code name} of any type ({@code _stext}, {@code _etext}), if listed. */
-  public java.util.OptionalLong address(String name) {
+  public OptionalLong address(String name) {
     for (Symbol s : byAddress) {
       if (s.module().isEmpty() && s.name().equals(name)) {
-        return java.util.OptionalLong.of(s.start());
+        return OptionalLong.of(s.start());
       }
     }
-    return java.util.OptionalLong.empty();
+    return OptionalLong.empty();
   }
 
   public boolean hasFunction(String name) {

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
@@ -198,8 +199,8 @@ public final class CallSites {
     sites.sort(Comparator.comparingLong(Range::start));
     drops.sort(Comparator.comparingLong(Range::start));
     after.sort(Comparator.comparingLong(Range::start));
-    java.util.OptionalLong stext = kallsyms.address("_stext");
-    java.util.OptionalLong etext = kallsyms.address("_etext");
+    OptionalLong stext = kallsyms.address("_stext");
+    OptionalLong etext = kallsyms.address("_etext");
     Optional<Range> core = stext.isPresent() && etext.isPresent()
         && Long.compareUnsigned(stext.getAsLong(), etext.getAsLong()) < 0
             ? Optional.of(new Range("_stext", stext.getAsLong(), etext.getAsLong(), Site.OTHER, false))

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.bcc.StderrCapture.Captured;
 import io.segscope.probes.sys.Libc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,8 +50,8 @@ class StderrCaptureTest {
           return target + " | " + listing.filter(f -> f.getFileName().toString().startsWith("segscope-bcc-"))
               .map(Path::toString).toList();
         }
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     });
     assertThat(captured.captured()).isTrue();
