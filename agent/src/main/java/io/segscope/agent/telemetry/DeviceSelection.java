@@ -2,11 +2,9 @@ package io.segscope.agent.telemetry;
 
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
-import io.segscope.agent.inventory.model.Netns;
 import io.segscope.device.DeviceId;
 import io.segscope.probes.wire.DeviceReading;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -140,12 +138,9 @@ public final class DeviceSelection {
     return devices.size() == inventory.devices().size() ? inventory : with(inventory, devices);
   }
 
+  /** The inventory with only the selected devices: its namespaces, routes and qdiscs all kept (the rules read them). */
   private static Inventory with(Inventory inventory, List<Device> devices) {
-    Map<Long, Map<Integer, Long>> nsids = new HashMap<>();
-    for (Netns n : inventory.namespaces()) {
-      nsids.put(n.inode(), inventory.nsids(n.inode()));
-    }
-    return new Inventory(inventory.namespaces(), devices, nsids, inventory.readAt());
+    return inventory.withDevices(devices);
   }
 
   /** Devices left out because --max-devices was reached, each counted once per appearance. */

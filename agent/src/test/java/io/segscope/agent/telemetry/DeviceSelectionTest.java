@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
+import io.segscope.agent.inventory.model.Qdisc;
+import io.segscope.agent.inventory.model.Routing;
 import io.segscope.probes.wire.DeviceReading;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -51,6 +54,27 @@ class DeviceSelectionTest {
         TelemetryServiceTest.counters(4026531840L, 7, "b", 1), TelemetryServiceTest.counters(4026531840L, 8, "c", 1)));
     assertThat(sel.counters()).extracting(DeviceReading::kernelName).containsExactly("c");
     assertThat(t.reported()).isEqualTo(2);
+  }
+
+  /**
+   * A selection that leaves a device out keeps the namespaces' qdiscs and routes: mtu_mismatch and
+   * qdisc_segmentation read them (they were dropped with the devices left out).
+   */
+  @Test
+  void aSelectionThatLeavesDevicesOutKeepsQdiscsAndRoutes() {
+    Device a = TelemetryServiceTest.device(2, "a");
+    Device b = TelemetryServiceTest.device(3, "b");
+    Inventory base = TelemetryServiceTest.inventory(List.of(a, b));
+    long ns = a.netns();
+    Qdisc tbf = new Qdisc(2, 0x80010000, Qdisc.ROOT, "tbf", Optional.empty(), Optional.empty());
+    Inventory shaped = new Inventory(base.namespaces(), base.devices(), Map.of(), Map.of(ns, Routing.UNREAD),
+        Map.of(ns, List.of(tbf)), base.readAt());
+    DeviceSelection s = new DeviceSelection(config(null, "^b$", 10));
+    Inventory selected = s.select(shaped, List.of()).inventory();
+    assertThat(selected.devices()).extracting(Device::name).containsExactly("a");
+    assertThat(selected.qdiscs()).isEqualTo(shaped.qdiscs());
+    assertThat(selected.routing()).isEqualTo(shaped.routing());
+    assertThat(s.view(shaped).qdiscs()).as("the API's view too").isEqualTo(shaped.qdiscs());
   }
 
   @Test
