@@ -14,6 +14,13 @@ import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.wire.Site;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.probes.sys.StaleKprobeEvents;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,6 +61,18 @@ class GuestScenarios extends ScenarioSuite {
   static final String KINDS = "guest-kinds";
   /** The tag of the copy-time quantiles (the kprobe boot runs them). */
   static final String COPY_TIME_TAG = "copy-time";
+  /**
+   * The tag of what only the kprobe boot's agent start sets up: the per-path fallback fentry -> kprobe (an injected
+   * load failure) and the sweep of stale kprobe events.
+   */
+  static final String KPROBE_BOOT = "kprobe-boot";
+  /** Where the guest mounts tracefs (scripts/guest/guest-init). */
+  static final Path TRACEFS = Path.of("/sys/kernel/tracing");
+  /** The paths whose fentry programs the kprobe boot's agent is made to fail to load. */
+  static final List<String> PATHS = List.of(ProbeSession.PATH_GSO_TX, ProbeSession.PATH_XDP_GENERIC);
+  /** The kprobe events planted before the kprobe boot's agent starts: stale (a dead PID's) and foreign. */
+  private final List<String> staleEvents = new ArrayList<>();
+  private final List<String> foreignEvents = new ArrayList<>();
 
   @Override
   String mode() {
@@ -63,6 +82,153 @@ class GuestScenarios extends ScenarioSuite {
           + " must be kprobe or fentry, got '" + mode + "'");
     }
     return mode;
+  }
+
+  /**
+   * The kprobe boot proves the per-path fallback on a real kernel at no extra agent start (issue 12): its agent
+   * runs in auto mode with every path's fentry programs made to fail to load ({@link #agentJvmOptions}), so each
+   * path falls back to kprobe, and every check of this boot (mode label kprobe in every series and evidence) then
+   * holds the mode the fallback landed in.
+   */
+  @Override
+  String probeModeArgument() {
+    return mode().equals("kprobe") ? "auto" : mode();
+  }
+
+  @Override
+  List<String> agentJvmOptions() {
+    if (!mode().equals("kprobe")) {
+      return List.of();
+    }
+    return List.of("-D" + ProbeSession.FAIL_LOAD_PROPERTY + "="
+        + String.join(",", PATHS.stream().map(p -> p + ":fentry").toList()));
+  }
+
+  /**
+   * The kprobe boot plants, before its agent starts, the tracefs kprobe events a SIGKILLed libbcc user (segscope
+   * before its probe redesign) leaves, named as libbcc names them with a PID that does not exist, and two that
+   * must survive the sweep: libbcc's naming with a live PID (1), and a name of another form in another group.
+   */
+  @Override
+  void beforeAgentStarts() throws Exception {
+    if (!mode().equals("kprobe")) {
+      return;
+    }
+    if (!Files.exists(TRACEFS.resolve("kprobe_events"))) {
+      Process m = new ProcessBuilder("mount", "-t", "tracefs", "tracefs", TRACEFS.toString()).inheritIO().start();
+      m.waitFor();
+    }
+    assertThat(TRACEFS.resolve("kprobe_events")).as("tracefs kprobe_events in the guest").exists();
+    long dead = deadPid();
+    staleEvents.addAll(List.of("p:kprobes/p___skb_gso_segment_0_bcc_" + dead + " __skb_gso_segment",
+        "r:kprobes/r___skb_gso_segment_1_bcc_" + dead + " __skb_gso_segment"));
+    foreignEvents.addAll(List.of("p:kprobes/p_do_sys_openat2_bcc_1 do_sys_openat2",
+        "p:segscope_guest/foreign_openat2 do_sys_openat2"));
+    for (String e : concat(staleEvents, foreignEvents)) {
+      appendKprobeEvent(e);
+    }
+    System.out.printf("[%s] planted kprobe events (dead pid %d):%n%s", mode(), dead, kprobeEvents());
+  }
+
+  @Override
+  void afterAgentStopped() throws Exception {
+    List<String> left = new ArrayList<>();
+    Set<String> present = new java.util.HashSet<>(eventNames());
+    for (String e : concat(foreignEvents, staleEvents)) {
+      String groupName = e.substring(e.indexOf(':') + 1, e.indexOf(' '));
+      if (present.contains(groupName)) {
+        try {
+          appendKprobeEvent("-:" + groupName);
+        } catch (java.io.IOException x) {
+          left.add(groupName + ": " + x.getMessage());
+        }
+      }
+    }
+    assertThat(left).as("kprobe events the suite planted and could not remove").isEmpty();
+  }
+
+  /** A PID nothing runs as (the guest runs a few hundred processes and threads, from PID 1 up). */
+  private static long deadPid() {
+    for (long pid = 32_000; pid > 1000; pid -= 13) {
+      if (!Files.exists(Path.of("/proc", Long.toString(pid)))) {
+        return pid;
+      }
+    }
+    throw new IllegalStateException("no PID between 1000 and 32000 is free");
+  }
+
+  /** Appends one command to kprobe_events: O_APPEND, never O_TRUNC (which removes every kprobe event). */
+  private static void appendKprobeEvent(String command) throws java.io.IOException {
+    try (FileChannel ch = FileChannel.open(TRACEFS.resolve("kprobe_events"), StandardOpenOption.WRITE,
+        StandardOpenOption.APPEND)) {
+      ch.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.US_ASCII)));
+    }
+  }
+
+  private static String kprobeEvents() throws java.io.IOException {
+    return Files.readString(TRACEFS.resolve("kprobe_events"), StandardCharsets.ISO_8859_1);
+  }
+
+  /** The {@code GROUP/EVENT} of every kprobe event now. */
+  private static List<String> eventNames() throws java.io.IOException {
+    return StaleKprobeEvents.parse(kprobeEvents()).stream().map(e -> e.group() + "/" + e.name()).toList();
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
+  /**
+   * Issue 12 item 8 on a real kernel: the agent's start removed the kprobe events of the dead libbcc user
+   * ({@link #beforeAgentStarts}) from tracefs and left the live PID's and the foreign one; its log names what it
+   * removed.
+   */
+  @Test
+  @Tag(KPROBE_BOOT)
+  void staleKprobeEventsOfADeadProcessAreSweptAtStartAndOthersKept() throws Exception {
+    List<String> now = eventNames();
+    System.out.printf("[%s] kprobe events with the agent running: %s%n", mode(), now);
+    List<String> stale = staleEvents.stream().map(e -> e.substring(e.indexOf(':') + 1, e.indexOf(' '))).toList();
+    List<String> foreign = foreignEvents.stream().map(e -> e.substring(e.indexOf(':') + 1, e.indexOf(' '))).toList();
+    assertThat(stale).as("planted stale events").hasSize(2);
+    assertThat(now).as("the dead process's events are gone").doesNotContainAnyElementsOf(stale);
+    assertThat(now).as("a live PID's and a foreign event stay").containsAll(foreign);
+    assertThat(agent().log()).contains("removed 2 stale kprobe events of processes that are gone: ")
+        .contains(stale);
+  }
+
+  /**
+   * Issue 12 item 4 on a real kernel: in auto mode, fentry passes its trial attach on both paths; the injected
+   * load failure of every path's real fentry programs ({@link #agentJvmOptions}) makes both fall back, in one
+   * compile more, to kprobe, whose programs are attached (and labelled) on every path; the log says, per path,
+   * that fentry failed and why. (Every other check of this boot then holds the kprobe mode it landed in.)
+   */
+  @Test
+  @Tag(KPROBE_BOOT)
+  void autoModeFallsBackFromFentryToKprobeOnEveryPathWhoseProgramsFailToLoad() throws Exception {
+    PromText m = agent().scrape();
+    String log = agent().log();
+    for (String path : PATHS) {
+      List<PromText.Sample> programs = m.samples("segscope_probe_attached").stream()
+          .filter(x -> x.labels().get("path").equals(path)).toList();
+      assertThat(programs).as("%s programs", path).isNotEmpty()
+          .allSatisfy(x -> assertThat(x.labels()).as("%s", x).containsEntry("mode", "kprobe"));
+      assertThat(programs).as("%s: its kprobe programs attached", path)
+          .anySatisfy(x -> assertThat(x.labels().get("program")).startsWith("kprobe__"))
+          .filteredOn(x -> x.labels().get("program").startsWith("k")).allSatisfy(x ->
+              assertThat(x.value()).as("%s", x).isEqualTo(1.0));
+      assertThat(log).as("the agent's log").contains("probe path " + path
+          + ": mode fentry failed to load (injected load failure (" + ProbeSession.FAIL_LOAD_PROPERTY + "=");
+    }
+    List<String> compiles = log.lines().filter(l -> l.contains("compiling the probe programs")).toList();
+    System.out.printf("[%s] agent start: %s%n", mode(), log.lines()
+        .filter(l -> l.contains("compil") || l.contains("probe path") || l.contains("probe plan")
+            || l.contains("loaded ")).toList());
+    assertThat(compiles).as("the fentry plan, then both paths in kprobe mode: one compile more for both").hasSize(2);
+    assertThat(compiles.get(0)).contains("gso_tx=fentry").contains("xdp_generic=fentry");
+    assertThat(compiles.get(1)).contains("gso_tx=kprobe").contains("xdp_generic=kprobe");
   }
 
   @Override

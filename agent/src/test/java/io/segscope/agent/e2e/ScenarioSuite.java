@@ -87,6 +87,16 @@ abstract class ScenarioSuite {
     return !mode().equals("tracepoint");
   }
 
+  /** The agent's {@code --probe-mode}: {@link #mode()}, unless a suite proves a fallback lands there. */
+  String probeModeArgument() {
+    return mode();
+  }
+
+  /** JVM options for the agent beyond {@code segscope.agent.jvmOptions} (a test hook's -D). */
+  List<String> agentJvmOptions() {
+    return List.of();
+  }
+
   /** Runs right before the agent starts: a test that needs kernel state from before it sets it up here. */
   void beforeAgentStarts() throws Exception {}
 
@@ -98,7 +108,8 @@ abstract class ScenarioSuite {
     Prerequisites.requireLab();
     beforeAgentStarts();
     // short advice windows so a 3 s scenario can open its recommendation (defaults: 30 s / 30 s / 2 m)
-    agent = AgentProcess.start("--interval", "1s", "--probe-mode", mode(), "--advice-window", "3s",
+    agent = AgentProcess.start(agentJvmOptions(), "--interval", "1s", "--probe-mode", probeModeArgument(),
+        "--advice-window", "3s",
         "--advice-open-after", "2s", "--advice-close-after", "60s");
     agent.awaitReady(readyTimeout());
   }
