@@ -41,7 +41,7 @@ import org.junit.jupiter.api.TestInstance;
  * The lab scenarios (docs/lab.md) S1, S2, S3 and their healthy controls against ONE running agent jar, read
  * back through /metrics: software GSO on the right device with the right cause, generic-XDP copies
  * counted (and timed where the mode can), nothing in the controls, and every series labelled with the
- * mode the agent was asked for. Subclasses say which mode: {@link TracepointScenariosIT} on the host,
+ * mode the paths must run in ({@link #mode}). Subclasses say which mode: {@link TracepointScenariosIT} on the host,
  * {@link GuestScenarios} (kprobe, fentry) inside the qemu guest kernel.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -62,7 +62,10 @@ abstract class ScenarioSuite {
 
   AgentProcess agent;
 
-  /** The mode every path must run in; passed to the agent as {@code --probe-mode}. */
+  /**
+   * The mode every path must run in; passed to the agent as {@code --probe-mode} unless
+   * {@link #probeModeArgument} says otherwise (the guest's kprobe boot reaches it by falling back from fentry).
+   */
   abstract String mode();
 
   /** How long the agent may take to attach (compile under emulation is slow). */
