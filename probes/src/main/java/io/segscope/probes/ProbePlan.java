@@ -134,6 +134,23 @@ public final class ProbePlan {
 
   /** The plan again with {@code mode} ruled out for {@code path} because {@code reason} (a real load failed). */
   public ProbePlan without(MeasuredPath path, ProbeMode mode, String reason, KernelProbes kernel) {
+    return without(List.of(new RuledOut(path, mode, reason)), kernel);
+  }
+
+  /** A mode ruled out for a path after the plan, and why (its real program failed to load). */
+  public record RuledOut(MeasuredPath path, ProbeMode mode, String reason) {
+    public RuledOut {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(mode, "mode");
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /**
+   * The plan again with every mode of {@code ruledOut} ruled out for its path, decided once: when several
+   * paths' real programs failed in one attempt, each falls back at once (one compile for all of them).
+   */
+  public ProbePlan without(List<RuledOut> ruledOut, KernelProbes kernel) {
     Map<MeasuredPath, Map<ProbeMode, String>> out = new EnumMap<>(MeasuredPath.class);
     for (PathPlan p : paths.values()) {
       Map<ProbeMode, String> m = new EnumMap<>(ProbeMode.class);
@@ -144,7 +161,9 @@ public final class ProbePlan {
       }
       out.put(p.path(), m);
     }
-    out.get(path).put(mode, reason);
+    for (RuledOut r : ruledOut) {
+      out.get(r.path()).put(r.mode(), r.reason());
+    }
     return decide(forced, Optional.of(tracepoints), kernel, out);
   }
 

@@ -61,8 +61,11 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   public static final String PATH_GSO_TX = MeasuredPath.GSO_TX.label();
   /** The path measured by the generic-XDP programs. */
   public static final String PATH_XDP_GENERIC = MeasuredPath.XDP_GENERIC.label();
-  /** Test hook: {@code -Dsegscope.test.failLoad=gso_tx:fentry} makes that path's programs fail to load in that mode. */
-  static final String FAIL_LOAD_PROPERTY = "segscope.test.failLoad";
+  /**
+   * Test hook: {@code -Dsegscope.test.failLoad=gso_tx:fentry} makes that path's programs fail to load in that
+   * mode; several {@code PATH:MODE} entries are separated by commas ({@code gso_tx:fentry,xdp_generic:fentry}).
+   */
+  public static final String FAIL_LOAD_PROPERTY = "segscope.test.failLoad";
   /**
    * Test hook: {@code -Dsegscope.test.diagCallers=true} compiles kprobe mode with {@code GSO_DIAG_CALLERS}: the
    * map {@code gso_callers} counts the stack words its call-site rule read and the site it chose (gso.c).
@@ -207,7 +210,9 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
       Map<String, ProgramSpec> specs = new LinkedHashMap<>();
       Map<String, String> pathOf = new LinkedHashMap<>();
       Map<String, Attachment> attached = new LinkedHashMap<>();
-      PathFailure failed = null;
+      // every path is tried, so that all the paths whose programs fail fall back together (one compile more,
+      // not one per failed path)
+      List<ProbePlan.RuledOut> failed = new ArrayList<>();
       for (PathPlan p : plan.paths()) {
         if (!p.measured()) {
           continue;
@@ -215,35 +220,37 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         try {
           attachPath(p, plan.programs(p.path()), object, tracefs, specs, pathOf, attached);
         } catch (SysException | ProbeException e) {
-          failed = new PathFailure(p.path(), p.mode().get(), e.getMessage());
-          break;
+          failed.add(new ProbePlan.RuledOut(p.path(), p.mode().get(), e.getMessage()));
         }
       }
-      if (failed == null) {
+      if (failed.isEmpty()) {
         LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT,
-            "loaded %d programs and attached %d in %.1f s", specs.size(), attached.size(),
-            (System.nanoTime() - t1) / 1e9));
+            "loaded %d programs and attached %d in %.1f s (%s)", specs.size(), attached.size(),
+            (System.nanoTime() - t1) / 1e9, plan.modeLabels()));
         return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs, sites);
       }
       attached.values().forEach(Attachment::detach);
       object.close();
       if (attempt >= ProbeMode.values().length * MeasuredPath.values().length) {
-        throw new ProbeException("attach " + failed.path().label() + " in mode " + failed.mode().label() + ": "
-            + failed.reason());
+        ProbePlan.RuledOut first = failed.get(0);
+        throw new ProbeException("attach " + first.path().label() + " in mode " + first.mode().label() + ": "
+            + first.reason());
       }
-      LOG.log(System.Logger.Level.WARNING, "probe path " + failed.path().label() + ": mode "
-          + failed.mode().label() + " failed to load (" + failed.reason() + "), trying the next mode");
-      plan = plan.without(failed.path(), failed.mode(), "its program failed to load: " + failed.reason(), kernel);
+      List<ProbePlan.RuledOut> out = new ArrayList<>();
+      for (ProbePlan.RuledOut f : failed) {
+        LOG.log(System.Logger.Level.WARNING, "probe path " + f.path().label() + ": mode " + f.mode().label()
+            + " failed to load (" + f.reason() + "), trying the next mode");
+        out.add(new ProbePlan.RuledOut(f.path(), f.mode(), "its program failed to load: " + f.reason()));
+      }
+      plan = plan.without(out, kernel);
     }
   }
-
-  private record PathFailure(MeasuredPath path, ProbeMode mode, String reason) {}
 
   private static void attachPath(PathPlan p, List<ProgramSpec> programs, LoadedObject object, Path tracefs,
       Map<String, ProgramSpec> specs, Map<String, String> pathOf, Map<String, Attachment> attached)
       throws SysException, ProbeException {
     String inject = System.getProperty(FAIL_LOAD_PROPERTY, "");
-    if (inject.equals(p.path().label() + ":" + p.mode().get().label())) {
+    if (injectedFailure(inject, p.path(), p.mode().get())) {
       throw new ProbeException("injected load failure (" + FAIL_LOAD_PROPERTY + "=" + inject + ")");
     }
     for (ProgramSpec s : programs) {
@@ -254,6 +261,20 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         attached.put(s.function(), Programs.attach(s.function(), fd, s.point(), tracefs));
       }
     }
+  }
+
+  /**
+   * Whether the test hook's value {@code property} ({@link #FAIL_LOAD_PROPERTY}: {@code PATH:MODE} entries,
+   * comma-separated, blanks around them ignored) names {@code path} in {@code mode}.
+   */
+  static boolean injectedFailure(String property, MeasuredPath path, ProbeMode mode) {
+    String wanted = path.label() + ":" + mode.label();
+    for (String entry : property.split(",")) {
+      if (entry.strip().equals(wanted)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The plan this session runs (after any fallbacks). */

@@ -316,6 +316,21 @@ class ProbePlanTest {
   }
 
   @Test
+  void severalPathsWhoseRealProgramsFailedFallBackInOneDecision() {
+    FakeKernel k = new FakeKernel();
+    ProbePlan plan = auto(k);
+    ProbePlan again = plan.without(List.of(
+        new ProbePlan.RuledOut(MeasuredPath.GSO_TX, ProbeMode.FENTRY, "its program failed to load: injected"),
+        new ProbePlan.RuledOut(MeasuredPath.XDP_GENERIC, ProbeMode.FENTRY, "its program failed to load: verifier")),
+        k);
+    assertThat(again.modeLabels()).containsExactly(Map.entry("gso_tx", "kprobe"), Map.entry("xdp_generic", "kprobe"));
+    assertThat(again.path(MeasuredPath.GSO_TX).reason()).isEqualTo("fentry: its program failed to load: injected");
+    assertThat(again.path(MeasuredPath.XDP_GENERIC).reason())
+        .isEqualTo("fentry: its program failed to load: verifier");
+    assertThat(again.cflags()).containsExactly("-DGSO_MODE_KPROBE=1", "-DXDP_MODE_KPROBE=1", "-DTP_ATTACH_BTF=1");
+  }
+
+  @Test
   void unreadableKallsymsIsTheReasonForFunctionModes() {
     FakeKernel k = new FakeKernel();
     k.kallsymsProblem = "read /proc/kallsyms: every address is 0";

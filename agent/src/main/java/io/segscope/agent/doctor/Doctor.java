@@ -46,8 +46,23 @@ public final class Doctor {
     }
     ProbeFactory.Request request = new ProbeFactory.Request(forced, Optional.empty(), 4096);
     ProbePlan plan = ProbeFactory.plan(request);
-    Check probeTest = probeTest(plan, request);
-    return report(release, mode, checks, plan, probeTest);
+    ProbeTest probeTest = probeTest(plan, request);
+    return report(release, mode, checks, probeTest.planShown(plan), probeTest.check());
+  }
+
+  /**
+   * What the probe test found: its check, and the plan the opened session ran after any fallbacks (a real
+   * program that failed to load took its path to the next mode, as in {@code segscope run}), empty when it
+   * did not open.
+   */
+  record ProbeTest(Check check, Optional<ProbePlan> opened) {
+    /**
+     * The plan to report: the one that ran, whose verdicts carry the load failures, else the one decided by
+     * the trial attaches.
+     */
+    ProbePlan planShown(ProbePlan decided) {
+      return opened.orElse(decided);
+    }
   }
 
   /** Assembles the report and its verdict; pure. */
@@ -81,25 +96,45 @@ public final class Doctor {
     return new DoctorReport.PathReport(p.path().label(), p.mode().map(ProbeMode::label).orElse("none"), tried);
   }
 
-  /** Opens the planned session for real (compile, load, attach), then closes it. */
-  static Check probeTest(ProbePlan plan, ProbeFactory.Request request) {
+  /** Opens the planned session for real (compile, load, attach, falling back as run does), then closes it. */
+  static ProbeTest probeTest(ProbePlan plan, ProbeFactory.Request request) {
     long t0 = System.nanoTime();
     try (ProbeSession session = ProbeFactory.open(plan, request)) {
       long attached = session.attachments().stream().filter(ProbeAttachment::attached).count();
       long onDemand = session.attachments().stream().filter(ProbeAttachment::onDemand).count();
       long ms = (System.nanoTime() - t0) / 1_000_000;
       long mapBytes = session.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
-      return Check.ok("probe test", "compiled, loaded and attached " + attached + " programs (" + onDemand
-          + " more on demand) " + session.modeLabels() + ", tracepoints as "
+      List<String> fellBack = fallbacks(plan, session.plan());
+      return new ProbeTest(Check.ok("probe test", "compiled, loaded and attached " + attached + " programs ("
+          + onDemand + " more on demand) " + session.modeLabels() + ", tracepoints as "
           + session.plan().tracepointAttach().label() + ", in " + ms + " ms, kernel map memory "
-          + String.format("%.1f MiB", mapBytes / 1048576.0) + " (grows with the devices seen); then detached them");
+          + String.format("%.1f MiB", mapBytes / 1048576.0) + " (grows with the devices seen); then detached them"
+          + (fellBack.isEmpty() ? "" : "; fell back: " + String.join("; ", fellBack))),
+          Optional.of(session.plan()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Check.fail("probe test", "interrupted");
+      return new ProbeTest(Check.fail("probe test", "interrupted"), Optional.empty());
     } catch (ProbeException | RuntimeException e) {
       String m = e.getMessage() == null ? e.toString() : e.getMessage();
-      return Check.fail("probe test", m.length() > MAX_DETAIL ? m.substring(0, MAX_DETAIL) + " [...]" : m);
+      return new ProbeTest(Check.fail("probe test", m.length() > MAX_DETAIL ? m.substring(0, MAX_DETAIL) + " [...]"
+          : m), Optional.empty());
     }
+  }
+
+  /**
+   * The paths whose mode the real programs changed from the trial attaches' plan: {@code "gso_tx: fentry ->
+   * kprobe (fentry: its program failed to load: ...)"}.
+   */
+  static List<String> fallbacks(ProbePlan decided, ProbePlan ran) {
+    List<String> out = new ArrayList<>();
+    for (PathPlan p : ran.paths()) {
+      PathPlan before = decided.path(p.path());
+      if (!before.mode().equals(p.mode())) {
+        out.add(p.path().label() + ": " + before.mode().map(ProbeMode::label).orElse("none") + " -> "
+            + p.mode().map(ProbeMode::label).orElse("not measured") + " (" + p.reason() + ")");
+      }
+    }
+    return out;
   }
 
   private static String describe(Check c) {

@@ -3,6 +3,7 @@ package io.segscope.agent.doctor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.KernelProbes;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
 import io.segscope.probes.load.AttachPoint;
@@ -87,6 +88,30 @@ class DoctorTest {
               "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1)"),
           new DoctorReport.Tried("kprobe", true, ""));
     });
+  }
+
+  /**
+   * A real program that fails to load (e.g. -Dsegscope.test.failLoad=xdp_generic:kprobe) takes its path to the
+   * next mode when the probe test opens the session, as in run: the report shows the plan that ran, not the
+   * trial attaches' plan, and the probe test names the fallback.
+   */
+  @Test
+  void aPathThatFellBackInTheProbeTestIsReportedInTheModeItRan() {
+    Kernel k = new Kernel(true, true);
+    ProbePlan decided = ProbePlan.decide(Optional.empty(), Optional.empty(), k);
+    String why = "its program failed to load: injected load failure (segscope.test.failLoad=xdp_generic:kprobe)";
+    ProbePlan ran = decided.without(MeasuredPath.XDP_GENERIC, ProbeMode.KPROBE, why, k);
+    assertThat(Doctor.fallbacks(decided, ran)).containsExactly("xdp_generic: kprobe -> tracepoint (fentry: "
+        + "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1); kprobe: " + why + ")");
+    assertThat(Doctor.fallbacks(decided, decided)).isEmpty();
+    Doctor.ProbeTest test = new Doctor.ProbeTest(PROBES_OK, Optional.of(ran));
+    DoctorReport r = Doctor.report("6.1.0-57-amd64", "auto", HEALTHY, test.planShown(decided), test.check());
+    assertThat(r.verdict()).isEqualTo("ready: gso_tx in kprobe mode, xdp_generic in tracepoint mode");
+    assertThat(r.paths().get(1).mode()).isEqualTo("tracepoint");
+    assertThat(r.paths().get(1).tried()).contains(new DoctorReport.Tried("kprobe", false, why));
+    assertThat(DoctorText.render(r)).contains("      kprobe      out: " + why + "\n");
+    Doctor.ProbeTest failed = new Doctor.ProbeTest(Check.fail("probe test", "compile"), Optional.empty());
+    assertThat(failed.planShown(decided)).as("no session opened: the decided plan").isSameAs(decided);
   }
 
   @Test

@@ -47,8 +47,15 @@ final class AgentProcess implements AutoCloseable {
 
   /** Runs {@code java -jar segscope.jar ARGS...} with output to a log file. */
   static ProcessResult runToExit(Duration timeout, String... args) throws Exception {
+    return runToExit(List.of(), timeout, args);
+  }
+
+  /** As {@link #runToExit(Duration, String...)}, with JVM options before {@code -jar}. */
+  static ProcessResult runToExit(List<String> jvmOptions, Duration timeout, String... args) throws Exception {
     Path out = Files.createTempFile("segscope-cli", ".log");
-    List<String> cmd = new ArrayList<>(List.of("java", "-jar", jar().toString()));
+    List<String> cmd = new ArrayList<>(List.of("java"));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-jar", jar().toString()));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
     if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -69,6 +76,11 @@ final class AgentProcess implements AutoCloseable {
    * {@code -XX:ErrorFile} for runs inside the guest kernel.
    */
   static AgentProcess start(String... extraArgs) throws Exception {
+    return start(List.of(), extraArgs);
+  }
+
+  /** As {@link #start(String...)}, with {@code jvmExtra} after those JVM options (e.g. a test hook's -D). */
+  static AgentProcess start(List<String> jvmExtra, String... extraArgs) throws Exception {
     int port = freePort();
     Path log = Files.createTempFile("segscope-agent", ".log");
     List<String> cmd = new ArrayList<>(List.of("java"));
@@ -76,6 +88,7 @@ final class AgentProcess implements AutoCloseable {
     if (!jvmOptions.isEmpty()) {
       cmd.addAll(List.of(jvmOptions.split("\\s+")));
     }
+    cmd.addAll(jvmExtra);
     cmd.addAll(List.of("-jar", jar().toString(), "run", "--listen", "127.0.0.1:" + port));
     cmd.addAll(List.of(extraArgs));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

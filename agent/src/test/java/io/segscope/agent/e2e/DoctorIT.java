@@ -8,6 +8,7 @@ import io.segscope.testkit.Requirement;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -67,6 +68,31 @@ class DoctorIT {
     assertThat(gso.path("tried").get(1).path("reason").asText()).startsWith("CONFIG_KPROBES is not set");
     assertThat(gso.path("tried").get(2).path("usable").asBoolean()).isTrue();
     assertThat(report.path("probeTest").path("status").asText()).isEqualTo("ok");
+  }
+
+  /**
+   * A real program that fails to load (the test hook -Dsegscope.test.failLoad) takes its path to the next mode in
+   * doctor's probe test, as in run; doctor reports the plan that ran, not the one its trial attaches decided
+   * (before, it said "xdp_generic in tracepoint mode" while the probe test had left xdp_generic unmeasured).
+   */
+  @Test
+  void doctorReportsThePathsAsTheyRanWhenARealProgramFailsToLoad() throws Exception {
+    requireRootOnAKernelWithoutKprobes();
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(
+        List.of("-Dsegscope.test.failLoad=xdp_generic:tracepoint"), LIMIT, "doctor", "--json");
+    assertThat(r.exitCode()).as("gso_tx is still measured: %s", r.output()).isZero();
+    JsonNode report = new ObjectMapper().readTree(r.output().substring(r.output().indexOf('{')));
+    assertThat(report.path("verdict").asText()).isEqualTo("ready: gso_tx in tracepoint mode, xdp_generic not measured");
+    JsonNode xdp = report.path("paths").get(1);
+    assertThat(xdp.path("path").asText()).isEqualTo("xdp_generic");
+    assertThat(xdp.path("mode").asText()).isEqualTo("none");
+    JsonNode tracepoint = xdp.path("tried").get(xdp.path("tried").size() - 1);
+    assertThat(tracepoint.path("mode").asText()).isEqualTo("tracepoint");
+    assertThat(tracepoint.path("usable").asBoolean()).isFalse();
+    assertThat(tracepoint.path("reason").asText()).startsWith("its program failed to load: injected load failure");
+    assertThat(report.path("paths").get(0).path("mode").asText()).isEqualTo("tracepoint");
+    assertThat(report.path("probeTest").path("detail").asText())
+        .contains("fell back: xdp_generic: tracepoint -> not measured");
   }
 
   @Test

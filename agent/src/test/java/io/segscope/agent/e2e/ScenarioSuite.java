@@ -41,7 +41,7 @@ import org.junit.jupiter.api.TestInstance;
  * The lab scenarios (docs/lab.md) S1, S2, S3 and their healthy controls against ONE running agent jar, read
  * back through /metrics: software GSO on the right device with the right cause, generic-XDP copies
  * counted (and timed where the mode can), nothing in the controls, and every series labelled with the
- * mode the agent was asked for. Subclasses say which mode: {@link TracepointScenariosIT} on the host,
+ * mode the paths must run in ({@link #mode}). Subclasses say which mode: {@link TracepointScenariosIT} on the host,
  * {@link GuestScenarios} (kprobe, fentry) inside the qemu guest kernel.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -67,7 +67,10 @@ abstract class ScenarioSuite {
 
   AgentProcess agent;
 
-  /** The mode every path must run in; passed to the agent as {@code --probe-mode}. */
+  /**
+   * The mode every path must run in; passed to the agent as {@code --probe-mode} unless
+   * {@link #probeModeArgument} says otherwise (the guest's kprobe boot reaches it by falling back from fentry).
+   */
   abstract String mode();
 
   /** How long the agent may take to attach (compile under emulation is slow). */
@@ -92,6 +95,16 @@ abstract class ScenarioSuite {
     return !mode().equals("tracepoint");
   }
 
+  /** The agent's {@code --probe-mode}: {@link #mode()}, unless a suite proves a fallback lands there. */
+  String probeModeArgument() {
+    return mode();
+  }
+
+  /** JVM options for the agent beyond {@code segscope.agent.jvmOptions} (a test hook's -D). */
+  List<String> agentJvmOptions() {
+    return List.of();
+  }
+
   /** Runs right before the agent starts: a test that needs kernel state from before it sets it up here. */
   void beforeAgentStarts() throws Exception {}
 
@@ -103,8 +116,9 @@ abstract class ScenarioSuite {
     Prerequisites.requireLab();
     beforeAgentStarts();
     // short advice windows so a 3 s scenario can open its recommendation (defaults: 30 s / 30 s / 2 m)
-    agent = AgentProcess.start("--interval", "1s", "--probe-mode", mode(), "--advice-window", "3s",
-        "--advice-open-after", "2s", "--advice-close-after", "60s", "--advice-accept", ACCEPTED);
+    agent = AgentProcess.start(agentJvmOptions(), "--interval", "1s", "--probe-mode", probeModeArgument(),
+        "--advice-window", "3s", "--advice-open-after", "2s", "--advice-close-after", "60s", "--advice-accept",
+        ACCEPTED);
     agent.awaitReady(readyTimeout());
   }
 
@@ -407,10 +421,7 @@ abstract class ScenarioSuite {
     while (System.nanoTime() < deadline) {
       last = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
       for (JsonNode r : last) {
-        if (r.path("rule").asText().equals(rule)
-            && r.path("subject").path("netns").asLong() == subject.ns().inode()
-            && r.path("subject").path("netns_name").asText().equals(subject.ns().name())
-            && r.path("subject").path("device").asText().equals(subject.name())) {
+        if (concerns(r, rule, subject)) {
           assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
           System.out.printf("[%s] %s on %s open after %d ms of waiting%n", mode(), rule, subject,
               (System.nanoTime() - start) / 1_000_000);
@@ -420,6 +431,14 @@ abstract class ScenarioSuite {
       Thread.sleep(500);
     }
     throw new AssertionError("[" + mode() + "] no " + rule + " recommendation for " + subject + "; open: " + last);
+  }
+
+  /** Whether recommendation {@code r} is {@code rule}'s about {@code subject} (namespace by inode and name, device). */
+  static boolean concerns(JsonNode r, String rule, DeviceAt subject) {
+    return r.path("rule").asText().equals(rule)
+        && r.path("subject").path("netns").asLong() == subject.ns().inode()
+        && r.path("subject").path("netns_name").asText().equals(subject.ns().name())
+        && r.path("subject").path("device").asText().equals(subject.name());
   }
 
   /** A recommendation's commands, quoted for a POSIX shell, in order. */

@@ -1,0 +1,38 @@
+package io.segscope.probes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The test hook {@code -Dsegscope.test.failLoad} ({@link ProbeSession#FAIL_LOAD_PROPERTY}): which path fails to
+ * load in which mode. The guest's kprobe boot names every path's fentry mode at once, so that auto mode falls
+ * back to kprobe on each.
+ */
+class FailLoadHookTest {
+
+  @Test
+  void oneEntryNamesExactlyThatPathInThatMode() {
+    assertThat(ProbeSession.injectedFailure("gso_tx:fentry", MeasuredPath.GSO_TX, ProbeMode.FENTRY)).isTrue();
+    assertThat(ProbeSession.injectedFailure("gso_tx:fentry", MeasuredPath.GSO_TX, ProbeMode.KPROBE)).isFalse();
+    assertThat(ProbeSession.injectedFailure("gso_tx:fentry", MeasuredPath.XDP_GENERIC, ProbeMode.FENTRY)).isFalse();
+  }
+
+  @Test
+  void commaSeparatedEntriesNameEachOfTheirPaths() {
+    String both = "gso_tx:fentry, xdp_generic:fentry";
+    assertThat(ProbeSession.injectedFailure(both, MeasuredPath.GSO_TX, ProbeMode.FENTRY)).isTrue();
+    assertThat(ProbeSession.injectedFailure(both, MeasuredPath.XDP_GENERIC, ProbeMode.FENTRY)).isTrue();
+    assertThat(ProbeSession.injectedFailure(both, MeasuredPath.XDP_GENERIC, ProbeMode.KPROBE)).isFalse();
+    assertThat(ProbeSession.injectedFailure("gso_tx:kprobe,xdp_generic:tracepoint", MeasuredPath.GSO_TX,
+        ProbeMode.FENTRY)).isFalse();
+  }
+
+  @Test
+  void noEntryOrAPartialNameFailsNothing() {
+    for (String none : new String[] {"", ",", "gso_tx", "gso_tx:", "gso_tx:fentryx", "xgso_tx:fentry"}) {
+      assertThat(ProbeSession.injectedFailure(none, MeasuredPath.GSO_TX, ProbeMode.FENTRY)).as("'%s'", none)
+          .isFalse();
+    }
+  }
+}
