@@ -2,6 +2,8 @@ package io.segscope.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.e2e.KernelOracle.Sites;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
@@ -11,10 +13,8 @@ import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ksym.Kallsyms;
-import io.segscope.probes.wire.Site;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.probes.sys.StaleKprobeEvents;
+import io.segscope.probes.wire.Site;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -219,15 +219,16 @@ class GuestScenarios extends ScenarioSuite {
           .allSatisfy(x -> assertThat(x.labels()).as("%s", x).containsEntry("mode", "kprobe"));
       assertThat(programs).as("%s: its kprobe programs attached", path)
           .anySatisfy(x -> assertThat(x.labels().get("program")).startsWith("kprobe__"))
-          .filteredOn(x -> x.labels().get("program").startsWith("k")).allSatisfy(x ->
-              assertThat(x.value()).as("%s", x).isEqualTo(1.0));
+          .filteredOn(x -> x.labels().get("program").startsWith("k"))
+          .allSatisfy(x -> assertThat(x.value()).as("%s", x).isEqualTo(1.0));
       assertThat(log).as("the agent's log").contains("probe path " + path
           + ": mode fentry failed to load (injected load failure (" + ProbeSession.FAIL_LOAD_PROPERTY + "=");
     }
     List<String> compiles = log.lines().filter(l -> l.contains("compiling the probe programs")).toList();
     System.out.printf("[%s] agent start: %s%n", mode(), log.lines()
         .filter(l -> l.contains("compil") || l.contains("probe path") || l.contains("probe plan")
-            || l.contains("loaded ")).toList());
+            || l.contains("loaded "))
+        .toList());
     assertThat(compiles).as("the fentry plan, then both paths in kprobe mode: one compile more for both").hasSize(2);
     assertThat(compiles.get(0)).contains("gso_tx=fentry").contains("xdp_generic=fentry");
     assertThat(compiles.get(1)).contains("gso_tx=kprobe").contains("xdp_generic=kprobe");

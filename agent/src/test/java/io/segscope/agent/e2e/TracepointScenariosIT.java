@@ -289,7 +289,8 @@ class TracepointScenariosIT extends ScenarioSuite {
       double sw0 = first.delta("segscope_gso_sw_skbs_total", d);
       double off0 = first.delta("segscope_gso_offloaded_skbs_total", d);
       double sw1 = after.sum("segscope_gso_sw_skbs_total", d) - before.sum("segscope_gso_sw_skbs_total", d);
-      double off1 = after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d);
+      double off1 =
+          after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d);
       checks.add(() -> {
         System.out.printf("[%s] %s after %s's commands on %s: %.0f software-segmented, %.0f intact (before: %.0f, "
             + "%.0f)%n", mode(), c.bad().name(), c.fix().rule(), c.fix().subject(), sw1, off1, sw0, off0);
