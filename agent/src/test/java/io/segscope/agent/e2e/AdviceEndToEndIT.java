@@ -123,6 +123,12 @@ class AdviceEndToEndIT {
         "outcome", "copied");
     assertThat(after.sum("segscope_xdp_generic_skbs_total", rcv) - before.sum("segscope_xdp_generic_skbs_total", rcv))
         .as("generic-XDP copies on %s after the fix", receiver.name()).isZero();
+    // not blindness: the agent measured the same traffic leaving the sender
+    DeviceAt snd = s3.device("sender");
+    Map<String, String> sender = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
+    assertThat(after.sum("segscope_gso_offloaded_skbs_total", sender)
+        - before.sum("segscope_gso_offloaded_skbs_total", sender)).as("super-packets measured leaving %s after the fix",
+            snd.name()).isGreaterThan(100);
     awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
   }
 

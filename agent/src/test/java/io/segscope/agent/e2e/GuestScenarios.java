@@ -30,7 +30,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
-import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -49,14 +48,6 @@ class GuestScenarios extends ScenarioSuite {
   static final String MODE_PROPERTY = "segscope.guest.mode";
   private static final String COPY_TIME = "segscope_xdp_generic_copy_duration_seconds";
   private static final Duration QUANTILE_TRAFFIC = Duration.ofSeconds(2);
-  /**
-   * The kinds' one traffic phase (all ten flows at once). Not the host's 2 s ({@link #SHORT}): in the run of
-   * 2026-12-04 with 2 s, G1-G4 segmented 72-124 super-packets each (36-62/s while the flow ran), and none of their
-   * recommendations opened in the drive or in the 60 s after it (the rules want 20/s over the 3 s window at every
-   * read for 2 s, and the guest's reads come late, which stretches the window); WireGuard's 719 opened during the
-   * drive. The seed scenarios' guest traffic ({@link #traffic}, 6 s) instead: 4 s more for the one phase.
-   */
-  static final Duration KINDS_TRAFFIC = Duration.ofSeconds(6);
   /** The tag of the guest-only device kinds. */
   static final String KINDS = "guest-kinds";
   /** The tag of the copy-time quantiles (the kprobe boot runs them). */
@@ -332,31 +323,22 @@ class GuestScenarios extends ScenarioSuite {
     Prerequisites.requireTool("wg", "the WireGuard scenario (wireguard-tools)");
     List<Kind> kinds = List.of(
         new Kind(Scenarios.g1GeneveTunnelOffloadOff(lab, false), Scenarios.g1GeneveTunnelOffloadOff(lab, true),
-            "underlay", "xmit", Sites.XMIT, "tunnel_feature_missing", "udp_tunnel", "underlay",
-            "tunnel_offload_missing", b -> List.of(ethtoolK(b.device("underlay"),
-                "tx-udp_tnl-segmentation on tx-udp_tnl-csum-segmentation on"))),
+            "underlay", "xmit", Sites.XMIT, "tunnel_feature_missing", "udp_tunnel", "underlay"),
         new Kind(Scenarios.g2VlanOverLowerWithoutTso(lab, false), Scenarios.g2VlanOverLowerWithoutTso(lab, true),
-            "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower",
-            "offload_disabled", b -> List.of(ethtoolK(b.device("lower"), "tso on"))),
+            "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower"),
         new Kind(Scenarios.g3IpvlanOffloadLost(lab, false), Scenarios.g3IpvlanOffloadLost(lab, true),
-            "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower",
-            "offload_disabled", b -> List.of(ethtoolK(b.device("lower"), "tso on"))),
-        // the bond's own sockets size super-packets for the bond (64 KiB): the bond takes the port's limit
+            "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower"),
         new Kind(Scenarios.g4BondPortSmallerThanBond(lab, false), Scenarios.g4BondPortSmallerThanBond(lab, true),
-            "port", "xmit", Sites.XMIT, "gso_max_size", "tcp4", "port",
-            "gso_size_mismatch", b -> List.of("ip -n " + b.device("bond").ns().name() + " link set dev "
-                + b.device("bond").name() + " gso_max_size " + Scenarios.S1_UPLINK_GSO_MAX_SIZE)),
-        // WireGuard segments by design: explained, no command
+            "port", "xmit", Sites.XMIT, "gso_max_size", "tcp4", "port"),
         new Kind(Scenarios.g5Wireguard(lab, false), Scenarios.g5Wireguard(lab, true),
-            "sender", "other", Sites.WIREGUARD, "other", "tcp4", "underlay",
-            "wireguard_segmentation", b -> List.of()));
+            "sender", "other", Sites.WIREGUARD, "other", "tcp4", "underlay"));
     List<Topology> all = new ArrayList<>();
     List<Flow> flows = new ArrayList<>();
     for (Kind k : kinds) {
       all.add(k.bad());
       all.add(k.ok());
-      flows.add(iperf(lab, k.bad(), KINDS_TRAFFIC));
-      flows.add(iperf(lab, k.ok(), KINDS_TRAFFIC));
+      flows.add(iperf(lab, k.bad(), SHORT));
+      flows.add(iperf(lab, k.ok(), SHORT));
     }
     Traffic t = driveAll(lab, all, flows, false);
     System.out.printf("[%s] call-site resolutions at the start: %s%n", mode(),
@@ -373,88 +355,6 @@ class GuestScenarios extends ScenarioSuite {
     DeviceAt wg = kinds.get(4).bad().device("sender");
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(wg)))
         .as("WireGuard segments every super-packet: none counts as handed whole to a driver").isZero();
-    assertEachKindsAdvice(t, kinds);
-  }
-
-  /**
-   * From the same drive (no more traffic): each kind's recommendation opens (it may have opened during the
-   * drive: the agent reads every second with a 3 s window and 2 s of hysteresis) about its segmenting device,
-   * with exactly the commands its rule gives (docs/recommendations.md), and no other recommendation concerns the
-   * kind; the healthy controls get none. All five are awaited together, within {@link #adviceWait}.
-   */
-  private void assertEachKindsAdvice(Traffic t, List<Kind> kinds) throws Exception {
-    Instant checked = Instant.now();
-    long start = System.nanoTime();
-    long deadline = start + adviceWait().toNanos();
-    Map<Kind, JsonNode> found = new LinkedHashMap<>();
-    Map<Kind, Long> openAfterMs = new LinkedHashMap<>();
-    JsonNode recs = null;
-    while (true) {
-      recs = new ObjectMapper().readTree(agent().get("/api/v1/recommendations").body()).path("recommendations");
-      for (Kind k : kinds) {
-        DeviceAt subject = k.bad().device(k.segmenting());
-        for (JsonNode r : recs) {
-          if (!found.containsKey(k) && concerns(r, k.rule(), subject)) {
-            found.put(k, r);
-            openAfterMs.put(k, (System.nanoTime() - start) / 1_000_000);
-          }
-        }
-      }
-      if (found.size() == kinds.size() || System.nanoTime() > deadline) {
-        break;
-      }
-      Thread.sleep(500);
-    }
-    for (Kind k : kinds) {
-      JsonNode r = found.get(k);
-      System.out.printf("[%s] %s: %s on %s %s%n", mode(), k.bad().name(), k.rule(), k.bad().device(k.segmenting()),
-          r == null ? "NOT open" : "open (found after " + openAfterMs.get(k) + " ms of waiting, opened_at "
-              + r.path("opened_at").asText() + ", the drive's checks done at " + checked + "): " + commands(r)
-              + " explanation '" + r.path("explanation").asText() + "'");
-    }
-    SoftAssertions soft = new SoftAssertions();
-    for (Kind k : kinds) {
-      DeviceAt subject = k.bad().device(k.segmenting());
-      JsonNode r = found.get(k);
-      soft.assertThat(r).as("[%s] %s: %s recommendation about %s within %s; segmented %.0f super-packets in the"
-          + " drive; open: %s", mode(), k.bad().name(), k.rule(), subject, adviceWait(),
-          t.delta("segscope_gso_sw_skbs_total", dev(subject)), recs).isNotNull();
-      if (r == null) {
-        continue;
-      }
-      soft.assertThat(r.path("evidence").path("mode").asText()).as("%s evidence mode", k.bad().name())
-          .isEqualTo(mode());
-      List<String> expected = k.commands().apply(k.bad());
-      soft.assertThat(commands(r)).as("[%s] %s %s commands", mode(), k.bad().name(), k.rule())
-          .containsExactlyElementsOf(expected);
-      if (expected.isEmpty()) {
-        soft.assertThat(r.path("severity").asText()).as("%s severity without a command", k.bad().name())
-            .isEqualTo("info");
-        soft.assertThat(r.path("explanation").asText()).as("%s explanation", k.bad().name())
-            .contains("WireGuard encrypts every segment separately");
-      } else {
-        soft.assertThat(r.path("severity").asText()).as("%s severity", k.bad().name()).isEqualTo("warning");
-      }
-      // no other recommendation concerns the kind's namespaces
-      Set<String> ours = new java.util.HashSet<>();
-      k.bad().devices().values().forEach(d -> ours.add(d.ns().inode() + "/" + d.ns().name()));
-      for (JsonNode other : recs) {
-        if (ours.contains(other.path("subject").path("netns").asLong() + "/"
-            + other.path("subject").path("netns_name").asText())) {
-          soft.assertThat(concerns(other, k.rule(), subject)).as("[%s] %s: another recommendation: %s", mode(),
-              k.bad().name(), other).isTrue();
-        }
-      }
-    }
-    soft.assertAll();
-    for (Kind k : kinds) {
-      assertNoAdviceFor(k.ok());
-    }
-  }
-
-  /** {@code ethtool -K} on a lab device in its namespace's form (NetnsCommands: {@code ip netns exec NAME}). */
-  private static String ethtoolK(DeviceAt d, String settings) {
-    return "ip netns exec " + d.ns().name() + " ethtool -K " + d.name() + " " + settings;
   }
 
   /**
@@ -529,11 +429,7 @@ class GuestScenarios extends ScenarioSuite {
         .orElse("");
   }
 
-  /**
-   * One guest-only kind: the topology that segments, its control, where and why it segments, and the
-   * recommendation its fault calls for (the rule, about the segmenting device, with these commands).
-   */
+  /** One guest-only kind: the topology that segments, its control, where and why it segments. */
   private record Kind(Topology bad, Topology ok, String segmenting, String site,
-      Predicate<String> oracleSite, String cause, String gsoType, String offloading, String rule,
-      java.util.function.Function<Topology, List<String>> commands) {}
+      Predicate<String> oracleSite, String cause, String gsoType, String offloading) {}
 }
