@@ -128,7 +128,8 @@ class AdviceEndToEndIT {
     Map<String, String> sender = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
     assertThat(after.sum("segscope_gso_offloaded_skbs_total", sender)
         - before.sum("segscope_gso_offloaded_skbs_total", sender)).as("super-packets measured leaving %s after the fix",
-            snd.name()).isGreaterThan(100);
+            snd.name())
+        .isGreaterThan(100);
     awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
   }
 
