@@ -59,7 +59,8 @@ class ConvertersTest {
     assertThat(err.toString()).contains("missing command");
   }
 
-  private static String[] usage(String... args) {
+  /** Runs the command line with {@code args}: its exit code and what it printed on stderr. */
+  static String[] usage(String... args) {
     StringWriter err = new StringWriter();
     CommandLine cl = SegscopeCommand.commandLine();
     cl.setErr(new PrintWriter(err));

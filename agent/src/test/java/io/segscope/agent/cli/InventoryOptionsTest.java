@@ -7,8 +7,6 @@ import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.probes.TracepointAttach;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,14 +53,6 @@ class InventoryOptionsTest {
     assertThat(defaults.inventory.devices()).isEqualTo(DeviceSelection.Config.DEFAULT);
   }
 
-  private static String[] usage(String... args) {
-    StringWriter err = new StringWriter();
-    CommandLine cl = SegscopeCommand.commandLine();
-    cl.setErr(new PrintWriter(err));
-    int code = cl.execute(args);
-    return new String[] {Integer.toString(code), err.toString()};
-  }
-
   @Test
   void reportBoundsTheInventoryFlagsAsRunDoes() {
     String[][] cases = {
@@ -76,7 +66,7 @@ class InventoryOptionsTest {
     };
     for (String command : new String[] {"run", "report"}) {
       for (String[] c : cases) {
-        String[] r = usage(command, c[1], c[2]);
+        String[] r = ConvertersTest.usage(command, c[1], c[2]);
         assertThat(r[0]).as("exit code of %s %s", command, c[1]).isEqualTo("2");
         assertThat(r[1]).as("message of %s %s", command, c[1]).contains(c[0]).contains("Usage:");
       }
@@ -84,7 +74,7 @@ class InventoryOptionsTest {
       for (int i = 0; i < 17; i++) {
         many.addAll(List.of("--netns-dir", "/run/dir" + i));
       }
-      String[] r = usage(many.toArray(String[]::new));
+      String[] r = ConvertersTest.usage(many.toArray(String[]::new));
       assertThat(r[0]).as("exit code of %s with 17 --netns-dir", command).isEqualTo("2");
       assertThat(r[1]).contains("--netns-dir is given 17 times: the bound is 16");
     }

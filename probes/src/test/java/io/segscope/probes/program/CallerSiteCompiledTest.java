@@ -109,6 +109,15 @@ class CallerSiteCompiledTest {
         .as("a module caller").isEqualTo(WG_XMIT_RETURN);
   }
 
+  /** The SITE_ macros of common.h, as the programs are compiled with them. */
+  private static String siteDefines() {
+    StringBuilder defines = new StringBuilder();
+    for (Site s : Site.values()) {
+      defines.append("#define SITE_").append(s.name()).append(' ').append(s.code()).append('\n');
+    }
+    return defines.append("#define SITES ").append(Site.values().length).append('\n').toString();
+  }
+
   private static Path compileFentry(Path dir, CallSites sites) throws Exception {
     String gso = ProgramText.resource("bpf/gso.c");
     int define = gso.indexOf("#define GSO_FENTRY_FRAMES ");
@@ -117,13 +126,8 @@ class CallerSiteCompiledTest {
     assertThat(start).as("fentry_caller in gso.c").isNotNegative();
     String function = gso.substring(define, gso.indexOf('\n', define) + 1)
         + gso.substring(start, gso.indexOf("\n}\n", start) + 3);
-    StringBuilder defines = new StringBuilder();
-    for (Site s : Site.values()) {
-      defines.append("#define SITE_").append(s.name()).append(' ').append(s.code()).append('\n');
-    }
-    defines.append("#define SITES ").append(Site.values().length).append('\n');
     return HostC.compile(dir, "fentry_caller", String.join("\n",
-        defines.toString(),
+        siteDefines(),
         sites.siteFunction(),
         function,
         "int main(int argc, char **argv)",
@@ -155,14 +159,9 @@ class CallerSiteCompiledTest {
   }
 
   private static Path compile(Path dir, CallSites sites) throws Exception {
-    StringBuilder defines = new StringBuilder();
-    for (Site s : Site.values()) {
-      defines.append("#define SITE_").append(s.name()).append(' ').append(s.code()).append('\n');
-    }
-    defines.append("#define SITES ").append(Site.values().length).append('\n');
     // the generated text also holds in_gso_segment, which only the kprobe body calls
     return HostC.compile(dir, "caller_site", String.join("\n",
-        defines.toString(),
+        siteDefines(),
         sites.siteFunction(),
         callerSiteFunction(),
         "int main(int argc, char **argv)",
