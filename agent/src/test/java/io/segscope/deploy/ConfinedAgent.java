@@ -33,6 +33,9 @@ final class ConfinedAgent implements AutoCloseable {
   /** Where the image (deploy/container/Containerfile) has the jar. */
   static final String IMAGE_JAR = "/opt/segscope/segscope.jar";
 
+  /** The image's ENTRYPOINT and ENV, read from deploy/container/Containerfile. */
+  private static final ContainerImage IMAGE = ContainerImage.read();
+
   /** Capability numbers (linux/capability.h) of the names the manifests use. */
   private static final Map<String, Integer> CAP_BITS = Map.of("SYS_ADMIN", 21, "SYSLOG", 34, "PERFMON", 38,
       "BPF", 39, "NET_ADMIN", 12, "SYS_PTRACE", 19);
@@ -79,10 +82,11 @@ final class ConfinedAgent implements AutoCloseable {
     List<String> cmd = new ArrayList<>(List.of(Tool.UNSHARE.executable().toString(), "--mount", "--propagation",
         "slave", "/bin/sh", "-c", SETUP, "segscope-confined", jar.toAbsolutePath().toString(),
         Tool.SETPRIV.executable().toString(), "--bounding-set=" + caps, "--inh-caps=-all", "--no-new-privs",
-        "java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30",
-        "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=/tmp",
-        "-Djna.tmpdir=/tmp/jna",
-        "-jar", IMAGE_JAR, "run", "--listen", "127.0.0.1:" + port));
+        Tool.ENV.executable().toString()));
+    // the image's environment and ENTRYPOINT (JVM flags and jar path), not a copy of them
+    IMAGE.env().forEach((k, v) -> cmd.add(k + "=" + v));
+    cmd.addAll(IMAGE.entrypoint());
+    cmd.addAll(List.of("run", "--listen", "127.0.0.1:" + port));
     cmd.addAll(List.of(agentArgs));
     Path log = logDir.resolve("agent.log");
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

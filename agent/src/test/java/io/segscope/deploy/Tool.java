@@ -23,6 +23,7 @@ record Tool(Path executable, String installHint) {
   static final Tool BASH = new Tool(Path.of("/bin/bash"), "apt-get install bash");
   static final Tool UNSHARE = new Tool(Path.of("/usr/bin/unshare"), "apt-get install util-linux");
   static final Tool SETPRIV = new Tool(Path.of("/usr/bin/setpriv"), "apt-get install util-linux");
+  static final Tool ENV = new Tool(Path.of("/usr/bin/env"), "apt-get install coreutils");
 
   /** Skips (or, under CI=true, fails) the calling test when the program is not installed. */
   Tool require() {
