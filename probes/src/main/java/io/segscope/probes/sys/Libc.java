@@ -82,4 +82,7 @@ public interface Libc extends Library {
   int setns(int fd, int nstype);
 
   String strerror(int errnum);
+
+  /** glibc's {@code int malloc_trim(size_t pad)}: returns free C heap to the kernel; 1 when it did. */
+  int malloc_trim(long pad);
 }
