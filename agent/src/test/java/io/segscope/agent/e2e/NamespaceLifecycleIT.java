@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
 class NamespaceLifecycleIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SW = "segscope_gso_sw_skbs_total";
+  private static final int GRACE_S = 3;
 
   private static Map<String, String> dev(long inode, String device) {
     return labels("netns", Long.toString(inode), "device", device);
@@ -111,7 +113,10 @@ class NamespaceLifecycleIT {
     link(lab, a, "a0", sink, "sa0", 71);
     link(lab, d, "a0", sink, "sd0", 72);
     UdpGsoSender udp = UdpGsoSender.build(lab.workDir());
-    try (AgentProcess agent = AgentProcess.start("--interval", "1s")) {
+    // the vanished-device grace shortened from 15 s to 3 s (and the holder recheck to 3 s): the test
+    // waits past it, and two rechecks, in real time
+    try (AgentProcess agent = AgentProcess.start(List.of("-D" + VanishedDevices.GRACE_PROPERTY + "=" + GRACE_S),
+        "--interval", "1s")) {
       agent.awaitReady(Duration.ofSeconds(120));
 
       // --- namespace a counts, then is held only by a file descriptor (no name, no process inside)
@@ -135,12 +140,13 @@ class NamespaceLifecycleIT {
         awaitScrape(agent, unnamed, Duration.ofSeconds(30),
             m -> m.sum("segscope_device_info", labels("netns", Long.toString(a.inode()))) == 0,
             "the inventory stops following namespace a");
-        // kept past the 15 s grace and several holder checks, with what the probes know
+        // kept past the grace and two holder checks, with what the probes know
         PromText kept;
         do {
           kept = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
           assertThat(kept.sum(SW, dev(a.inode(), "a0"))).as("held namespace a keeps its counter").isEqualTo(sentA);
-        } while (kept.sum("segscope_snapshot_timestamp_seconds", Map.of()) < unnamed.getEpochSecond() + 25);
+        } while (kept.sum("segscope_snapshot_timestamp_seconds", Map.of()) < unnamed.getEpochSecond() + 3 * GRACE_S
+            + 2);
         assertThat(kept.samples(SW)).as("exported under its inode and the kernel's (BPF-recorded) name")
             .filteredOn(x -> x.labels().get("netns").equals(Long.toString(a.inode())))
             .singleElement().satisfies(x -> assertThat(x.labels()).containsEntry("device", "a0"));
