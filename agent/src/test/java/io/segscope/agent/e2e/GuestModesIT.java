@@ -116,7 +116,7 @@ class GuestModesIT {
           "--select-class", GuestScenarios.class.getName()));
       // the split that makes both boots take about as long (docs/guest-kernel.md): the guest-only
       // device kinds (fentry cannot see the call site) and the copy-time quantiles in the kprobe boot,
-      // S1, S2, S3 (and S6, routed) in the fentry boot; S3's control and the program checks in both. The kprobe
+      // S1, S2, S3 and its control (and S6, routed) in the fentry boot; the program checks in both. The kprobe
       // boot's agent runs in auto mode with every path's fentry programs made to fail to load (GuestScenarios):
       // its kprobe mode is where the per-path fallback lands (tag kprobe-boot: the fallback and the stale kprobe sweep)
       for (String tag : mode.equals("kprobe")

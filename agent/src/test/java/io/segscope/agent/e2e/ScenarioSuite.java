@@ -388,6 +388,7 @@ abstract class ScenarioSuite {
   }
 
   @Test
+  @Tag(S3)
   @LabTest
   void s3HealthyControlHasNoGenericXdp(Lab lab) throws Exception {
     Topology s3h = Scenarios.s3GenericXdp(lab, true);
@@ -423,10 +424,7 @@ abstract class ScenarioSuite {
     while (System.nanoTime() < deadline) {
       last = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
       for (JsonNode r : last) {
-        if (r.path("rule").asText().equals(rule)
-            && r.path("subject").path("netns").asLong() == subject.ns().inode()
-            && r.path("subject").path("netns_name").asText().equals(subject.ns().name())
-            && r.path("subject").path("device").asText().equals(subject.name())) {
+        if (concerns(r, rule, subject)) {
           assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
           System.out.printf("[%s] %s on %s open after %d ms of waiting%n", mode(), rule, subject,
               (System.nanoTime() - start) / 1_000_000);
@@ -436,6 +434,14 @@ abstract class ScenarioSuite {
       Thread.sleep(500);
     }
     throw new AssertionError("[" + mode() + "] no " + rule + " recommendation for " + subject + "; open: " + last);
+  }
+
+  /** Whether recommendation {@code r} is {@code rule}'s about {@code subject} (namespace by inode and name, device). */
+  static boolean concerns(JsonNode r, String rule, DeviceAt subject) {
+    return r.path("rule").asText().equals(rule)
+        && r.path("subject").path("netns").asLong() == subject.ns().inode()
+        && r.path("subject").path("netns_name").asText().equals(subject.ns().name())
+        && r.path("subject").path("device").asText().equals(subject.name());
   }
 
   /** A recommendation's commands, quoted for a POSIX shell, in order. */
