@@ -30,16 +30,27 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.ResourceLockTarget;
 
 /**
  * Issue "cost model and recommendations", end to end on the real kernel (tracepoint mode): in each
  * seed scenario, and in S6 (routed, smaller egress MTU) and S8 (UDP GSO without tx-udp-segmentation)
  * of issue 13, the right recommendation opens with the right device and command; the test then runs
  * segscope's own command, reruns the traffic, and checks that the cost is gone and the recommendation
- * closes. The healthy controls get no advice.
+ * closes. The healthy controls get no advice. The tests run two at a time (junit-platform.properties),
+ * each in a lab of its own against the one agent; S1, whose verified saving compares the traffic before
+ * and after the fix, runs with no other beside it ({@link #ALONE}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(value = AdviceEndToEndIT.ALONE, mode = ResourceAccessMode.READ, target = ResourceLockTarget.CHILDREN)
 class AdviceEndToEndIT {
+  /** Every test takes it to read; S1 to write: it runs alone. */
+  static final String ALONE = "segscope-advice-traffic";
   private static final ObjectMapper JSON = new ObjectMapper();
   /**
    * One agent for the class: each test has its own lab (namespaces named for it) and reads only the
@@ -69,6 +80,7 @@ class AdviceEndToEndIT {
 
   @Test
   @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
   void s1GsoSizeMismatchIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
     DeviceAt uplink = s1.device("uplink");
