@@ -41,12 +41,12 @@ import org.junit.jupiter.api.parallel.ResourceLockTarget;
  * seed scenario, and in S6 (routed, smaller egress MTU) and S8 (UDP GSO without tx-udp-segmentation)
  * of issue 13, the right recommendation opens with the right device and command; the test then runs
  * segscope's own command, reruns the traffic, and checks that the cost is gone and the recommendation
- * closes. The healthy controls get no advice. The tests run two at a time (junit-platform.properties),
- * each in a lab of its own against the one agent; S1, whose verified saving compares the traffic before
+ * closes. The healthy controls get no advice. The tests run two at a time (junit-platform.properties;
+ * each method is CONCURRENT, not the class, which would let it run beside other classes), each in a lab
+ * of its own against the one agent; S1, whose verified saving compares the traffic before
  * and after the fix, runs with no other beside it ({@link #ALONE}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Execution(ExecutionMode.CONCURRENT)
 @ResourceLock(value = AdviceEndToEndIT.ALONE, mode = ResourceAccessMode.READ, target = ResourceLockTarget.CHILDREN)
 class AdviceEndToEndIT {
   /** Every test takes it to read; S1 to write: it runs alone. */
@@ -79,6 +79,7 @@ class AdviceEndToEndIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   @LabTest
   @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
   void s1GsoSizeMismatchIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
@@ -97,6 +98,7 @@ class AdviceEndToEndIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   @LabTest
   void s2OffloadDisabledIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s2 = Scenarios.s2OffloadLost(lab, false);
@@ -107,6 +109,7 @@ class AdviceEndToEndIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   @LabTest
   void s3GenericXdpCopiesAreFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s3 = Scenarios.s3GenericXdp(lab, false);
@@ -153,6 +156,7 @@ class AdviceEndToEndIT {
    * the fix, and segscope's before/after of the closed recommendation shows the drop.
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   @LabTest
   void s6MtuMismatchIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s6 = Scenarios.s6RoutedSmallerEgressMtu(lab, false);
@@ -170,6 +174,7 @@ class AdviceEndToEndIT {
    * veth then takes the super-packets whole.
    */
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   @LabTest
   void s8UdpGsoOffloadDisabledIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Prerequisites.requireClang();
@@ -184,6 +189,7 @@ class AdviceEndToEndIT {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   @LabTest
   void healthyControlsGetNoAdvice(Lab lab) throws Exception {
     List<Topology> healthy = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s2OffloadLost(lab, true),
