@@ -436,6 +436,35 @@ abstract class ScenarioSuite {
     throw new AssertionError("[" + mode() + "] no " + rule + " recommendation for " + subject + "; open: " + last);
   }
 
+  /**
+   * After {@code rule}'s commands ran on {@code scenario}: in the drive between {@code before} and
+   * {@code after}, super-packets still cross {@code subject} (more than 50 intact) and its software-segmented
+   * share is at most 5 % of what it was in {@code first}, the drive that found the fault.
+   */
+  void assertFixed(String scenario, String rule, DeviceAt subject, Traffic first, PromText before, PromText after) {
+    Map<String, String> d = dev(subject);
+    double sw0 = first.delta("segscope_gso_sw_skbs_total", d);
+    double off0 = first.delta("segscope_gso_offloaded_skbs_total", d);
+    double sw1 = after.sum("segscope_gso_sw_skbs_total", d) - before.sum("segscope_gso_sw_skbs_total", d);
+    double off1 =
+        after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d);
+    System.out.printf("[%s] %s after %s's commands on %s: %.0f software-segmented, %.0f intact (before: %.0f, "
+        + "%.0f)%n", mode(), scenario, rule, subject, sw1, off1, sw0, off0);
+    assertThat(off1).as("%s: super-packets crossing %s intact after the fix", scenario, subject).isGreaterThan(50);
+    assertThat(sw1 / (sw1 + off1)).as("%s: software-segmented share on %s after the fix (before %.3f)", scenario,
+        subject, sw0 / (sw0 + off0)).isLessThanOrEqualTo(0.05 * sw0 / (sw0 + off0));
+  }
+
+  /** Runs each of a recommendation's commands exactly as the API quotes it, with {@code sh -c}; each must exit 0. */
+  static void runCommands(JsonNode recommendation) throws Exception {
+    for (String command : commands(recommendation)) {
+      Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes());
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("segscope's command '%s' within 60 s", command).isTrue();
+      assertThat(p.exitValue()).as("segscope's command '%s': %s", command, out).isZero();
+    }
+  }
+
   /** Whether recommendation {@code r} is {@code rule}'s about {@code subject} (namespace by inode and name, device). */
   static boolean concerns(JsonNode r, String rule, DeviceAt subject) {
     return r.path("rule").asText().equals(rule)

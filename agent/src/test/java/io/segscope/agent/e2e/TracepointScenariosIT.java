@@ -262,12 +262,7 @@ class TracepointScenariosIT extends ScenarioSuite {
    */
   private void fixThenDriveAgain(List<Case> fixed, Traffic first) throws Exception {
     for (Case c : fixed) {
-      for (String command : commands(awaitRecommended(c.fix().rule(), c.fix().subject()))) {
-        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("segscope's command '%s': %s", command, out).isZero();
-      }
+      runCommands(awaitRecommended(c.fix().rule(), c.fix().subject()));
     }
     PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     ExecutorService pool = Executors.newFixedThreadPool(fixed.size());
@@ -285,20 +280,7 @@ class TracepointScenariosIT extends ScenarioSuite {
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     List<Executable> checks = new ArrayList<>();
     for (Case c : fixed) {
-      Map<String, String> d = dev(c.fix().subject());
-      double sw0 = first.delta("segscope_gso_sw_skbs_total", d);
-      double off0 = first.delta("segscope_gso_offloaded_skbs_total", d);
-      double sw1 = after.sum("segscope_gso_sw_skbs_total", d) - before.sum("segscope_gso_sw_skbs_total", d);
-      double off1 =
-          after.sum("segscope_gso_offloaded_skbs_total", d) - before.sum("segscope_gso_offloaded_skbs_total", d);
-      checks.add(() -> {
-        System.out.printf("[%s] %s after %s's commands on %s: %.0f software-segmented, %.0f intact (before: %.0f, "
-            + "%.0f)%n", mode(), c.bad().name(), c.fix().rule(), c.fix().subject(), sw1, off1, sw0, off0);
-        assertThat(off1).as("%s: super-packets crossing %s intact after the fix", c.bad().name(), c.fix().subject())
-            .isGreaterThan(50);
-        assertThat(sw1 / (sw1 + off1)).as("%s: software-segmented share on %s after the fix (before %.3f)",
-            c.bad().name(), c.fix().subject(), sw0 / (sw0 + off0)).isLessThanOrEqualTo(0.05 * sw0 / (sw0 + off0));
-      });
+      checks.add(() -> assertFixed(c.bad().name(), c.fix().rule(), c.fix().subject(), first, before, after));
     }
     assertAll(checks);
   }
