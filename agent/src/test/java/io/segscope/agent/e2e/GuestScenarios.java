@@ -15,6 +15,7 @@ import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.sys.StaleKprobeEvents;
 import io.segscope.probes.wire.Site;
+import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -24,11 +25,18 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Tag;
@@ -127,7 +135,7 @@ class GuestScenarios extends ScenarioSuite {
   @Override
   void afterAgentStopped() throws Exception {
     List<String> left = new ArrayList<>();
-    Set<String> present = new java.util.HashSet<>(eventNames());
+    Set<String> present = new HashSet<>(eventNames());
     for (String e : concat(foreignEvents, staleEvents)) {
       String groupName = e.substring(e.indexOf(':') + 1, e.indexOf(' '));
       if (present.contains(groupName)) {
@@ -389,14 +397,14 @@ class GuestScenarios extends ScenarioSuite {
       runCommands(advised.get(k).recommendation());
     }
     PromText before = agent().scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(fixed.size());
+    ExecutorService pool = Executors.newFixedThreadPool(fixed.size());
     try {
-      List<java.util.concurrent.Future<Object>> running = new ArrayList<>();
+      List<Future<Object>> running = new ArrayList<>();
       for (Kind k : fixed) {
         running.add(pool.submit(() -> iperf(lab, k.bad(), KIND_FIX_TRAFFIC).send()));
       }
-      for (java.util.concurrent.Future<Object> r : running) {
-        r.get(KIND_FIX_TRAFFIC.toSeconds() + 120, java.util.concurrent.TimeUnit.SECONDS);
+      for (Future<Object> r : running) {
+        r.get(KIND_FIX_TRAFFIC.toSeconds() + 120, TimeUnit.SECONDS);
       }
     } finally {
       pool.shutdownNow();
@@ -427,10 +435,10 @@ class GuestScenarios extends ScenarioSuite {
    */
   private List<Object> driveAwaitingAdvice(Lab lab, Kind k, Map<Kind, Advised> advised) throws Exception {
     DeviceAt subject = k.bad().device(k.segmenting());
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       long start = System.nanoTime();
-      List<java.util.concurrent.Future<Object>> flows = List.of(
+      List<Future<Object>> flows = List.of(
           pool.submit(() -> iperf(lab, k.bad(), KIND_TRAFFIC).send()),
           pool.submit(() -> iperf(lab, k.ok(), KIND_TRAFFIC).send()));
       JsonNode found = null;
@@ -446,10 +454,10 @@ class GuestScenarios extends ScenarioSuite {
               found = r;
             }
           }
-        } catch (java.net.http.HttpTimeoutException e) {
+        } catch (HttpTimeoutException e) {
           unanswered++; // the flows may hold the one vCPU for longer than the 10 s of a request: ask again
         }
-        boolean done = flows.stream().allMatch(java.util.concurrent.Future::isDone);
+        boolean done = flows.stream().allMatch(Future::isDone);
         if (done && flowsDone == 0) {
           flowsDone = System.nanoTime();
         }
@@ -468,10 +476,10 @@ class GuestScenarios extends ScenarioSuite {
       }
       advised.put(k, new Advised(found, (System.nanoTime() - start) / 1_000_000, String.valueOf(open)));
       List<Object> sent = new ArrayList<>();
-      for (java.util.concurrent.Future<Object> f : flows) {
+      for (Future<Object> f : flows) {
         try {
-          sent.add(f.get(KIND_TRAFFIC.toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS));
-        } catch (java.util.concurrent.ExecutionException e) {
+          sent.add(f.get(KIND_TRAFFIC.toSeconds() + 60, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
           throw e.getCause() instanceof Exception x ? x : e;
         }
       }
@@ -514,7 +522,7 @@ class GuestScenarios extends ScenarioSuite {
         soft.assertThat(r.path("explanation").asText()).as("%s explanation", k.bad().name())
             .contains("WireGuard encrypts every segment separately");
       }
-      Set<String> ours = new java.util.HashSet<>();
+      Set<String> ours = new HashSet<>();
       k.bad().devices().values().forEach(d -> ours.add(d.ns().inode() + "/" + d.ns().name()));
       for (JsonNode other : recs) {
         if (ours.contains(other.path("subject").path("netns").asLong() + "/"
@@ -613,5 +621,5 @@ class GuestScenarios extends ScenarioSuite {
    */
   private record Kind(Topology bad, Topology ok, String segmenting, String site,
       Predicate<String> oracleSite, String cause, String gsoType, String offloading, String rule,
-      java.util.function.Function<Topology, List<String>> commands) {}
+      Function<Topology, List<String>> commands) {}
 }
