@@ -14,6 +14,7 @@ import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,9 +33,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 
 /**
@@ -53,6 +57,7 @@ abstract class ScenarioSuite {
    * (GuestModesIT: the two boots, side by side, take about as long). The kinds hold kprobe mode's GSO
    * program to the oracle in ten topologies, the quantiles its generic-XDP program.
    */
+  static final ObjectMapper JSON = new ObjectMapper();
   static final String S1 = "s1";
   static final String S2 = "s2";
   static final String S3 = "s3";
@@ -111,15 +116,37 @@ abstract class ScenarioSuite {
   /** Runs after the agent stopped (also when it failed to start): undoes {@link #beforeAgentStarts}. */
   void afterAgentStopped() throws Exception {}
 
+  /**
+   * Prints {@code what} with the test JVM's uptime: where a suite's time goes (under emulation a JVM's start, a
+   * compile and bpftrace's start each take tens of seconds), read from the guest's stdout.
+   */
+  void phase(String what) {
+    System.out.printf("[%s] t+%.1fs (%s) %s%n", mode(), ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0,
+        Instant.now(), what);
+  }
+
+  @BeforeEach
+  void testStarts(TestInfo test) {
+    phase("start " + test.getDisplayName());
+  }
+
+  @AfterEach
+  void testEnds(TestInfo test) {
+    phase("end " + test.getDisplayName());
+  }
+
   @BeforeAll
   void startAgent() throws Exception {
+    phase("suite starts");
     Prerequisites.requireLab();
     beforeAgentStarts();
+    phase("agent starts");
     // short advice windows so a 3 s scenario can open its recommendation (defaults: 30 s / 30 s / 2 m)
     agent = AgentProcess.start(agentJvmOptions(), "--interval", "1s", "--probe-mode", probeModeArgument(),
         "--advice-window", "3s", "--advice-open-after", "2s", "--advice-close-after", "60s", "--advice-accept",
         ACCEPTED);
     agent.awaitReady(readyTimeout());
+    phase("agent ready");
   }
 
   @AfterAll
@@ -130,6 +157,7 @@ abstract class ScenarioSuite {
       }
       try {
         int exit = agent.stop();
+        keepAgentLog();
         assertThat(exit).as("agent exit code after SIGTERM; log:\n%s", agent.log()).isZero();
       } finally {
         agent.close();
@@ -217,9 +245,10 @@ abstract class ScenarioSuite {
   @Test
   @Tag(S1)
   @LabTest
-  void s1GsoSizeMismatchIsSegmentedOnTheUplinkForGsoMaxSize(Lab lab) throws Exception {
+  void s1GsoSizeMismatchIsSegmentedOnTheUplinkForGsoMaxSizeAndItsHealthyControlIsNot(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
-    Traffic t = drive(lab, s1, KernelOracle.countsGso());
+    Topology s1h = Scenarios.s1GsoMismatch(lab, true);
+    Traffic t = driveBeside(lab, s1, s1h, KernelOracle.countsGso());
     DeviceAt uplink = s1.device("uplink");
     Map<String, String> up = dev(uplink);
     double skbs = t.delta("segscope_gso_sw_skbs_total", up);
@@ -243,31 +272,25 @@ abstract class ScenarioSuite {
     DeviceAt sender = s1.device("sender");
     assertRecommended(lab, "gso_size_mismatch", s1.device("uplink"),
         "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384");
-  }
-
-  @Test
-  @Tag(S1)
-  @LabTest
-  void s1HealthyControlSegmentsNothingInSoftware(Lab lab) throws Exception {
-    Topology s1h = Scenarios.s1GsoMismatch(lab, true);
-    Traffic t = drive(lab, s1h, false);
+    // the healthy control, driven beside it
     for (Map.Entry<String, DeviceAt> d : s1h.devices().entrySet()) {
       assertThat(t.delta("segscope_gso_sw_skbs_total", dev(d.getValue())))
           .as("S1 healthy: software segmentation on %s", d.getKey()).isZero();
     }
-    Map<String, String> up = dev(s1h.device("uplink"));
-    assertThat(t.delta("segscope_gso_offloaded_skbs_total", up)).as("intact super-packets on the uplink")
+    Map<String, String> hup = dev(s1h.device("uplink"));
+    assertThat(t.delta("segscope_gso_offloaded_skbs_total", hup)).as("intact super-packets on the uplink")
         .isGreaterThan(100);
-    assertModeLabel(t, "segscope_gso_offloaded_skbs_total", up);
-    assertNoAdvice(lab);
+    assertModeLabel(t, "segscope_gso_offloaded_skbs_total", hup);
+    assertNoAdviceFor(s1h);
   }
 
   @Test
   @Tag(S2)
   @LabTest
-  void s2OffloadLostIsSegmentedOnTheLowerVethForAMissingFeature(Lab lab) throws Exception {
+  void s2OffloadLostIsSegmentedOnTheLowerVethForAMissingFeatureAndItsHealthyControlIsNot(Lab lab) throws Exception {
     Topology s2 = Scenarios.s2OffloadLost(lab, false);
-    Traffic t = drive(lab, s2, KernelOracle.countsGso());
+    Topology s2h = Scenarios.s2OffloadLost(lab, true);
+    Traffic t = driveBeside(lab, s2, s2h, KernelOracle.countsGso());
     DeviceAt low = s2.device("lower");
     Map<String, String> lower = dev(low);
     double skbs = t.delta("segscope_gso_sw_skbs_total", lower);
@@ -287,14 +310,7 @@ abstract class ScenarioSuite {
     }
     assertRecommended(lab, "offload_disabled", low,
         "ip netns exec " + low.ns().name() + " ethtool -K " + low.name() + " tso on");
-  }
-
-  @Test
-  @Tag(S2)
-  @LabTest
-  void s2HealthyControlSegmentsNothingInSoftware(Lab lab) throws Exception {
-    Topology s2h = Scenarios.s2OffloadLost(lab, true);
-    Traffic t = drive(lab, s2h, false);
+    // the healthy control, driven beside it
     for (Map.Entry<String, DeviceAt> d : s2h.devices().entrySet()) {
       assertThat(t.delta("segscope_gso_sw_skbs_total", dev(d.getValue())))
           .as("S2 healthy: software segmentation on %s", d.getKey()).isZero();
@@ -307,7 +323,7 @@ abstract class ScenarioSuite {
             t.after().samples("segscope_gso_offloaded_skbs_total").stream()
                 .filter(x -> netns.equals(x.labels().get("netns"))).toList())
         .isGreaterThan(100);
-    assertNoAdvice(lab);
+    assertNoAdviceFor(s2h);
   }
 
   /**
@@ -319,11 +335,22 @@ abstract class ScenarioSuite {
   @Test
   @Tag(S3)
   @LabTest
-  void s3GenericXdpCopiesAreCountedOnTheReceiver(Lab lab) throws Exception {
+  void s3GenericXdpCopiesAreCountedOnTheReceiverAndItsHealthyControlHasNone(Lab lab) throws Exception {
     Prerequisites.requireClang();
     Topology s3 = Scenarios.s3GenericXdp(lab, false);
-    Traffic t = drive(lab, s3, true);
+    Topology s3h = Scenarios.s3GenericXdp(lab, true);
+    Traffic t = driveBeside(lab, s3, s3h, true);
     assertGenericXdpCopies(lab, t, s3, true);
+    // the healthy control, driven beside it
+    for (Map.Entry<String, DeviceAt> d : s3h.devices().entrySet()) {
+      assertThat(t.delta("segscope_xdp_generic_skbs_total", dev(d.getValue())))
+          .as("S3 healthy: generic XDP on %s", d.getKey()).isZero();
+    }
+    assertThat(((IperfResult) t.results().get(1)).sentBytes()).as("S3 healthy: traffic flowed").isPositive();
+    // the agent was measuring all along: the same traffic's super-packets went intact through the sender
+    assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s3h.device("sender"))))
+        .as("S3 healthy: intact super-packets on the sender").isGreaterThan(100);
+    assertNoAdviceFor(s3h);
   }
 
   /**
@@ -385,23 +412,6 @@ abstract class ScenarioSuite {
     }
     assertRecommended(lab, "generic_xdp_copy", r,
         "nsenter --net=/run/netns/" + r.ns().name() + " -- bpftool -- net detach xdpgeneric dev " + r.name());
-  }
-
-  @Test
-  @Tag(S3)
-  @LabTest
-  void s3HealthyControlHasNoGenericXdp(Lab lab) throws Exception {
-    Topology s3h = Scenarios.s3GenericXdp(lab, true);
-    Traffic t = drive(lab, s3h, false);
-    for (Map.Entry<String, DeviceAt> d : s3h.devices().entrySet()) {
-      assertThat(t.delta("segscope_xdp_generic_skbs_total", dev(d.getValue())))
-          .as("S3 healthy: generic XDP on %s", d.getKey()).isZero();
-    }
-    assertThat(t.sent().sentBytes()).as("traffic flowed").isPositive();
-    // the agent was measuring all along: the same traffic's super-packets went intact through the sender
-    assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s3h.device("sender"))))
-        .as("S3 healthy: intact super-packets on the sender").isGreaterThan(100);
-    assertNoAdvice(lab);
   }
 
   /**
@@ -478,18 +488,6 @@ abstract class ScenarioSuite {
     List<String> cmds = new ArrayList<>();
     rec.path("commands").forEach(c -> cmds.add(c.asText()));
     return cmds;
-  }
-
-  /** No open recommendation concerns a device of this lab. */
-  void assertNoAdvice(Lab lab) throws Exception {
-    // by name as well as inode: a deleted namespace's inode is reused for the next one
-    Set<String> ours = new HashSet<>();
-    lab.namespaces().forEach(n -> ours.add(n.inode() + "/" + n.name()));
-    JsonNode recs = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
-    for (JsonNode r : recs) {
-      assertThat(ours).as("[%s] advice for a healthy control: %s", mode(), r).doesNotContain(
-          r.path("subject").path("netns").asLong() + "/" + r.path("subject").path("netns_name").asText());
-    }
   }
 
   /**
@@ -618,23 +616,71 @@ abstract class ScenarioSuite {
    * {@code withOracle} false: no oracle (its counts are {@link KernelOracle#none}), c0 = c1, c5 = c4.
    */
   private Traffic drive(Lab lab, Topology s, boolean withOracle) throws Exception {
+    return driveBeside(lab, s, null, withOracle);
+  }
+
+  /**
+   * {@link #drive} of seed scenario {@code s} and, when not null, its healthy control {@code healthy} at once: both
+   * flows run for {@link #traffic}, between the same two map reads.
+   */
+  private Traffic driveBeside(Lab lab, Topology s, Topology healthy, boolean withOracle) throws Exception {
+    Duration d = traffic();
+    List<Topology> topologies = healthy == null ? List.of(s) : List.of(s, healthy);
+    List<Flow> flows = topologies.stream().<Flow>map(x -> () -> lab.iperf(x.sender(), x.receiver(),
+        x.receiverAddr(), d)).toList();
     if (withOracle) {
-      Duration d = traffic();
-      return driveAll(lab, List.of(s), List.of(() -> lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), d)),
-          false);
+      return driveAll(lab, topologies, flows, false);
     }
     // nothing to hold against the oracle (a healthy control, or GSO on a kernel it cannot count):
     // bpftrace is not started (under emulation its start alone takes tens of seconds)
-    List<DeviceAt> devices = List.copyOf(s.devices().values());
+    List<DeviceAt> devices = new ArrayList<>();
+    topologies.forEach(t -> t.devices().values().stream().filter(x -> !devices.contains(x)).forEach(devices::add));
     LinkCounters c1 = LinkCounters.read(lab, devices);
     PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     LinkCounters c2 = LinkCounters.read(lab, devices);
-    IperfResult sent = lab.iperf(s.sender(), s.receiver(), s.receiverAddr(), traffic());
+    List<Object> sent = runFlows(flows);
     LinkCounters c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
     LinkCounters c4 = LinkCounters.read(lab, devices);
-    keepScrapes(List.of(s), before, after);
-    return new Traffic(before, after, List.of(sent), c1, c1, c2, c3, c4, c4, KernelOracle.none());
+    keepScrapes(topologies, before, after);
+    return new Traffic(before, after, sent, c1, c1, c2, c3, c4, c4, KernelOracle.none());
+  }
+
+  /** Runs every flow at once and returns what each sent, in order. */
+  private List<Object> runFlows(List<Flow> flows) throws Exception {
+    List<Object> sent = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(flows.size());
+    try {
+      List<Future<Object>> running = new ArrayList<>();
+      for (Flow f : flows) {
+        running.add(pool.submit(f::send));
+      }
+      for (Future<Object> r : running) {
+        try {
+          sent.add(r.get(traffic().toSeconds() + 60, TimeUnit.SECONDS));
+        } catch (ExecutionException e) {
+          throw e.getCause() instanceof Exception x ? x : e;
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return sent;
+  }
+
+  /**
+   * Keeps the suite's agent log as agent-MODE.log for whoever reads a run: in the guest run's output directory
+   * ({@code SEGSCOPE_GUEST_OUT}: the guest's own files are gone with it), else target/scenario-scrapes/.
+   */
+  private void keepAgentLog() {
+    String guestOut = System.getenv("SEGSCOPE_GUEST_OUT");
+    Path dir = guestOut != null ? Path.of(guestOut) : Path.of("target", "scenario-scrapes");
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("agent-" + mode() + ".log"), agent.log());
+    } catch (IOException e) {
+      System.out.println("keep agent log: " + e.getMessage());
+    }
   }
 
   /** Keeps both scrapes of a drive in target/scenario-scrapes/ for whoever reads a failure. */
@@ -678,32 +724,22 @@ abstract class ScenarioSuite {
     PromText before;
     PromText after;
     List<Object> sent = new ArrayList<>();
+    phase("drive: counters read, oracle starts");
     try (KernelOracle o = KernelOracle.start(readyTimeout(), countXmit)) {
+      phase("drive: oracle started");
       c1 = LinkCounters.read(lab, devices);
       before = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
       c2 = LinkCounters.read(lab, devices);
-      ExecutorService pool = Executors.newFixedThreadPool(flows.size());
-      try {
-        List<Future<Object>> running = new ArrayList<>();
-        for (Flow f : flows) {
-          running.add(pool.submit(f::send));
-        }
-        for (Future<Object> r : running) {
-          try {
-            sent.add(r.get(traffic().toSeconds() + 60, TimeUnit.SECONDS));
-          } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception x ? x : e;
-          }
-        }
-      } finally {
-        pool.shutdownNow();
-      }
+      sent.addAll(runFlows(flows));
+      phase("drive: flows done");
       c3 = LinkCounters.readWhenSettled(lab, devices, SETTLE);
       after = agent.scrapeOfAReadStartedAfter(Instant.now(), readyTimeout());
       c4 = LinkCounters.read(lab, devices);
+      phase("drive: read after, oracle stops");
       oracle = o.stop();
     }
     LinkCounters c5 = LinkCounters.read(lab, devices);
+    phase("drive: done");
     keepScrapes(topologies, before, after);
     return new Traffic(before, after, sent, c0, c1, c2, c3, c4, c5, oracle);
   }
@@ -910,9 +946,21 @@ abstract class ScenarioSuite {
 
   /** No open recommendation concerns a namespace of {@code s}. */
   void assertNoAdviceFor(Topology s) throws Exception {
+    assertNoAdviceFor(s, openRecommendations());
+  }
+
+  /** The agent's open recommendations now (GET /api/v1/recommendations). */
+  JsonNode openRecommendations() throws Exception {
+    return JSON.readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
+  }
+
+  /**
+   * None of {@code recs} (what {@link #openRecommendations} returned) concerns a namespace of {@code s}: several
+   * controls checked against one answer (under emulation a request takes seconds).
+   */
+  void assertNoAdviceFor(Topology s, JsonNode recs) {
     Set<String> ours = new HashSet<>();
     s.devices().values().forEach(d -> ours.add(d.ns().inode() + "/" + d.ns().name()));
-    JsonNode recs = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
     for (JsonNode r : recs) {
       assertThat(ours).as("[%s] advice for the healthy control %s: %s", mode(), s.name(), r).doesNotContain(
           r.path("subject").path("netns").asLong() + "/" + r.path("subject").path("netns_name").asText());
