@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -323,10 +324,22 @@ final class KernelOracle implements AutoCloseable {
     long missed = recursionMisses();
     process.destroy();
     // detaching and printing takes bpftrace seconds under emulation (two guests on two cores, a
-    // per-packet probe): a bound for a hung oracle, not a measurement
-    if (!process.waitFor(STOP_LIMIT_SECONDS, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError("stop the bpftrace oracle: no exit within " + STOP_LIMIT_SECONDS + " s of SIGTERM");
+    // per-packet probe): a bound for a hung oracle, not a measurement. One CI-like run of 2026-12-04 saw
+    // bpftrace not exit within 120 s of SIGTERM on the host: it is then asked once more with SIGINT (its
+    // Ctrl-C) before it is given up, with where its threads wait
+    if (!process.waitFor(STOP_LIMIT_SECONDS / 2, TimeUnit.SECONDS)) {
+      String stuck = threadsOf(process.pid());
+      System.out.printf("bpftrace oracle (pid %d) still running %d s after SIGTERM; its threads: %s; sending SIGINT%n",
+          process.pid(), STOP_LIMIT_SECONDS / 2, stuck);
+      new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start().waitFor(10,
+          TimeUnit.SECONDS);
+      if (!process.waitFor(STOP_LIMIT_SECONDS / 2, TimeUnit.SECONDS)) {
+        String still = threadsOf(process.pid());
+        process.destroyForcibly();
+        throw new AssertionError("stop the bpftrace oracle: no exit within " + STOP_LIMIT_SECONDS
+            + " s of SIGTERM and SIGINT; its threads after SIGTERM: " + stuck + "; after SIGINT: " + still
+            + "; stderr: " + stderr());
+      }
     }
     Map<String, Map<String, Long>> maps = new HashMap<>();
     for (JsonNode n : records()) {
@@ -421,6 +434,29 @@ final class KernelOracle implements AutoCloseable {
     } catch (IOException e) {
       return List.of();
     }
+  }
+
+  /** Each thread of {@code pid}: its state and where it waits in the kernel (/proc/PID/task/TID/stack). */
+  private static String threadsOf(long pid) {
+    List<String> out = new ArrayList<>();
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path t : tasks.toList()) {
+        String state = "?";
+        String stack = "?";
+        try {
+          state = Files.readAllLines(t.resolve("status")).stream().filter(l -> l.startsWith("State:"))
+              .findFirst().orElse("State: ?").substring(6).strip();
+          stack = String.join(" < ", Files.readAllLines(t.resolve("stack")).stream()
+              .map(l -> l.replaceFirst("^\\[<[0-9a-f]+>\\] ", "")).limit(8).toList());
+        } catch (IOException e) {
+          // gone meanwhile, or not readable
+        }
+        out.add(t.getFileName() + " " + state + " [" + stack + "]");
+      }
+    } catch (IOException e) {
+      return "(none: " + e.getMessage() + ")";
+    }
+    return out.toString();
   }
 
   private String stderr() {
