@@ -10,7 +10,9 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.UdpGsoSender;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,6 +67,15 @@ class NamespaceLifecycleIT {
     }
     throw new AssertionError(what + " within " + limit + "; last scrape's segscope_gso_sw_skbs_total: "
         + (m == null ? "none" : m.samples(SW)) + "\nlog:\n" + agent.log());
+  }
+
+  /** The file's text, or "" while it does not exist. */
+  private static String read(Path p) throws IOException {
+    try {
+      return Files.readString(p);
+    } catch (NoSuchFileException e) {
+      return "";
+    }
   }
 
   private static void ip(String... args) throws Exception {
@@ -165,13 +176,17 @@ class NamespaceLifecycleIT {
           "device", "a0"))).as("the inventory follows namespace a and names it").isEqualTo(1);
       Process holder = new ProcessBuilder("sh", "-c", "exec 3</run/netns/" + a.name() + "; exec sleep 600").start();
       try {
-        Path fdinfo = Path.of("/proc", Long.toString(holder.pid()), "fdinfo", "3");
+        Path proc = Path.of("/proc", Long.toString(holder.pid()));
         String ino = "ino:\t" + a.inode();
+        // settled once the shell has exec'd sleep (with fd 3 kept): while it execs, its fd 3 can vanish from
+        // /proc for a moment (seen in a CI-like run: NoSuchFileException right after the fd was seen)
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!(Files.exists(fdinfo) && Files.readString(fdinfo).contains(ino)) && System.nanoTime() < deadline) {
+        while (!(read(proc.resolve("comm")).strip().equals("sleep") && read(proc.resolve("fdinfo/3")).contains(ino))
+            && System.nanoTime() < deadline) {
           Thread.sleep(20);
         }
-        assertThat(Files.readString(fdinfo)).as("the holder has namespace a open as fd 3").contains(ino);
+        assertThat(read(proc.resolve("comm")).strip()).as("the holder runs sleep").isEqualTo("sleep");
+        assertThat(read(proc.resolve("fdinfo/3"))).as("the holder has namespace a open as fd 3").contains(ino);
         ip("netns", "delete", a.name()); // unmounts /run/netns/<a>: only the fd holds it now
         Instant unnamed = Instant.now();
         awaitScrape(agent, unnamed, Duration.ofSeconds(30),
