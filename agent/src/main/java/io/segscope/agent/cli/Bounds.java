@@ -28,6 +28,11 @@ public final class Bounds {
   public static final Duration REPORT_DURATION_MAX = Duration.ofHours(1);
   public static final Duration CRI_TIMEOUT_MIN = Duration.ofMillis(10);
   public static final Duration CRI_TIMEOUT_MAX = Duration.ofMinutes(1);
+  public static final Duration WEB_READ_HEADER_TIMEOUT_MIN = Duration.ofSeconds(1);
+  public static final Duration WEB_READ_HEADER_TIMEOUT_MAX = Duration.ofMinutes(10);
+  public static final Duration WEB_IDLE_TIMEOUT_MIN = Duration.ofSeconds(1);
+  public static final Duration WEB_IDLE_TIMEOUT_MAX = Duration.ofHours(1);
+  public static final int WEB_MAX_REQUESTS_MAX = 10_000;
   public static final int NETNS_DIRS_MAX = 16;
   public static final int PATH_MAX = 4096;
   public static final int REGEX_MAX = 1024;
@@ -88,8 +93,30 @@ public final class Bounds {
     }
   }
 
-  /** --max-devices: 1..100000. */
-  public static final class MaxDevices implements ITypeConverter<Integer> {
+  /** --web.read-header-timeout: 1s..10m. */
+  public static final class WebReadHeaderTimeout extends DurationIn {
+    public WebReadHeaderTimeout() {
+      super(WEB_READ_HEADER_TIMEOUT_MIN, WEB_READ_HEADER_TIMEOUT_MAX);
+    }
+  }
+
+  /** --web.idle-timeout: 1s..1h. */
+  public static final class WebIdleTimeout extends DurationIn {
+    public WebIdleTimeout() {
+      super(WEB_IDLE_TIMEOUT_MIN, WEB_IDLE_TIMEOUT_MAX);
+    }
+  }
+
+  /** A whole number within [min, max]. */
+  abstract static class WholeIn implements ITypeConverter<Integer> {
+    private final int min;
+    private final int max;
+
+    WholeIn(int min, int max) {
+      this.min = min;
+      this.max = max;
+    }
+
     @Override
     public Integer convert(String value) {
       int n;
@@ -98,11 +125,24 @@ public final class Bounds {
       } catch (NumberFormatException e) {
         throw new TypeConversionException("'" + value + "' is not a whole number");
       }
-      if (n < DeviceSelection.Config.MIN_DEVICES || n > DeviceSelection.Config.MAX_DEVICES) {
-        throw new TypeConversionException("'" + value + "' is outside the bound " + DeviceSelection.Config.MIN_DEVICES
-            + ".." + DeviceSelection.Config.MAX_DEVICES);
+      if (n < min || n > max) {
+        throw new TypeConversionException("'" + value + "' is outside the bound " + min + ".." + max);
       }
       return n;
+    }
+  }
+
+  /** --max-devices: 1..100000. */
+  public static final class MaxDevices extends WholeIn {
+    public MaxDevices() {
+      super(DeviceSelection.Config.MIN_DEVICES, DeviceSelection.Config.MAX_DEVICES);
+    }
+  }
+
+  /** --web.max-requests: 0..10000 (0: no limit). */
+  public static final class WebMaxRequests extends WholeIn {
+    public WebMaxRequests() {
+      super(0, WEB_MAX_REQUESTS_MAX);
     }
   }
 

@@ -77,17 +77,13 @@ public final class ReportCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
-      description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
-          + "Default: the containerd and CRI-O sockets that exist; 'none': ask no runtime.")
-  List<String> criEndpoints = new ArrayList<>();
+  /** --cri-endpoint, --cri-timeout (shared with run). */
+  @CommandLine.Mixin
+  WorkloadOptions workload = new WorkloadOptions();
 
-  @Option(names = "--advice-accept", paramLabel = "RULE:NETNS/DEVICE-GLOB",
-      description = "As for run: findings that are intended are marked accepted; repeatable.")
-  List<String> adviceAccept = new ArrayList<>();
-
-  @Option(names = "--advice-config", paramLabel = "FILE", description = "As for run: more accepted findings.")
-  Path adviceConfig;
+  /** --advice-accept, --advice-config (shared with run). */
+  @CommandLine.Mixin
+  AdviceIntentOptions advice = new AdviceIntentOptions();
 
   @Override
   public Integer call() throws Exception {
@@ -108,14 +104,14 @@ public final class ReportCommand implements Callable<Integer> {
     }
     CriEndpoints cri;
     try {
-      cri = CriEndpoints.parse(criEndpoints);
+      cri = workload.endpoints();
     } catch (IllegalArgumentException e) {
       System.err.println("segscope report: " + e.getMessage());
       return 2;
     }
     AdviceIntent intent;
     try {
-      intent = AdviceIntent.of(adviceAccept, adviceConfig);
+      intent = advice.intent();
     } catch (AdviceIntent.IntentException e) {
       System.err.println("segscope report: " + e.getMessage());
       return 2;
@@ -184,7 +180,7 @@ public final class ReportCommand implements Callable<Integer> {
       Workloads workloads;
       var d = WorkloadResolver.Config.defaults();
       try (var resolver = new WorkloadResolver(
-          new WorkloadResolver.Config(cri, d.callTimeout(), d.refresh(), d.proc()),
+          new WorkloadResolver.Config(cri, workload.timeout(), d.refresh(), d.proc()),
           inv::namespaces, new SelfMetrics(new SimpleMeterRegistry()),
           Clock.systemUTC())) {
         workloads = resolver.resolveNow();

@@ -60,34 +60,17 @@ public final class RunCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   Duration adviceCloseAfter;
 
-  @Option(names = "--advice-accept", paramLabel = "RULE:NETNS/DEVICE-GLOB",
-      description = "A finding that is intended: recommendations of RULE (* for any) about a device whose name "
-          + "matches DEVICE-GLOB in a namespace matching NETNS (its name, its inode, or root) are still measured "
-          + "and exported, with state=\"accepted\", but never logged or alerted as open. Globs: *, ?, [a-z], "
-          + "{a,b}; repeatable. E.g. offload_disabled:*/vxlan.calico")
-  List<String> adviceAccept = new ArrayList<>();
-
-  @Option(names = "--advice-config", paramLabel = "FILE",
-      description = "A YAML file whose 'accept' list holds more of --advice-accept's entries (docs/recommendations.md); "
-          + "read once at start.")
-  Path adviceConfig;
+  /** --advice-accept, --advice-config (shared with report). */
+  @CommandLine.Mixin
+  AdviceIntentOptions advice = new AdviceIntentOptions();
 
   /** --netns-dir, --tracepoint-attach, --device-include, --device-exclude, --max-devices (shared with report). */
   @CommandLine.Mixin
   InventoryOptions inventory = new InventoryOptions();
 
-  @Option(names = "--cri-endpoint", paramLabel = "SOCKET",
-      description = "A container runtime's CRI socket to name pods from (path or unix:///path); repeatable. "
-          + "Default: those of /run/containerd/containerd.sock, /run/k3s/containerd/containerd.sock and "
-          + "/run/crio/crio.sock that exist. 'none': ask no runtime. Only ListPodSandbox and PodSandboxStatus "
-          + "are called.")
-  List<String> criEndpoints = new ArrayList<>();
-
-  @Option(names = "--cri-timeout", paramLabel = "DURATION", defaultValue = "2s",
-      converter = Bounds.CriTimeout.class,
-      description = "Deadline of one CRI call; a runtime that does not answer in time keeps its last answer; "
-          + "10ms..1m (default: ${DEFAULT-VALUE}).")
-  Duration criTimeout;
+  /** --cri-endpoint, --cri-timeout (shared with report). */
+  @CommandLine.Mixin
+  WorkloadOptions workload = new WorkloadOptions();
 
   @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
       converter = ProbeModeOption.Converter.class,
@@ -108,18 +91,19 @@ public final class RunCommand implements Callable<Integer> {
   Path webConfigFile;
 
   @Option(names = "--web.max-requests", paramLabel = "N", defaultValue = "40",
+      converter = Bounds.WebMaxRequests.class,
       description = "Requests served at once, 0..10000 (0: no limit); beyond it 503 at once, never queued. One "
           + "client address gets at most half (default: ${DEFAULT-VALUE}, like node_exporter).")
   int maxRequests;
 
   @Option(names = "--web.read-header-timeout", paramLabel = "DURATION", defaultValue = "10s",
-      converter = DurationConverter.class,
+      converter = Bounds.WebReadHeaderTimeout.class,
       description = "Time a connection has to send a request's headers (and to finish the TLS handshake), "
           + "1s..10m; slower connections are closed (default: ${DEFAULT-VALUE}).")
   Duration readHeaderTimeout;
 
   @Option(names = "--web.idle-timeout", paramLabel = "DURATION", defaultValue = "60s",
-      converter = DurationConverter.class,
+      converter = Bounds.WebIdleTimeout.class,
       description = "Time a connection may stay without reading or writing a byte, 1s..1h "
           + "(default: ${DEFAULT-VALUE}).")
   Duration idleTimeout;
@@ -168,19 +152,6 @@ public final class RunCommand implements Callable<Integer> {
     StopSignal stop = StopSignal.get();
     stop.listen(); // SIGINT/SIGTERM from here on: release everything and exit 0, whatever the start is doing
     checkBounds();
-    if (maxRequests < 0 || maxRequests > 10_000) {
-      System.err.println("segscope run: --web.max-requests " + maxRequests + " is outside 0..10000");
-      return 2;
-    }
-    if (readHeaderTimeout.compareTo(Duration.ofSeconds(1)) < 0
-        || readHeaderTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-      System.err.println("segscope run: --web.read-header-timeout " + readHeaderTimeout + " is outside 1s..10m");
-      return 2;
-    }
-    if (idleTimeout.compareTo(Duration.ofSeconds(1)) < 0 || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
-      System.err.println("segscope run: --web.idle-timeout " + idleTimeout + " is outside 1s..1h");
-      return 2;
-    }
     WebConfig web = WebConfig.none();
     if (webConfigFile != null) {
       try {
@@ -194,14 +165,14 @@ public final class RunCommand implements Callable<Integer> {
         idleTimeout, h2c);
     CriEndpoints cri;
     try {
-      cri = CriEndpoints.parse(criEndpoints);
+      cri = workload.endpoints();
     } catch (IllegalArgumentException e) {
       System.err.println("segscope run: " + e.getMessage());
       return 2;
     }
     AdviceIntent intent;
     try {
-      intent = AdviceIntent.of(adviceAccept, adviceConfig);
+      intent = advice.intent();
     } catch (AdviceIntent.IntentException e) {
       System.err.println("segscope run: " + e.getMessage());
       return 2;
@@ -227,7 +198,7 @@ public final class RunCommand implements Callable<Integer> {
     AgentOptions options = new AgentOptions(http, interval,
         noBpfStats ? SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, inventory.netnsDirs(), probeMode.forced(), attach, inventory.devices(),
-        cri, criTimeout, intent,
+        cri, workload.timeout(), intent,
         (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir());
     try (AgentRuntime agent = AgentRuntime.start(options, stop)) {
       agent.awaitStop(stop);

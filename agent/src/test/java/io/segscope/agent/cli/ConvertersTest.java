@@ -91,6 +91,14 @@ class ConvertersTest {
         {"10ms..1m", "run", "--cri-timeout", "9ms"},
         {"10ms..1m", "run", "--cri-timeout", "61s"},
         {"10ms..1m", "run", "--cri-timeout", "2h"},
+        {"0..10000", "run", "--web.max-requests", "10001"},
+        {"0..10000", "run", "--web.max-requests", "-1"},
+        {"not a whole number", "run", "--web.max-requests", "lots"},
+        {"1s..10m", "run", "--web.read-header-timeout", "500ms"},
+        {"1s..10m", "run", "--web.read-header-timeout", "11m"},
+        {"1s..1h", "run", "--web.idle-timeout", "999ms"},
+        {"1s..1h", "run", "--web.idle-timeout", "2h"},
+        {"10ms..1m", "report", "--cri-timeout", "2m"},
         {"1s..1h", "report", "--duration", "500ms"},
         {"1s..1h", "report", "--duration", "2h"},
     };
@@ -157,10 +165,20 @@ class ConvertersTest {
     new CommandLine(run).parseArgs("--interval", "100ms", "--advice-window", "24h", "--advice-open-after", "1s",
         "--advice-close-after", "24h", "--listen", ":0", "--max-devices", "100000", "--device-include", "^veth",
         "--device-exclude", "^lo$", "--cri-timeout", "10ms");
-    assertThat(run.criTimeout).isEqualTo(Duration.ofMillis(10));
+    assertThat(run.workload.timeout()).isEqualTo(Duration.ofMillis(10));
     RunCommand longest = new RunCommand();
-    new CommandLine(longest).parseArgs("--cri-timeout", "1m");
-    assertThat(longest.criTimeout).isEqualTo(Duration.ofMinutes(1));
+    new CommandLine(longest).parseArgs("--cri-timeout", "1m", "--web.max-requests", "10000",
+        "--web.read-header-timeout", "10m", "--web.idle-timeout", "1h");
+    assertThat(longest.workload.timeout()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(longest.maxRequests).isEqualTo(10_000);
+    assertThat(longest.readHeaderTimeout).isEqualTo(Duration.ofMinutes(10));
+    assertThat(longest.idleTimeout).isEqualTo(Duration.ofHours(1));
+    RunCommand shortest = new RunCommand();
+    new CommandLine(shortest).parseArgs("--web.max-requests", "0", "--web.read-header-timeout", "1s",
+        "--web.idle-timeout", "1s");
+    assertThat(shortest.maxRequests).isZero();
+    assertThat(shortest.readHeaderTimeout).isEqualTo(Duration.ofSeconds(1));
+    assertThat(shortest.idleTimeout).isEqualTo(Duration.ofSeconds(1));
     assertThat(run.interval).isEqualTo(Duration.ofMillis(100));
     assertThat(run.adviceWindow).isEqualTo(Duration.ofHours(24));
     assertThat(run.inventory.maxDevices).isEqualTo(100000);
@@ -169,9 +187,16 @@ class ConvertersTest {
     new CommandLine(defaults).parseArgs();
     assertThat(defaults.inventory.maxDevices).isEqualTo(DeviceSelection.Config.DEFAULT_MAX_DEVICES);
     assertThat(defaults.inventory.deviceInclude).isNull();
-    assertThat(defaults.criTimeout).isEqualTo(Duration.ofSeconds(2));
+    assertThat(defaults.workload.timeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(defaults.maxRequests).isEqualTo(40);
+    assertThat(defaults.readHeaderTimeout).isEqualTo(Duration.ofSeconds(10));
+    assertThat(defaults.idleTimeout).isEqualTo(Duration.ofSeconds(60));
     ReportCommand report = new ReportCommand();
-    new CommandLine(report).parseArgs("--duration", "1h");
+    new CommandLine(report).parseArgs("--duration", "1h", "--cri-timeout", "250ms");
     assertThat(report.duration).isEqualTo(Duration.ofHours(1));
+    assertThat(report.workload.timeout()).isEqualTo(Duration.ofMillis(250));
+    ReportCommand reportDefaults = new ReportCommand();
+    new CommandLine(reportDefaults).parseArgs();
+    assertThat(reportDefaults.workload.timeout()).isEqualTo(Duration.ofSeconds(2));
   }
 }
