@@ -3,6 +3,7 @@ package io.segscope.lab;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -40,9 +41,19 @@ final class Command {
 
   /** Runs {@code argv} and returns whatever happened; throws only if it cannot start or times out. */
   static Result attempt(List<String> argv, Duration timeout) {
+    return attempt(argv, null, timeout);
+  }
+
+  /**
+   * Runs {@code argv} with {@code stdin} (UTF-8) as its standard input, {@code /dev/null} when null, and returns
+   * whatever happened; throws only if it cannot start or times out.
+   */
+  static Result attempt(List<String> argv, String stdin, Duration timeout) {
     ProcessBuilder pb = new ProcessBuilder(argv);
     pb.environment().put("LC_ALL", "C");
-    pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    if (stdin == null) {
+      pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    }
     Process p;
     try {
       p = pb.start();
@@ -51,6 +62,14 @@ final class Command {
     }
     CompletableFuture<String> out = drain(p.getInputStream());
     CompletableFuture<String> err = drain(p.getErrorStream());
+    if (stdin != null) {
+      try (OutputStream in = p.getOutputStream()) {
+        in.write(stdin.getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        p.destroyForcibly();
+        throw new LabException("run `" + line(argv) + "`: write its input: " + e.getMessage(), e);
+      }
+    }
     try {
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.descendants().forEach(ProcessHandle::destroyForcibly);

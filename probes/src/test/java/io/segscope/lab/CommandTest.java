@@ -36,4 +36,15 @@ class CommandTest {
         .hasMessageContaining("timed out");
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
   }
+
+  @Test
+  void standardInputIsGivenWhenAskedAndEmptyOtherwise() {
+    Command.Result fed =
+        Command.attempt(List.of("/bin/cat"), "netns del a\nnetns del \u00e9\n", Duration.ofSeconds(10));
+    assertThat(fed.exitCode()).isZero();
+    assertThat(fed.stdout()).isEqualTo("netns del a\nnetns del \u00e9\n");
+    Command.Result none = Command.attempt(List.of("/bin/cat"), Duration.ofSeconds(10));
+    assertThat(none.exitCode()).isZero();
+    assertThat(none.stdout()).isEmpty();
+  }
 }

@@ -449,17 +449,8 @@ public final class Lab implements AutoCloseable {
     if (present.isEmpty()) {
       return;
     }
-    try {
-      Path batch = Files.createTempFile("segscope-lab-" + prefix, ".ip-batch");
-      try {
-        Files.writeString(batch, present.stream().map(n -> "netns del " + n + "\n").collect(Collectors.joining()));
-        Command.attempt(List.of(ip, "-force", "-batch", batch.toString()), Command.DEFAULT_TIMEOUT);
-      } finally {
-        Files.deleteIfExists(batch);
-      }
-    } catch (IOException e) {
-      throw new LabException("delete namespaces " + present + ": write the ip batch: " + e.getMessage(), e);
-    }
+    Command.attempt(List.of(ip, "-force", "-batch", "-"),
+        present.stream().map(n -> "netns del " + n + "\n").collect(Collectors.joining()), Command.DEFAULT_TIMEOUT);
     List<String> failed = new ArrayList<>();
     for (String n : present) {
       try {

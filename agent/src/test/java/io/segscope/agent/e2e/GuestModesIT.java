@@ -52,7 +52,8 @@ class GuestModesIT {
    * with vfork, not posix_spawn through jspawnhelper (one exec less: 52-72 ms instead of 90-118 ms per
    * {@code ip -V} in the guest); the tests start hundreds (every lab step is an ip).
    */
-  private static final String GUEST_JVM = "-XX:TieredStopAtLevel=1 -Djdk.lang.Process.launchMechanism=VFORK";
+  private static final List<String> GUEST_JVM =
+      List.of("-XX:TieredStopAtLevel=1", "-Djdk.lang.Process.launchMechanism=VFORK");
 
   /**
    * Both modes at once: each guest has one vCPU and the host two cores, so the two boots run side by
@@ -111,10 +112,12 @@ class GuestModesIT {
       List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/guest-run").toString(), "--cpus", "1",
           "--timeout", Integer.toString(GUEST_TIMEOUT_SECONDS), "--out", out.toString(), "--",
           "java", "-XX:ErrorFile=" + out + "/hs_err_launcher_%p.log"));
-      cmd.addAll(List.of(GUEST_JVM.split(" ")));
+      cmd.addAll(GUEST_JVM);
       cmd.addAll(List.of("-Dsegscope.jar=" + AgentProcess.jar().toAbsolutePath(),
           "-D" + GuestScenarios.MODE_PROPERTY + "=" + mode, diag,
-          "-Dsegscope.agent.jvmOptions=-XX:ErrorFile=" + out + "/hs_err_agent_%p.log " + GUEST_JVM + " " + diag,
+          "-Dsegscope.agent.jvmOptions=-XX:ErrorFile=" + out + "/hs_err_agent_%p.log " + String.join(" ", GUEST_JVM)
+              + " "
+              + diag,
           "-jar", launcher.toString(), "execute",
           "--class-path", testClassPath(),
           "--select-class", GuestScenarios.class.getName()));

@@ -3,7 +3,6 @@ package io.segscope.agent.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.e2e.KernelOracle.Sites;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
@@ -451,8 +450,7 @@ class GuestScenarios extends ScenarioSuite {
       int unanswered = 0;
       while (found == null) {
         try {
-          open = new ObjectMapper().readTree(agent().get("/api/v1/recommendations").body())
-              .path("recommendations");
+          open = openRecommendations();
           for (JsonNode r : open) {
             if (concerns(r, k.rule(), subject)) {
               found = r;

@@ -2,6 +2,7 @@ package io.segscope.agent.e2e;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
+import io.segscope.agent.inventory.NetnsThread;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Netns;
@@ -15,23 +16,17 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * The kernel's own packet and byte counters of a set of lab devices at one moment (each namespace's
- * {@code /proc/net/dev}, read by a thread that enters the namespace with setns(2): no process per read, which
+ * {@code /proc/net/dev}, read on the agent's {@link NetnsThread}, which enters the namespace with setns(2) and
+ * checks the inode it entered: no process per read, which
  * under emulation cost 0.3-0.5 s per namespace as {@code ip netns exec ... ip -s link}): the independent
  * measure of what crossed a device that the scenario tests hold segscope's counts against.
  */
 record LinkCounters(Map<DeviceAt, Stats> stats) {
   /** The one thread that enters namespaces; it returns to the test JVM's own after each read. */
-  private static final ExecutorService NETNS_THREAD = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "link-counters-netns");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final NetnsThread NETNS_THREAD = new NetnsThread("link-counters-netns");
 
   /**
    * rx/tx packets and bytes of one device (dev_get_stats, as {@code ip -s link} shows them), the packets it
@@ -54,17 +49,16 @@ record LinkCounters(Map<DeviceAt, Stats> stats) {
       if (!lab.namespaces().contains(ns)) {
         throw new IllegalArgumentException("read counters in " + ns.name() + ": not a namespace of this lab");
       }
+      String name = ns.name();
+      var target = new io.segscope.agent.inventory.model.Netns(ns.inode(), name, Path.of("/run/netns", name),
+          false);
       Reading r;
       try {
-        r = NETNS_THREAD.submit(() -> inside(ns)).get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("read counters in " + ns.name() + ": interrupted", e);
-      } catch (ExecutionException e) {
-        throw new IllegalStateException("read counters in " + ns.name() + ": " + e.getCause().getMessage(),
-            e.getCause());
+        r = NETNS_THREAD.call(target, LinkCounters::inside);
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("read counters in " + name + ": " + e.getMessage(), e);
       }
-      parse(r.procNetDev(), r.mtus()).forEach((name, st) -> out.put(new DeviceAt(ns, name), st));
+      parse(r.procNetDev(), r.mtus()).forEach((dev, st) -> out.put(new DeviceAt(ns, dev), st));
     }
     for (DeviceAt d : devices) {
       if (!out.containsKey(d)) {
@@ -74,39 +68,10 @@ record LinkCounters(Map<DeviceAt, Stats> stats) {
     return new LinkCounters(out);
   }
 
-  /** What {@code ns} shows from inside; runs on {@link #NETNS_THREAD} only. */
-  private static Reading inside(Netns ns) throws IOException {
-    Libc c = Libc.INSTANCE;
-    int home = c.open("/proc/thread-self/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
-    if (home < 0) {
-      throw new IOException("open own namespace: errno " + Native.getLastError());
-    }
-    try {
-      String path = "/run/netns/" + ns.name();
-      int fd = c.open(path, Libc.O_RDONLY | Libc.O_CLOEXEC);
-      if (fd < 0) {
-        throw new IOException("open " + path + ": errno " + Native.getLastError());
-      }
-      try {
-        if (c.setns(fd, Libc.CLONE_NEWNET) != 0) {
-          throw new IOException("setns " + path + ": errno " + Native.getLastError());
-        }
-      } finally {
-        c.close(fd);
-      }
-      try {
-        String text = Files.readString(Path.of("/proc/thread-self/net/dev"));
-        return new Reading(text, mtus(parse(text, Map.of()).keySet()));
-      } finally {
-        if (c.setns(home, Libc.CLONE_NEWNET) != 0) {
-          // the thread would read the next namespace from this one: no later read can be trusted
-          throw new IllegalStateException("return to own namespace after " + path + ": errno "
-              + Native.getLastError());
-        }
-      }
-    } finally {
-      c.close(home);
-    }
+  /** What the namespace of the calling thread shows; runs on {@link #NETNS_THREAD} only. */
+  private static Reading inside() throws IOException {
+    String text = Files.readString(Path.of("/proc/thread-self/net/dev"));
+    return new Reading(text, mtus(parse(text, Map.of()).keySet()));
   }
 
   /** Each device's MTU by SIOCGIFMTU on a socket made in the thread's namespace. */

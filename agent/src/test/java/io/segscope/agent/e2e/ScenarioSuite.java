@@ -432,7 +432,7 @@ abstract class ScenarioSuite {
     long deadline = start + adviceWait().toNanos();
     JsonNode last = null;
     while (System.nanoTime() < deadline) {
-      last = new ObjectMapper().readTree(agent.get("/api/v1/recommendations").body()).path("recommendations");
+      last = openRecommendations();
       for (JsonNode r : last) {
         if (concerns(r, rule, subject)) {
           assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
@@ -979,7 +979,7 @@ abstract class ScenarioSuite {
 
   /** The MSS iperf3 used (its JSON start.tcp_mss_default), else 1448 for a 1500-byte MTU. */
   static double mss(IperfResult r) throws Exception {
-    JsonNode n = new ObjectMapper().readTree(r.rawJson()).path("start").path("tcp_mss_default");
+    JsonNode n = JSON.readTree(r.rawJson()).path("start").path("tcp_mss_default");
     return n.isNumber() && n.asInt() > 0 ? n.asInt() : 1448;
   }
 }
