@@ -40,8 +40,8 @@ class LaunchersTest {
     Path bin = tmp.resolve("bin");
     Files.createDirectories(bin);
     Path argv = tmp.resolve("argv");
-    Files.writeString(bin.resolve("java"),
-        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argv + "\n");
+    Files.writeString(bin.resolve("java"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + argv
+        + "\nprintf %s \"$MALLOC_ARENA_MAX\" > " + tmp.resolve("arenas") + "\n");
     for (Path p : List.of(setup, root.resolve("segscope"), bin.resolve("java"))) {
       Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
@@ -49,6 +49,7 @@ class LaunchersTest {
         .redirectErrorStream(true);
     pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
     pb.environment().remove("SEGSCOPE_JAVA_OPTS");
+    pb.environment().remove("MALLOC_ARENA_MAX");
     pb.environment().putAll(env);
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -64,6 +65,17 @@ class LaunchersTest {
         "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps", "-XX:TrimNativeHeapInterval=5000",
         "-XX:TieredStopAtLevel=1", "-jar");
     assertThat(argv.subList(argv.size() - 3, argv.size())).containsExactly("run", "--listen", ":9810");
+    // what tests that start the jar themselves read from the script is what it passes
+    assertThat(argv.subList(0, argv.indexOf("-jar"))).isEqualTo(LauncherScript.javaOptions());
+  }
+
+  @Test
+  void theLauncherLimitsMallocArenasUnlessTheCallerSaysOtherwise(@TempDir Path tmp) throws Exception {
+    assertThat(LauncherScript.environment()).isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
+    launcherArgv(tmp.resolve("unset"), Map.of());
+    assertThat(Files.readString(tmp.resolve("unset/arenas"))).isEqualTo("2");
+    launcherArgv(tmp.resolve("set"), Map.of("MALLOC_ARENA_MAX", "4"));
+    assertThat(Files.readString(tmp.resolve("set/arenas"))).isEqualTo("4");
   }
 
   @Test

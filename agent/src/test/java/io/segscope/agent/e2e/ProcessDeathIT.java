@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.deploy.LauncherScript;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
@@ -75,14 +76,14 @@ class ProcessDeathIT {
       log = dir.resolve("agent.log");
       classLog = dir.resolve("classes.log");
       port = AgentProcess.freePort();
-      List<String> cmd = new ArrayList<>(List.of("java", "-Xms16m", "-Xmx192m", "-XX:+UseSerialGC",
-          "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", "-XX:-ShrinkHeapInSteps",
-          "-XX:TrimNativeHeapInterval=5000", "-XX:TieredStopAtLevel=1",
-          "-XX:+ExitOnOutOfMemoryError", "-Xlog:class+load=info:file=" + classLog,
-          "-Djava.io.tmpdir=" + tmp, "-Djna.tmpdir=" + tmp.resolve("jna"),
-          "-jar", AgentProcess.jar().toString(), "run", "--listen", "127.0.0.1:" + port, "--interval", "1s",
-          "--cache-dir", cacheDir == null ? "none" : cacheDir.toString()));
+      // the launcher's JVM flags and environment (./segscope), then this test's diagnostics
+      List<String> cmd = new ArrayList<>(List.of("java"));
+      cmd.addAll(LauncherScript.javaOptions());
+      cmd.addAll(List.of("-Xlog:class+load=info:file=" + classLog, "-Djava.io.tmpdir=" + tmp,
+          "-Djna.tmpdir=" + tmp.resolve("jna"), "-jar", AgentProcess.jar().toString(), "run", "--listen",
+          "127.0.0.1:" + port, "--interval", "1s", "--cache-dir", cacheDir == null ? "none" : cacheDir.toString()));
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+      pb.environment().putAll(LauncherScript.environment());
       pb.environment().put("TMPDIR", tmp.toString());
       process = pb.start();
       sampler = new Thread(this::sample, "segscope-death-sampler");
