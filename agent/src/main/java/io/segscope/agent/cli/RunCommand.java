@@ -12,7 +12,6 @@ import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.probes.TracepointAttach;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
