@@ -1,11 +1,11 @@
 package io.segscope.agent.advice;
 
+import io.segscope.agent.config.ConfigFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,10 +104,9 @@ public final class AdviceIntent {
   public static List<AcceptEntry> load(Path file) throws IntentException {
     byte[] bytes;
     try {
-      if (Files.size(file) > MAX_FILE_BYTES) {
-        throw new IntentException("read " + file + ": larger than " + MAX_FILE_BYTES + " bytes");
-      }
-      bytes = Files.readAllBytes(file);
+      bytes = ConfigFile.read(file, MAX_FILE_BYTES);
+    } catch (ConfigFile.RefusedException e) {
+      throw new IntentException("read " + file + ": " + e.reason());
     } catch (IOException e) {
       throw new IntentException("read " + file + ": " + e.getMessage());
     }

@@ -1,5 +1,6 @@
 package io.segscope.agent.http;
 
+import io.segscope.agent.config.ConfigFile;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
@@ -452,14 +452,9 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
 
   private static byte[] read(Path file, String what) throws WebConfigException {
     try {
-      if (!Files.isRegularFile(file)) {
-        throw new WebConfigException(what + ": " + file + (Files.exists(file) ? " is not a regular file"
-            : " does not exist"));
-      }
-      if (Files.size(file) > MAX_FILE_BYTES) {
-        throw new WebConfigException(what + ": " + file + " is larger than " + MAX_FILE_BYTES + " bytes");
-      }
-      return Files.readAllBytes(file);
+      return ConfigFile.read(file, MAX_FILE_BYTES);
+    } catch (ConfigFile.RefusedException e) {
+      throw new WebConfigException(what + ": " + file + ": " + e.reason());
     } catch (IOException e) {
       throw new WebConfigException(what + ": read " + file + ": " + oneLine(String.valueOf(e.getMessage())));
     }

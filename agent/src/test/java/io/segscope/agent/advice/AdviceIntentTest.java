@@ -136,7 +136,12 @@ class AdviceIntentTest {
     assertThatThrownBy(() -> AdviceIntent.load(f)).hasMessage("read " + f + ": not UTF-8");
     Files.write(f, "#".repeat(AdviceIntent.MAX_FILE_BYTES + 1).getBytes(StandardCharsets.US_ASCII));
     assertThatThrownBy(() -> AdviceIntent.load(f)).hasMessageContaining("larger than");
-    assertThatThrownBy(() -> AdviceIntent.load(dir.resolve("missing.yaml"))).hasMessageStartingWith("read ");
+    assertThatThrownBy(() -> AdviceIntent.load(dir.resolve("missing.yaml")))
+        .hasMessage("read " + dir.resolve("missing.yaml") + ": does not exist");
+    // a device would never end (the heap went first: exit 3 before ConfigFile), a directory is no file
+    assertThatThrownBy(() -> AdviceIntent.load(Path.of("/dev/zero")))
+        .hasMessage("read /dev/zero: is not a regular file");
+    assertThatThrownBy(() -> AdviceIntent.load(dir)).hasMessage("read " + dir + ": is not a regular file");
   }
 
   @Test

@@ -87,6 +87,38 @@ class CliIT {
     }
   }
 
+  /**
+   * A file flag pointed at what is no file ends the start with exit 2 and one line, for run and report alike: a
+   * device that never ends (/dev/zero once took the heap, exit 3), a FIFO nobody writes (would block), a
+   * directory.
+   */
+  @Test
+  void fileFlagsRefuseDevicesFifosAndDirectoriesWithOneLine() throws Exception {
+    Path dir = Files.createTempDirectory("segscope-fileflags");
+    try {
+      Path fifo = dir.resolve("fifo");
+      assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
+      for (String target : List.of("/dev/zero", fifo.toString(), dir.toString())) {
+        for (List<String> args : List.of(List.of("run", "--listen", "127.0.0.1:0", "--advice-config", target),
+            List.of("report", "--advice-config", target),
+            List.of("run", "--listen", "127.0.0.1:0", "--web.config.file", target))) {
+          AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), args.toArray(String[]::new));
+          assertThat(r.exitCode()).as("%s: %s", args, r.output()).isEqualTo(2);
+          assertThat(r.output().strip().lines().count()).as("one line: %s", r.output()).isEqualTo(1);
+          assertThat(r.output()).as("%s", args).contains(target + ": is not a regular file")
+              .doesNotContain("Exception").doesNotContain("OutOfMemoryError");
+        }
+      }
+    } finally {
+      try (var files = Files.list(dir)) {
+        for (Path f : files.toList()) {
+          Files.delete(f);
+        }
+      }
+      Files.delete(dir);
+    }
+  }
+
   @Test
   void webFlagsOutsideTheirBoundsExitTwoNamingTheBound() throws Exception {
     for (String[] c : new String[][] {{"--web.max-requests", "10001", "0..10000"},
