@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
  * {@code scripts/guest-run} (ONE boot per mode, both modes side by side) and runs {@link GuestScenarios} inside it with the
  * JUnit console launcher, on the test classpath this JVM has (the guest's root is this machine's own):
  * the program checks in both boots; the guest-only device kinds (G1-G5, each beside its control, with
- * their advice and its commands) in the kprobe boot; S1, S2, S3 (with their controls), S6 and the
- * copy-time quantiles in the fentry boot: so the two side-by-side boots take about as long. kprobe
- * mode's GSO program is held to the oracle by the kinds, fentry's GSO and generic-XDP programs by the
- * seeds and S6; kprobe mode's generic-XDP program only attaches (docs/guest-kernel.md).
+ * their advice and its commands) and the generic-XDP copy-time quantiles in the kprobe boot; S1, S2, S3
+ * (with their controls) and S6 in the fentry boot: so the two side-by-side boots take about as long. kprobe
+ * mode's GSO program is held to the oracle by the kinds and its generic-XDP program by the copy-time
+ * test; fentry's GSO and generic-XDP programs by the seeds and S6 (docs/guest-kernel.md).
  * Fails with the guest's output when anything inside fails. Tag {@code guest}; needs root (the
  * runner installs qemu and the kernel packages when missing). Runs are kept in
  * {@code agent/target/guest-runs/<mode>/} (stdout, console.log, timing, JUnit XML under reports/).
@@ -122,14 +122,13 @@ class GuestModesIT {
           "--class-path", testClassPath(),
           "--select-class", GuestScenarios.class.getName()));
       // the split that makes both boots take about as long (docs/guest-kernel.md): the guest-only
-      // device kinds in the kprobe boot, S1, S2, S3 and its control, S6 (routed) and the copy-time
-      // quantiles in the fentry boot; the program checks in both. The kprobe
+      // device kinds and the copy-time quantiles (kprobe's generic-XDP program against an oracle) in the
+      // kprobe boot, S1, S2, S3 and its control and S6 (routed) in the fentry boot; the program checks in both. The kprobe
       // boot's agent runs in auto mode with every path's fentry programs made to fail to load (GuestScenarios):
       // its kprobe mode is where the per-path fallback lands (tag kprobe-boot: the fallback and the stale kprobe sweep)
       for (String tag : mode.equals("kprobe")
-          ? List.of(ScenarioSuite.S1, ScenarioSuite.S2, ScenarioSuite.S3, GuestScenarios.ROUTED_TAG,
-              GuestScenarios.COPY_TIME_TAG)
-          : List.of(GuestScenarios.KINDS, GuestScenarios.KPROBE_BOOT)) {
+          ? List.of(ScenarioSuite.S1, ScenarioSuite.S2, ScenarioSuite.S3, GuestScenarios.ROUTED_TAG)
+          : List.of(GuestScenarios.KINDS, GuestScenarios.KPROBE_BOOT, GuestScenarios.COPY_TIME_TAG)) {
         cmd.addAll(List.of("--exclude-tag", tag));
       }
       cmd.addAll(List.of("--details=tree", "--disable-banner", "--disable-ansi-colors", "--fail-if-no-tests",

@@ -256,9 +256,9 @@ class GuestScenarios extends ScenarioSuite {
 
   /**
    * Issue 14 for the generic-XDP copy time, which only kprobe and fentry modes measure (so only in
-   * the guest kernel; run in the fentry boot only, to keep the suite's time: kprobe times the same
-   * interval with the same code. It ran in the kprobe boot, where it also held kprobe mode's generic-XDP
-   * program to an oracle, until the kinds' advice and fix phases made that boot the longer by 90 s). During S3, {@link DurationOracle#genericXdpCopy} records every
+   * the guest kernel; run in the kprobe boot only, to keep the suite's time: fentry times the same
+   * interval with the same code, and its generic-XDP counts are held to the oracle by S3 in the fentry
+   * boot; here the copies kprobe mode timed are held to the oracle's). During S3, {@link DurationOracle#genericXdpCopy} records every
    * single copy on the receiver with bpftrace (entry of do_xdp_generic to entry of
    * bpf_prog_run_generic_xdp, "copied" observed as the skb's head moving). No Prometheus runs in the
    * guest: the agent's protobuf exposition is read before and after the traffic, and the quantiles
