@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The jar as a user runs it: exit codes and messages. */
 class CliIT {
@@ -61,30 +62,20 @@ class CliIT {
   }
 
   @Test
-  void aBadWebConfigExitsTwoWithOneLineNamingTheField() throws Exception {
-    Path dir = Files.createTempDirectory("segscope-webconfig");
-    try {
-      Path bad = Files.writeString(dir.resolve("web.yml"), "tls_server_config:\n  certfile: x.crt\n");
-      AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen",
-          "127.0.0.1:0", "--web.config.file", bad.toString());
-      assertThat(r.exitCode()).as(r.output()).isEqualTo(2);
-      assertThat(r.output().strip().lines().count()).as("one line: " + r.output()).isEqualTo(1);
-      assertThat(r.output()).contains("--web.config.file").contains("tls_server_config.certfile: unknown field")
-          .doesNotContain("Exception").doesNotContain("\tat ");
+  void aBadWebConfigExitsTwoWithOneLineNamingTheField(@TempDir Path dir) throws Exception {
+    Path bad = Files.writeString(dir.resolve("web.yml"), "tls_server_config:\n  certfile: x.crt\n");
+    AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen",
+        "127.0.0.1:0", "--web.config.file", bad.toString());
+    assertThat(r.exitCode()).as(r.output()).isEqualTo(2);
+    assertThat(r.output().strip().lines().count()).as("one line: " + r.output()).isEqualTo(1);
+    assertThat(r.output()).contains("--web.config.file").contains("tls_server_config.certfile: unknown field")
+        .doesNotContain("Exception").doesNotContain("\tat ");
 
-      AgentProcess.ProcessResult missing = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen",
-          "127.0.0.1:0", "--web.config.file", dir.resolve("nowhere.yml").toString());
-      assertThat(missing.exitCode()).isEqualTo(2);
-      assertThat(missing.output().strip().lines().count()).isEqualTo(1);
-      assertThat(missing.output()).contains("does not exist");
-    } finally {
-      try (var files = Files.list(dir)) {
-        for (Path f : files.toList()) {
-          Files.delete(f);
-        }
-      }
-      Files.delete(dir);
-    }
+    AgentProcess.ProcessResult missing = AgentProcess.runToExit(Duration.ofSeconds(30), "run", "--listen",
+        "127.0.0.1:0", "--web.config.file", dir.resolve("nowhere.yml").toString());
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.output().strip().lines().count()).isEqualTo(1);
+    assertThat(missing.output()).contains("does not exist");
   }
 
   /**
@@ -93,29 +84,19 @@ class CliIT {
    * directory.
    */
   @Test
-  void fileFlagsRefuseDevicesFifosAndDirectoriesWithOneLine() throws Exception {
-    Path dir = Files.createTempDirectory("segscope-fileflags");
-    try {
-      Path fifo = dir.resolve("fifo");
-      assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
-      for (String target : List.of("/dev/zero", fifo.toString(), dir.toString())) {
-        for (List<String> args : List.of(List.of("run", "--listen", "127.0.0.1:0", "--advice-config", target),
-            List.of("report", "--advice-config", target),
-            List.of("run", "--listen", "127.0.0.1:0", "--web.config.file", target))) {
-          AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), args.toArray(String[]::new));
-          assertThat(r.exitCode()).as("%s: %s", args, r.output()).isEqualTo(2);
-          assertThat(r.output().strip().lines().count()).as("one line: %s", r.output()).isEqualTo(1);
-          assertThat(r.output()).as("%s", args).contains(target + ": is not a regular file")
-              .doesNotContain("Exception").doesNotContain("OutOfMemoryError");
-        }
+  void fileFlagsRefuseDevicesFifosAndDirectoriesWithOneLine(@TempDir Path dir) throws Exception {
+    Path fifo = dir.resolve("fifo");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
+    for (String target : List.of("/dev/zero", fifo.toString(), dir.toString())) {
+      for (List<String> args : List.of(List.of("run", "--listen", "127.0.0.1:0", "--advice-config", target),
+          List.of("report", "--advice-config", target),
+          List.of("run", "--listen", "127.0.0.1:0", "--web.config.file", target))) {
+        AgentProcess.ProcessResult r = AgentProcess.runToExit(Duration.ofSeconds(30), args.toArray(String[]::new));
+        assertThat(r.exitCode()).as("%s: %s", args, r.output()).isEqualTo(2);
+        assertThat(r.output().strip().lines().count()).as("one line: %s", r.output()).isEqualTo(1);
+        assertThat(r.output()).as("%s", args).contains(target + ": is not a regular file")
+            .doesNotContain("Exception").doesNotContain("OutOfMemoryError");
       }
-    } finally {
-      try (var files = Files.list(dir)) {
-        for (Path f : files.toList()) {
-          Files.delete(f);
-        }
-      }
-      Files.delete(dir);
     }
   }
 
