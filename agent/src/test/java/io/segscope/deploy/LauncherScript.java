@@ -3,7 +3,6 @@ package io.segscope.deploy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -42,12 +41,8 @@ public final class LauncherScript {
    * defaults.
    */
   public static List<String> javaOptions() {
-    List<String> out = new ArrayList<>();
-    for (String s : (group(ALWAYS, "the flags always passed") + " " + group(DEFAULT_OPTS, "the default flags"))
-        .trim().split("\\s+")) {
-      out.add(s);
-    }
-    return List.copyOf(out);
+    return List.of((group(ALWAYS, "the flags always passed") + " " + group(DEFAULT_OPTS, "the default flags"))
+        .trim().split("\\s+"));
   }
 
   /** The environment the launcher exports to the JVM when the caller's does not set it. */

@@ -50,10 +50,10 @@ public final class Lab implements AutoCloseable {
   private boolean closed;
 
   /**
-   * One recorded way back: what it undoes, and how; {@code namespace}: the undo deletes that lab namespace, or
-   * (with {@code device}) a device in it, which deleting the namespace takes with it.
+   * One recorded way back: what it undoes, and how; {@code namespace}: the lab namespace it deletes (those go
+   * last, in one batch), null for any other step.
    */
-  private record Undo(String what, Runnable action, String namespace, boolean device) {
+  private record Undo(String what, Runnable action, String namespace) {
   }
 
   private Lab(String prefix, String tag, String ip) {
@@ -117,7 +117,7 @@ public final class Lab implements AutoCloseable {
       throw new IllegalArgumentException("create namespace " + name + ": already made by this lab");
     }
     ip("netns", "add", name);
-    undo.push(new Undo("delete namespace " + name, () -> deleteNamespace(name), name, false));
+    undo.push(new Undo("delete namespace " + name, () -> deleteNamespace(name), name));
     ip("-n", name, "link", "set", "dev", "lo", "up");
     Netns ns = new Netns(name, Netnses.inode(name));
     namespaces.put(name, ns);
@@ -412,9 +412,7 @@ public final class Lab implements AutoCloseable {
     while (!undo.isEmpty()) {
       Undo u = undo.pop();
       if (u.namespace() != null) {
-        if (!u.device()) {
-          namespacesToDelete.add(u.namespace());
-        }
+        namespacesToDelete.add(u.namespace());
         continue;
       }
       try {
@@ -509,16 +507,15 @@ public final class Lab implements AutoCloseable {
   // --- internals -------------------------------------------------------------------------------------
 
   private void record(String what, Runnable action) {
-    undo.push(new Undo(what, action, null, false));
+    undo.push(new Undo(what, action, null));
   }
 
+  /**
+   * Tracks a device the lab made in {@code ns}. No undo step: every lab device is virtual and lives in a lab
+   * namespace, so deleting the namespace at close deletes it.
+   */
   private void recordDevice(Netns ns, String dev) {
     devices.get(ns.name()).add(dev);
-    undo.push(new Undo("delete device " + dev + " in " + ns.name(), () -> {
-      if (deviceExists(ns, dev)) {
-        ip("-n", ns.name(), "link", "del", "dev", dev);
-      }
-    }, ns.name(), true));
   }
 
   private void deleteNamespace(String name) {
