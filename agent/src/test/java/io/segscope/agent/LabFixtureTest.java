@@ -11,7 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The namespace lab from the probes test-jar is usable from agent tests. */
+/** The namespace lab from the testkit module is usable from agent tests. */
 @LabTest
 class LabFixtureTest {
   @Test

@@ -252,7 +252,7 @@ public final class BenchmarksMarkdown {
     OverheadResult.Spread d = overhead.udpCostPerSegment();
     OverheadResult.Spread g = overhead.udpSegmentationNanos();
     double segs = overhead.udpSegmentsPerSuperPacket();
-    md.append("**UDP_SEGMENT sender** (`probes/src/test/resources/io/segscope/lab/udp_gso_send.c`: 63,000-byte")
+    md.append("**UDP_SEGMENT sender** (`testkit/src/main/resources/io/segscope/lab/udp_gso_send.c`: 63,000-byte")
         .append(" super-packets cut at 1,400 bytes, ").append(num(segs, 0)).append(" segments each, on a veth with")
         .append(" `tx-udp-segmentation off`, so the kernel segments every one in software in the sender's context;")
         .append(" CPU = the sender's own user + system time):\n\n");
