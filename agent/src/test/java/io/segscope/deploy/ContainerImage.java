@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,42 @@ record ContainerImage(List<String> entrypoint, Map<String, String> env) {
 
   static ContainerImage read() {
     return parse(RepoFiles.text("deploy/container/Containerfile"));
+  }
+
+  /**
+   * The instructions of stage {@code index} (0 = after the first FROM) of a Containerfile's text, the
+   * FROM itself first: continuation lines joined, comments and blank lines dropped, runs of white
+   * space folded to one space.
+   */
+  static List<String> stage(String containerfile, int index) {
+    List<String> all = new ArrayList<>();
+    StringBuilder cur = new StringBuilder();
+    for (String raw : containerfile.split("\n")) {
+      String line = raw.strip();
+      if (line.startsWith("#") || (line.isEmpty() && cur.length() == 0)) {
+        continue;
+      }
+      boolean more = line.endsWith("\\");
+      cur.append(more ? line.substring(0, line.length() - 1) : line).append(' ');
+      if (!more) {
+        all.add(cur.toString().strip().replaceAll("\\s+", " "));
+        cur.setLength(0);
+      }
+    }
+    List<String> stage = new ArrayList<>();
+    int seen = -1;
+    for (String i : all) {
+      if (i.startsWith("FROM ")) {
+        seen++;
+      }
+      if (seen == index) {
+        stage.add(i);
+      }
+    }
+    if (stage.isEmpty()) {
+      throw new IllegalArgumentException("parse the Containerfile: it has no stage " + index);
+    }
+    return List.copyOf(stage);
   }
 
   /** Parses the last stage (after the last FROM) of a Containerfile's text. */

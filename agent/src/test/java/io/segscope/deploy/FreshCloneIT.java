@@ -41,11 +41,19 @@ import org.junit.jupiter.api.TestMethodOrder;
  * gives: tracked and unignored files, no {@code target/}, no jar) under /tmp, where people try
  * things, driven only through {@code ./segscope}.
  *
+ * <p>Every Maven run here (the launcher's builds, the Containerfile's build stage) uses a Maven
+ * repository as a user's machine or a container build has it: the third-party artifacts of this
+ * machine's repository and no {@code io.segscope} artifact ({@link UserMavenRepository}), so that a
+ * build that leans on something an earlier {@code mvn install} left behind fails here as it would
+ * there.
+ *
  * <ul>
  *   <li>the launcher builds the missing jar, then rebuilds exactly when a jar input (a pom.xml or a
  *       file under src/main) is newer than the jar, and prints nothing when it does not build;
  *   <li>the first screens of {@code --help}, {@code doctor}, {@code report} and {@code run} carry
  *       only segscope's own words on stderr: no line from find, libbcc, Maven or the JVM;
+ *   <li>the Containerfile's build stage, its COPY instructions and its {@code mvn ... package} run
+ *       as written, builds the jar from the sources alone;
  *   <li>the DaemonSet-confined agent ({@link ConfinedAgent}, which covers /tmp with a tmpfs) runs the
  *       jar of that checkout under /tmp.
  * </ul>
@@ -73,6 +81,7 @@ class FreshCloneIT {
       Pattern.compile(".*Exception.*"), Pattern.compile("^\\tat .*"), Pattern.compile(".*\u001b\\[.*"));
 
   private Path clone;
+  private UserMavenRepository m2;
 
   @BeforeAll
   void copyTheCheckout() throws Exception {
@@ -99,10 +108,16 @@ class FreshCloneIT {
     assertThat(clone.resolve("segscope")).as("the launcher in the copy").isExecutable();
     assertThat(clone.resolve(JAR)).as("a fresh copy has no jar").doesNotExist();
     System.out.printf("fresh copy of %s: %d files in %s%n", repo, copied, clone);
+    m2 = UserMavenRepository.withoutSegscope(UserMavenRepository.machineRepository(), Path.of("/tmp"));
+    assertThat(m2.holdsSegscope()).as("the user's Maven repository %s", m2.dir()).isFalse();
+    System.out.printf("Maven repository without io.segscope: %s%n", m2.dir());
   }
 
   @AfterAll
   void removeTheCopy() throws IOException {
+    if (m2 != null) {
+      m2.close();
+    }
     if (clone == null) {
       return;
     }
@@ -156,6 +171,47 @@ class FreshCloneIT {
 
     Result settled = launch(BUILD_LIMIT, "--help");
     assertThat(settled.stderr()).as("stderr of the --help after the rebuild").isEmpty();
+    assertThat(m2.holdsSegscope()).as("a build installed io.segscope artifacts into %s", m2.dir()).isFalse();
+  }
+
+  /**
+   * The Containerfile's build stage as a container build runs it: a directory holding only what its
+   * COPY instructions copy from the checkout, then each of its {@code RUN mvn ... package} commands
+   * (the ones that build the jar; the dependency prefetch needs the network a container build has),
+   * with a Maven repository that holds no {@code io.segscope} artifact.
+   */
+  @Test
+  @Order(5)
+  void theContainerfilesBuildStageBuildsTheJarFromTheSourcesAlone() throws Exception {
+    List<String> build = ContainerImage.stage(Files.readString(clone.resolve("deploy/container/Containerfile")), 0);
+    Path src = Files.createTempDirectory(Path.of("/tmp"), "segscope-image-build-");
+    try {
+      List<String> packageRuns = new ArrayList<>();
+      for (String instruction : build) {
+        if (instruction.startsWith("COPY ") && !instruction.contains("--from=")) {
+          String[] words = instruction.substring(5).strip().split(" ");
+          assertThat(words).as("COPY with one source and one destination: %s", instruction).hasSize(2);
+          copyTree(clone.resolve(words[0]), src.resolve(words[1].endsWith("/") ? words[1] + fileName(words[0])
+              : words[1]));
+        } else if (instruction.startsWith("RUN mvn ") && instruction.contains(" package")) {
+          packageRuns.add(instruction.substring(4));
+        }
+      }
+      assertThat(packageRuns).as("the build stage's mvn package commands:%n%s", String.join("\n", build))
+          .isNotEmpty();
+      assertThat(src.resolve("bench")).as("the build stage does not copy the bench module").doesNotExist();
+      for (String command : packageRuns) {
+        Result r = run(src, BUILD_LIMIT, "/bin/sh", "-c", command);
+        assertThat(r.exitCode()).as("the Containerfile's build stage: %s%n%s", command, r).isZero();
+      }
+      assertThat(src.resolve(JAR)).as("the jar the runtime stage copies").isRegularFile();
+      assertThat(m2.holdsSegscope()).as("the build stage installed io.segscope artifacts into %s", m2.dir())
+          .isFalse();
+    } finally {
+      try (var all = Files.walk(src)) {
+        all.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
   }
 
   @Test
@@ -193,7 +249,7 @@ class FreshCloneIT {
       ProcessBuilder pb = new ProcessBuilder(clone.resolve("segscope").toString(), "run", "--listen",
           "127.0.0.1:" + port, "--interval", "1s").directory(clone.toFile())
           .redirectOutput(out.toFile()).redirectError(err.toFile());
-      cleanEnvironment(pb.environment());
+      userEnvironment(pb.environment());
       Process p = pb.start();
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
       try {
@@ -265,6 +321,25 @@ class FreshCloneIT {
     Files.setLastModifiedTime(file, FileTime.from(Instant.now()));
   }
 
+  private static String fileName(String path) {
+    String p = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    return p.substring(p.lastIndexOf('/') + 1);
+  }
+
+  private static void copyTree(Path from, Path to) throws IOException {
+    try (var all = Files.walk(from)) {
+      for (Path f : all.toList()) {
+        Path dest = to.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f, LinkOption.NOFOLLOW_LINKS)) {
+          Files.createDirectories(dest);
+        } else {
+          Files.createDirectories(dest.getParent());
+          Files.copy(f, dest, StandardCopyOption.COPY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+        }
+      }
+    }
+  }
+
   private Result launch(Duration limit, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(clone.resolve("segscope").toString()));
     cmd.addAll(List.of(args));
@@ -273,11 +348,16 @@ class FreshCloneIT {
 
   /**
    * The environment of a new user's shell: no segscope settings, no JVM option variables (the JVM
-   * announces those on stderr), nothing of the Maven run that runs this test.
+   * announces those on stderr), nothing of the Maven run that runs this test, and Maven pointed at
+   * the user's repository (once it is made), which holds no io.segscope artifact.
    */
-  private static void cleanEnvironment(Map<String, String> env) {
+  private void userEnvironment(Map<String, String> env) {
     env.keySet().removeIf(k -> k.startsWith("SEGSCOPE_") || (k.startsWith("MAVEN_") && !k.equals("MAVEN_OPTS"))
         || k.equals("JAVA_TOOL_OPTIONS") || k.equals("_JAVA_OPTIONS") || k.equals("JDK_JAVA_OPTIONS"));
+    if (m2 != null) {
+      String opts = env.getOrDefault("MAVEN_OPTS", "").strip();
+      env.put("MAVEN_OPTS", (opts.isEmpty() ? "" : opts + " ") + m2.mavenFlag());
+    }
   }
 
   record Result(int exitCode, String stdout, String stderr) {
@@ -296,13 +376,13 @@ class FreshCloneIT {
     return new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
   }
 
-  private static Result run(Path dir, Duration limit, String... cmd) throws Exception {
+  private Result run(Path dir, Duration limit, String... cmd) throws Exception {
     Path out = Files.createTempFile("segscope-fresh", ".out");
     Path err = Files.createTempFile("segscope-fresh", ".err");
     try {
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(out.toFile())
           .redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-      cleanEnvironment(pb.environment());
+      userEnvironment(pb.environment());
       Process p = pb.start();
       if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
         p.destroyForcibly().waitFor();
