@@ -1,6 +1,6 @@
 package io.segscope.agent;
 
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.sys.Libc;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

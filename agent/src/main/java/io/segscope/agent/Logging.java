@@ -1,6 +1,6 @@
 package io.segscope.agent;
 
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Locale;

@@ -1,6 +1,6 @@
 package io.segscope.agent.advice;
 
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.segscope.agent.inventory;
 
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

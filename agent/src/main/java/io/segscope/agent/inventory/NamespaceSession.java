@@ -17,7 +17,7 @@ import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.agent.netlink.NetlinkSocket;
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.sys.Libc;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

@@ -18,7 +18,7 @@ import java.util.Map;
  * The root namespace is the one of /proc/1/ns/net; when PID 1's namespace cannot be read (a
  * container or a sandbox hides it), it is the agent's own namespace (/proc/self/ns/net).
  *
- * <p>Names are byte-exact in segscope's name form ({@link io.segscope.probes.names.NameCodec}).
+ * <p>Names are byte-exact in segscope's name form ({@link io.segscope.host.names.NameCodec}).
  *
  * <p>Namespaces held only by an open file descriptor, or bind-mounted elsewhere, are not found.
  */

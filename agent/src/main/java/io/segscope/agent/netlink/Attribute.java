@@ -1,6 +1,6 @@
 package io.segscope.agent.netlink;
 
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +40,7 @@ public record Attribute(int type, boolean nestedFlag, boolean netByteOrder, Byte
 
   /**
    * A kernel name (an interface name) up to the first NUL, byte-exact in segscope's name form
-   * ({@link io.segscope.probes.names.NameCodec}): valid UTF-8 as is, other bytes as {@code \xHH}.
+   * ({@link io.segscope.host.names.NameCodec}): valid UTF-8 as is, other bytes as {@code \xHH}.
    */
   public String asName() {
     return NameCodec.decode(untilNul());

@@ -1,6 +1,6 @@
 package io.segscope.agent.netlink;
 
-import io.segscope.probes.sys.Errno;
+import io.segscope.host.sys.Errno;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalInt;

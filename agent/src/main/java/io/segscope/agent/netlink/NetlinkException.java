@@ -1,6 +1,6 @@
 package io.segscope.agent.netlink;
 
-import io.segscope.probes.sys.Errno;
+import io.segscope.host.sys.Errno;
 
 /**
  * A netlink operation or decode failed: a kernel error reply (with its errno and, when the kernel

@@ -14,7 +14,7 @@ import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.model.GsoCause;
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Names of network namespaces from {@code /run/netns} (iproute2's convention), by inode, byte-exact in
- * segscope's name form ({@link io.segscope.probes.names.NameCodec}).
+ * segscope's name form ({@link io.segscope.host.names.NameCodec}).
  */
 public final class NetnsNames {
   private NetnsNames() {}

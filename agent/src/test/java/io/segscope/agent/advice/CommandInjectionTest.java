@@ -19,7 +19,7 @@ import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoSite;
 import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.XdpDeviceStats;
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -8,7 +8,7 @@ import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.report.ReportRenderer;
 import io.segscope.exporters.model.GsoCause;
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -11,7 +11,7 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import io.segscope.agent.inventory.NetnsThread;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Netns;
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.sys.Libc;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -9,7 +9,7 @@ import io.segscope.agent.netlink.MessageBuilder;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.agent.netlink.NetlinkSocket;
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.sys.Libc;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -11,7 +11,7 @@ import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.Netlink;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkSocket;
-import io.segscope.probes.sys.Errno;
+import io.segscope.host.sys.Errno;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -2,8 +2,8 @@ package io.segscope.agent.inventory;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import io.segscope.probes.sys.Errno;
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.sys.Errno;
+import io.segscope.host.sys.Libc;
 import java.nio.file.Path;
 
 /**

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.segscope.agent.inventory.model.Features;
 import io.segscope.agent.inventory.wire.EthtoolNetlinkFeatures;
-import io.segscope.probes.sys.Errno;
+import io.segscope.host.sys.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;

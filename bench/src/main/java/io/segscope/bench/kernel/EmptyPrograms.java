@@ -7,7 +7,7 @@ import io.segscope.probes.load.Attachment;
 import io.segscope.probes.load.KernelAbi;
 import io.segscope.probes.load.Programs;
 import io.segscope.probes.sys.Bpf;
-import io.segscope.probes.sys.SysException;
+import io.segscope.host.sys.SysException;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

@@ -10,7 +10,7 @@ import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.scale.DeviceFleet;
 import io.segscope.bench.scale.Spray;
 import io.segscope.lab.Lab;
-import io.segscope.probes.sys.Cpus;
+import io.segscope.host.sys.Cpus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

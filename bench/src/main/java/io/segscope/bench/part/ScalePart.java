@@ -15,7 +15,7 @@ import io.segscope.lab.IperfResult;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
-import io.segscope.probes.sys.Cpus;
+import io.segscope.host.sys.Cpus;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;

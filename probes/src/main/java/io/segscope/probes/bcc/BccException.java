@@ -1,6 +1,6 @@
 package io.segscope.probes.bcc;
 
-import io.segscope.probes.sys.Errno;
+import io.segscope.host.sys.Errno;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package io.segscope.probes.bcc;
 
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.sys.Libc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

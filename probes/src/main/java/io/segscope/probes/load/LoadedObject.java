@@ -2,7 +2,7 @@ package io.segscope.probes.load;
 
 import io.segscope.probes.compile.CompiledObject;
 import io.segscope.probes.sys.Bpf;
-import io.segscope.probes.sys.SysException;
+import io.segscope.host.sys.SysException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,8 +2,8 @@ package io.segscope.probes.load;
 
 import com.sun.jna.Memory;
 import io.segscope.probes.sys.Bpf;
-import io.segscope.probes.sys.Errno;
-import io.segscope.probes.sys.SysException;
+import io.segscope.host.sys.Errno;
+import io.segscope.host.sys.SysException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

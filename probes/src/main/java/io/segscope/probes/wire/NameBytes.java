@@ -1,6 +1,6 @@
 package io.segscope.probes.wire;
 
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.nio.ByteBuffer;
 
 /** The NUL-terminated {@code char name[16]} the programs copy from {@code net_device.name}. */
@@ -22,7 +22,7 @@ public final class NameBytes {
     return out;
   }
 
-  /** The name as text, byte-exact: {@link io.segscope.probes.names.NameCodec#decode}. */
+  /** The name as text, byte-exact: {@link io.segscope.host.names.NameCodec#decode}. */
   public static String text(byte[] name) {
     return NameCodec.decode(name);
   }

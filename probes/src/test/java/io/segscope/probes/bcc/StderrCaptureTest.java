@@ -3,7 +3,7 @@ package io.segscope.probes.bcc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.bcc.StderrCapture.Captured;
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.sys.Libc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  * NIC has no IFLA_INFO_KIND; a device without a master has no slave kind).
  *
  * @param ifindex interface index in its namespace
- * @param name IFLA_IFNAME, byte-exact in segscope's name form ({@link io.segscope.probes.names.NameCodec}):
+ * @param name IFLA_IFNAME, byte-exact in segscope's name form ({@link io.segscope.host.names.NameCodec}):
  *     valid UTF-8 as is, a backslash as {@code \\}, other bytes as {@code \xHH}
  * @param kind IFLA_INFO_KIND ("veth", "bridge", "macvlan", ...) or ""
  * @param slaveKind IFLA_INFO_SLAVE_KIND (the master's kind as seen by a port, e.g. "bridge") or ""

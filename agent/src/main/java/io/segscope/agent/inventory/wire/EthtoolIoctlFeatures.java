@@ -4,8 +4,8 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import io.segscope.agent.inventory.model.Features;
 import io.segscope.agent.netlink.NetlinkException;
-import io.segscope.probes.names.NameCodec;
-import io.segscope.probes.sys.Libc;
+import io.segscope.host.names.NameCodec;
+import io.segscope.host.sys.Libc;
 import java.util.List;
 
 /**

@@ -7,7 +7,7 @@ import io.segscope.agent.netlink.AttributeSet;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.OptionalInt;

@@ -1,6 +1,6 @@
 package io.segscope.agent.inventory.wire;
 
-import io.segscope.probes.names.NameCodec;
+import io.segscope.host.names.NameCodec;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.Arrays;

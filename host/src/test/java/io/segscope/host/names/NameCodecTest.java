@@ -1,4 +1,4 @@
-package io.segscope.probes.names;
+package io.segscope.host.names;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.segscope.probes.names;
+package io.segscope.host.names;
 
 import java.io.ByteArrayOutputStream;
 

@@ -1,4 +1,4 @@
-package io.segscope.probes.sys;
+package io.segscope.host.sys;
 
 /**
  * A failed system call: which call, on what, and the errno. {@link #unsupported()} is the sentinel

@@ -1,4 +1,4 @@
-package io.segscope.probes.sys;
+package io.segscope.host.sys;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.segscope.probes.sys;
+package io.segscope.host.sys;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
