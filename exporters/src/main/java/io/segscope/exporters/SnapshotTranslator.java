@@ -30,10 +30,7 @@ import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.DeviceWorkload;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NetnsInfo;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.ProgramStats;
@@ -42,6 +39,9 @@ import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.VerifiedSaving;
 import io.segscope.exporters.model.WorkloadInfo;
 import io.segscope.exporters.model.XdpDeviceStats;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -152,10 +152,10 @@ final class SnapshotTranslator {
                 r.segmentsPerSkb(),
                 HistogramBuckets.SEGMENT_BOUNDS,
                 GSO_SW_SEGMENTS_PER_SKB.labels(netns, device, r.mode()))));
-    for (GsoCause cause : GsoCause.values()) {
+    for (Cause cause : Cause.values()) {
       samples.add(counter(GSO_SW_CAUSE_SKBS, r.cause(cause), netns, device, cause.label()));
     }
-    for (GsoSite site : GsoSite.values()) {
+    for (Site site : Site.values()) {
       samples.add(counter(GSO_SW_SITE_SKBS, r.site(site), netns, device, site.label()));
     }
     for (GsoType type : GsoType.values()) {

@@ -4,15 +4,15 @@ import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.ProgramStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -52,8 +52,8 @@ final class Fixtures {
         UPLINK_DURATION,
         UPLINK_SEGMENTS,
         250,
-        Map.of(GsoCause.GSO_MAX_SIZE, 9L, GsoCause.OTHER, 1L),
-        Map.of(GsoSite.XMIT, 10L),
+        Map.of(Cause.GSO_MAX_SIZE, 9L, Cause.OTHER, 1L),
+        Map.of(Site.XMIT, 10L),
         Map.of(GsoType.TCP4, 10L));
   }
 

@@ -1,7 +1,7 @@
 package io.segscope.probes;
 
 import io.segscope.probes.wire.DeviceReading;
-import io.segscope.probes.wire.Diagnostic;
+import io.segscope.vocabulary.Diagnostic;
 import java.util.List;
 import java.util.Map;
 

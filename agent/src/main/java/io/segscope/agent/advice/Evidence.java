@@ -1,8 +1,8 @@
 package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -27,7 +27,7 @@ final class Evidence {
     ev.put("duration_p99_ns", cost.swDurationQuantileNanos(0.99));
     ev.put("mode", cost.gsoMode());
     Map<String, Object> sites = new LinkedHashMap<>();
-    for (GsoSite s : GsoSite.values()) {
+    for (Site s : Site.values()) {
       if (cost.siteShare(s) > 0) {
         sites.put(s.label(), round(cost.siteShare(s)));
       }

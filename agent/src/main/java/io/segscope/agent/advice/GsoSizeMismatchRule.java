@@ -7,8 +7,8 @@ import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.inventory.model.Relation;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.GsoType;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,8 +53,8 @@ public final class GsoSizeMismatchRule implements Rule {
     if (cost.swSkbsPerSec() < t.minSoftwareGsoPerSec()) {
       return Optional.empty();
     }
-    double sizeShare = cost.causeShare(GsoCause.GSO_MAX_SIZE);
-    double segsShare = cost.causeShare(GsoCause.GSO_MAX_SEGS);
+    double sizeShare = cost.causeShare(Cause.GSO_MAX_SIZE);
+    double segsShare = cost.causeShare(Cause.GSO_MAX_SEGS);
     if (sizeShare + segsShare < t.minCauseShare()) {
       return Optional.empty();
     }

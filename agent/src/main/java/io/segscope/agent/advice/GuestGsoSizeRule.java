@@ -4,7 +4,7 @@ import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.DeviceGraph;
 import io.segscope.agent.inventory.model.Relation;
-import io.segscope.exporters.model.GsoCause;
+import io.segscope.vocabulary.Cause;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +34,7 @@ public final class GuestGsoSizeRule implements Rule {
     if (cost.swSkbsPerSec() < t.minSoftwareGsoPerSec()) {
       return Optional.empty();
     }
-    double share = cost.causeShare(GsoCause.GSO_MAX_SIZE) + cost.causeShare(GsoCause.GSO_MAX_SEGS);
+    double share = cost.causeShare(Cause.GSO_MAX_SIZE) + cost.causeShare(Cause.GSO_MAX_SEGS);
     if (share < t.minCauseShare()) {
       return Optional.empty();
     }
@@ -57,13 +57,13 @@ public final class GuestGsoSizeRule implements Rule {
     long tso = d.link().tsoMaxSize().orElse(-1);
     long target = tso > 0 ? Math.min(GsoSizeMismatchRule.LEGACY_MAX, tso) : -1;
     List<Command> commands = new ArrayList<>();
-    if (size > 0 && target > size && cost.causeShare(GsoCause.GSO_MAX_SIZE) > 0) {
+    if (size > 0 && target > size && cost.causeShare(Cause.GSO_MAX_SIZE) > 0) {
       commands.add(NetnsCommands.ipLinkSet(at.get().netns(), d.name(),
           List.of("gso_max_size", Long.toString(target))));
     }
     Map<String, Object> ev = Evidence.gso(cost);
-    ev.put("cause_gso_max_size_share", Evidence.round(cost.causeShare(GsoCause.GSO_MAX_SIZE)));
-    ev.put("cause_gso_max_segs_share", Evidence.round(cost.causeShare(GsoCause.GSO_MAX_SEGS)));
+    ev.put("cause_gso_max_size_share", Evidence.round(cost.causeShare(Cause.GSO_MAX_SIZE)));
+    ev.put("cause_gso_max_segs_share", Evidence.round(cost.causeShare(Cause.GSO_MAX_SEGS)));
     ev.put("device_gso_max_size", size);
     ev.put("device_tso_max_size", tso);
     ev.put("guest_devices", guests);

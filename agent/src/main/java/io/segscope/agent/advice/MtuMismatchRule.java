@@ -5,8 +5,8 @@ import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.DeviceGraph;
 import io.segscope.agent.inventory.model.Netns;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.GsoType;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,7 +38,7 @@ public final class MtuMismatchRule implements Rule {
 
   @Override
   public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
-    double share = cost.causeShare(GsoCause.MTU);
+    double share = cost.causeShare(Cause.MTU);
     Optional<AdviceContext.Located> at = ctx.locateSegmenting(cost, share);
     if (at.isEmpty()) {
       return Optional.empty();

@@ -4,8 +4,8 @@ import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Features;
 import io.segscope.agent.inventory.model.Netns;
-import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.GsoType;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +43,7 @@ public final class OffloadDisabledRule implements Rule {
     if (cost.swSkbsPerSec() < t.minSoftwareGsoPerSec()) {
       return Optional.empty();
     }
-    double share = cost.causeShare(GsoCause.FEATURE_MISSING);
+    double share = cost.causeShare(Cause.FEATURE_MISSING);
     if (share < t.minCauseShare()) {
       return Optional.empty();
     }

@@ -3,7 +3,7 @@ package io.segscope.agent.advice;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Qdisc;
-import io.segscope.exporters.model.GsoCause;
+import io.segscope.vocabulary.Cause;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +40,7 @@ public final class QdiscSegmentationRule implements Rule {
 
   @Override
   public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
-    double share = cost.causeShare(GsoCause.QDISC);
+    double share = cost.causeShare(Cause.QDISC);
     Optional<AdviceContext.Located> at = ctx.locateSegmenting(cost, share);
     if (at.isEmpty()) {
       return Optional.empty();

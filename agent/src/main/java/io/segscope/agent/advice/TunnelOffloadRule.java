@@ -3,8 +3,8 @@ package io.segscope.agent.advice;
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Features;
-import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.GsoType;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +35,8 @@ public final class TunnelOffloadRule implements Rule {
 
   @Override
   public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
-    double tunnelCause = cost.causeShare(GsoCause.TUNNEL_FEATURE_MISSING);
-    double missingEncap = Math.min(cost.causeShare(GsoCause.FEATURE_MISSING), Evidence.tunnelShare(cost));
+    double tunnelCause = cost.causeShare(Cause.TUNNEL_FEATURE_MISSING);
+    double missingEncap = Math.min(cost.causeShare(Cause.FEATURE_MISSING), Evidence.tunnelShare(cost));
     double share = Math.min(1, tunnelCause + missingEncap);
     Optional<AdviceContext.Located> at = ctx.locateSegmenting(cost, share);
     if (at.isEmpty()) {
@@ -70,7 +70,7 @@ public final class TunnelOffloadRule implements Rule {
     }
     Map<String, Object> ev = Evidence.gso(cost);
     ev.put("cause_tunnel_feature_missing_share", Evidence.round(tunnelCause));
-    ev.put("cause_feature_missing_share", Evidence.round(cost.causeShare(GsoCause.FEATURE_MISSING)));
+    ev.put("cause_feature_missing_share", Evidence.round(cost.causeShare(Cause.FEATURE_MISSING)));
     ev.put("features_fixed_off", fixedOff);
     ev.put("kind", d.kind().isEmpty() ? "physical" : d.kind());
     List<Command> commands = new ArrayList<>();

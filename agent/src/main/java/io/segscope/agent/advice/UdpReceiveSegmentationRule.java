@@ -2,7 +2,7 @@ package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.model.Device;
-import io.segscope.exporters.model.GsoSite;
+import io.segscope.vocabulary.Site;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,7 +25,7 @@ public final class UdpReceiveSegmentationRule implements Rule {
 
   @Override
   public Optional<Finding> evaluate(DeviceCost cost, AdviceContext ctx) {
-    double share = cost.siteShare(GsoSite.UDP_RX);
+    double share = cost.siteShare(Site.UDP_RX);
     Optional<AdviceContext.Located> at = ctx.locateSegmenting(cost, share);
     if (at.isEmpty()) {
       return Optional.empty();

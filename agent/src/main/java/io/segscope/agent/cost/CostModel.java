@@ -1,13 +1,13 @@
 package io.segscope.agent.cost;
 
 import io.segscope.device.DeviceId;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -68,8 +68,8 @@ public final class CostModel {
     var device = g1 != null ? g1.device() : x1.device();
     String gsoMode = g1 != null ? g1.mode() : "";
     double swSkbs = 0, swSegs = 0, swBytes = 0, off = 0, queuedBytes = 0;
-    Map<GsoCause, Double> causes = new EnumMap<>(GsoCause.class);
-    Map<GsoSite, Double> sites = new EnumMap<>(GsoSite.class);
+    Map<Cause, Double> causes = new EnumMap<>(Cause.class);
+    Map<Site, Double> sites = new EnumMap<>(Site.class);
     Map<GsoType, Double> types = new EnumMap<>(GsoType.class);
     NativeHistogram dur = Histograms.EMPTY_DURATION;
     NativeHistogram segs = Histograms.EMPTY_SEGMENTS;
@@ -83,10 +83,10 @@ public final class CostModel {
       swBytes = g1.swBytes() - (base == null ? 0 : base.swBytes());
       off = g1.offloadedSkbs() - (base == null ? 0 : base.offloadedSkbs());
       queuedBytes = Math.max(0, g1.queuedBytes() - (base == null ? 0 : base.queuedBytes()));
-      for (GsoCause c : GsoCause.values()) {
+      for (Cause c : Cause.values()) {
         causes.put(c, (g1.cause(c) - (base == null ? 0 : base.cause(c))) / s);
       }
-      for (GsoSite x : GsoSite.values()) {
+      for (Site x : Site.values()) {
         sites.put(x, Math.max(0, g1.site(x) - (base == null ? 0 : base.site(x))) / s);
       }
       for (GsoType t : GsoType.values()) {
@@ -119,8 +119,8 @@ public final class CostModel {
       }
     }
     // super-packets segmented before the queue (IP output, UDP receive) never reach net_dev_queue whole
-    double beforeQueue = swSkbs > 0 ? (sites.getOrDefault(GsoSite.IP_OUTPUT_MTU, 0.0)
-        + sites.getOrDefault(GsoSite.UDP_RX, 0.0)) * s / swSkbs : 0;
+    double beforeQueue = swSkbs > 0 ? (sites.getOrDefault(Site.IP_OUTPUT_MTU, 0.0)
+        + sites.getOrDefault(Site.UDP_RX, 0.0)) * s / swSkbs : 0;
     double traffic = (queuedBytes + swBytes * Math.min(1, beforeQueue)) / s;
     return new DeviceCost(device, gsoMode, s, swSkbs / s, swSegs / s, swBytes / s, off / s, traffic, causes, sites,
         types, dur, segs,

@@ -2,10 +2,10 @@ package io.segscope.agent.cost;
 
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.util.Map;
 
 /**
@@ -25,8 +25,8 @@ public record DeviceCost(
     double swBytesPerSec,
     double offloadedSkbsPerSec,
     double gsoTrafficBytesPerSec,
-    Map<GsoCause, Double> causesPerSec,
-    Map<GsoSite, Double> sitesPerSec,
+    Map<Cause, Double> causesPerSec,
+    Map<Site, Double> sitesPerSec,
     Map<GsoType, Double> typesPerSec,
     NativeHistogram swDuration,
     NativeHistogram segmentsPerSkb,
@@ -60,16 +60,16 @@ public record DeviceCost(
   }
 
   /** Share of software segmentations at this call site, 0..1. */
-  public double siteShare(GsoSite site) {
+  public double siteShare(Site site) {
     return swSkbsPerSec > 0 ? Math.min(1.0, sitesPerSec.getOrDefault(site, 0.0) / swSkbsPerSec) : 0;
   }
 
-  public double causePerSec(GsoCause c) {
+  public double causePerSec(Cause c) {
     return causesPerSec.getOrDefault(c, 0.0);
   }
 
   /** Share of software segmentations with this cause, 0..1. */
-  public double causeShare(GsoCause c) {
+  public double causeShare(Cause c) {
     return swSkbsPerSec > 0 ? Math.min(1.0, causePerSec(c) / swSkbsPerSec) : 0;
   }
 

@@ -13,8 +13,8 @@ import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.agent.workload.Workload;
 import io.segscope.agent.workload.Workloads;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.host.names.NameCodec;
+import io.segscope.vocabulary.Cause;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -87,7 +87,7 @@ public final class ReportRenderer {
             + "(%s); offloaded %.0f/s%n", c.swSkbsPerSec(), c.swSegmentsPerSec(), c.swBytesPerSec() / 1e6,
             c.gsoCpu().cores(), c.gsoCpu().basis(), c.offloadedSkbsPerSec()));
         StringBuilder causes = new StringBuilder();
-        for (GsoCause k : GsoCause.values()) {
+        for (Cause k : Cause.values()) {
           if (c.causePerSec(k) > 0) {
             causes.append(String.format(" %s %.0f%%", k.label(), 100 * c.causeShare(k)));
           }

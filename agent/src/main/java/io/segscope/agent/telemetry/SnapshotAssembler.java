@@ -8,10 +8,7 @@ import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.ProbeStatus;
 import io.segscope.exporters.model.ProgramStats;
@@ -20,10 +17,11 @@ import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.program.CallSites;
-import io.segscope.probes.wire.Cause;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.probes.wire.GsoDetail;
-import io.segscope.probes.wire.Site;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -36,8 +34,8 @@ import java.util.Optional;
  * model, naming each device and labelling each path's metrics with the mode that path runs in.
  * A record it cannot take (a name or a value the model refuses, a namer that fails) is skipped and
  * reported to {@link RecordErrors} (kind {@code counters}, {@code probe}, {@code program}); the rest of
- * the read is assembled. Pure: no kernel access. The probes' enumerations map to the exporters' by
- * explicit tables ({@link #CAUSES}, {@link #SITES}, {@link #TYPES}), never by spelling.
+ * the read is assembled. Pure: no kernel access. Causes, sites and GSO types are one vocabulary
+ * (module {@code vocabulary}) on both sides: no translation table.
  */
 public final class SnapshotAssembler {
 
@@ -47,34 +45,6 @@ public final class SnapshotAssembler {
    */
   public interface DeviceNamer {
     DeviceRef name(DeviceId key, String kernelName);
-  }
-
-  static final Map<Cause, GsoCause> CAUSES = table(Cause.class, Map.of(
-      Cause.FEATURE_MISSING, GsoCause.FEATURE_MISSING, Cause.GSO_MAX_SIZE, GsoCause.GSO_MAX_SIZE,
-      Cause.GSO_MAX_SEGS, GsoCause.GSO_MAX_SEGS, Cause.CHECKSUM, GsoCause.CHECKSUM, Cause.OTHER, GsoCause.OTHER,
-      Cause.MTU, GsoCause.MTU, Cause.QDISC, GsoCause.QDISC,
-      Cause.TUNNEL_FEATURE_MISSING, GsoCause.TUNNEL_FEATURE_MISSING));
-  static final Map<Site, GsoSite> SITES = table(Site.class, Map.of(
-      Site.XMIT, GsoSite.XMIT, Site.IP_OUTPUT_MTU, GsoSite.IP_OUTPUT_MTU, Site.QDISC, GsoSite.QDISC,
-      Site.XFRM, GsoSite.XFRM, Site.UDP_RX, GsoSite.UDP_RX, Site.OTHER, GsoSite.OTHER));
-  static final Map<io.segscope.probes.wire.GsoType, GsoType> TYPES = table(io.segscope.probes.wire.GsoType.class,
-      Map.of(io.segscope.probes.wire.GsoType.TCP4, GsoType.TCP4, io.segscope.probes.wire.GsoType.TCP6, GsoType.TCP6,
-          io.segscope.probes.wire.GsoType.UDP_L4, GsoType.UDP_L4,
-          io.segscope.probes.wire.GsoType.UDP_TUNNEL, GsoType.UDP_TUNNEL,
-          io.segscope.probes.wire.GsoType.GRE, GsoType.GRE, io.segscope.probes.wire.GsoType.IPIP, GsoType.IPIP,
-          io.segscope.probes.wire.GsoType.FRAGLIST, GsoType.FRAGLIST,
-          io.segscope.probes.wire.GsoType.OTHER, GsoType.OTHER));
-
-  /** A total mapping: fails at class initialisation if the probes gained a value the exporters lack. */
-  private static <K extends Enum<K>, V> Map<K, V> table(Class<K> type, Map<K, V> entries) {
-    Map<K, V> m = new EnumMap<>(type);
-    m.putAll(entries);
-    for (K k : type.getEnumConstants()) {
-      if (!m.containsKey(k)) {
-        throw new IllegalStateException("map " + type.getSimpleName() + "." + k + ": no exported value");
-      }
-    }
-    return m;
   }
 
   private final BuildInfo build;
@@ -155,16 +125,22 @@ public final class SnapshotAssembler {
 
   private static GsoDeviceStats gso(DeviceRef ref, DeviceReading r, String mode) {
     var c = r.counts();
-    Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
-    Map<GsoSite, Long> sites = new EnumMap<>(GsoSite.class);
+    Map<Cause, Long> causes = new EnumMap<>(Cause.class);
+    Map<Site, Long> sites = new EnumMap<>(Site.class);
     Map<GsoType, Long> types = new EnumMap<>(GsoType.class);
     NativeHistogram duration = Histograms.EMPTY_DURATION;
     NativeHistogram segments = Histograms.EMPTY_SEGMENTS;
     if (r.gso().isPresent()) {
       GsoDetail d = r.gso().get();
-      CAUSES.forEach((k, v) -> causes.put(v, d.cause(k)));
-      SITES.forEach((k, v) -> sites.put(v, d.site(k)));
-      TYPES.forEach((k, v) -> types.put(v, d.gsoType(k)));
+      for (Cause k : Cause.values()) {
+        causes.put(k, d.cause(k));
+      }
+      for (Site k : Site.values()) {
+        sites.put(k, d.site(k));
+      }
+      for (GsoType k : GsoType.values()) {
+        types.put(k, d.gsoType(k));
+      }
       duration = Histograms.duration(d.durationSlots(), d.timedNanos());
       segments = Histograms.segments(d.segmentSlots(), c.swSegments());
     }

@@ -25,7 +25,7 @@ import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.wire.DeviceReading;
-import io.segscope.probes.wire.Diagnostic;
+import io.segscope.vocabulary.Diagnostic;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

@@ -15,11 +15,11 @@ import io.segscope.agent.inventory.model.Routing;
 import io.segscope.agent.inventory.wire.PathBytes;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.host.names.NameCodec;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -271,12 +271,12 @@ class CommandInjectionTest {
     List<byte[]> pinPath = List.of(utf8("/sys/fs/bpf/segscope-xdp-77"));
     return List.of(
         new RuleCase("gso_size_mismatch", place(LabInventories.s1(16384, "lab-snd"), SENDER, 2, d, p.netns()),
-            Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0)),
+            Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0)),
             List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
                 utf8("gso_max_size"), utf8("16384"))))),
         new RuleCase("offload_disabled", place(LabInventories.s2(LabInventories.vethFeatures("tx-tcp-segmentation",
             "tx-tcp6-segmentation")), SWITCH, 2, d, p.netns()),
-            Costs.window(Costs.gso(at, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0)),
+            Costs.window(Costs.gso(at, 2, "low0", 22000, 1_430_000_000L, Cause.FEATURE_MISSING, 7000, 0)),
             List.of(new ToolCall(true, false, List.of(utf8("ethtool"), utf8("-K"), dev, utf8("tso"), utf8("on"))))),
         new RuleCase("generic_xdp_copy", place(LabInventories.s3(LabInventories.generic(77), "veth"), RECEIVER, 2, d,
             p.netns()), Costs.windowWith(new XdpDeviceStats[] {xdpCopies(at)}),
@@ -288,45 +288,45 @@ class CommandInjectionTest {
                     utf8("xdpdrv"), utf8("pinned"), pinPath.get(0), utf8("dev"), dev)),
                 new ToolCall(false, false, List.of(utf8("rm"), pinPath.get(0))))),
         new RuleCase("mtu_mismatch", place(LabInventories.routed(1400, 65536), SENDER, 2, d, p.netns()),
-            Costs.window(Costs.gso(SWITCH, 3, "rt1", 32066, 2089457356L, GsoCause.MTU, 8000, 0,
-                GsoType.TCP4, GsoSite.IP_OUTPUT_MTU), Costs.gso(at, 2, "snd0", 0, 0, GsoCause.OTHER, 0, 32066)),
+            Costs.window(Costs.gso(SWITCH, 3, "rt1", 32066, 2089457356L, Cause.MTU, 8000, 0,
+                GsoType.TCP4, Site.IP_OUTPUT_MTU), Costs.gso(at, 2, "snd0", 0, 0, Cause.OTHER, 0, 32066)),
             List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
                 utf8("mtu"), utf8("1400"))))),
         new RuleCase("tunnel_offload_missing", place(LabInventories.vxlan(
             LabInventories.vethFeatures("tx-udp_tnl-segmentation")), SENDER, 2, d, p.netns()),
-            Costs.window(Costs.gso(at, 2, "u0", 32066, 2089457356L, GsoCause.FEATURE_MISSING, 8000, 0,
-                GsoType.UDP_TUNNEL, GsoSite.XMIT)),
+            Costs.window(Costs.gso(at, 2, "u0", 32066, 2089457356L, Cause.FEATURE_MISSING, 8000, 0,
+                GsoType.UDP_TUNNEL, Site.XMIT)),
             List.of(new ToolCall(true, false, List.of(utf8("ethtool"), utf8("-K"), dev,
                 utf8("tx-udp_tnl-segmentation"), utf8("on"))))),
         new RuleCase("qdisc_segmentation", place(LabInventories.shaped(List.of(LabInventories.tbf(0))), SENDER, 2, d,
             p.netns()),
-            Costs.window(Costs.gso(at, 2, "snd0", 32066, 2089457356L, GsoCause.QDISC, 8000, 0, GsoType.TCP4,
-                GsoSite.QDISC)),
+            Costs.window(Costs.gso(at, 2, "snd0", 32066, 2089457356L, Cause.QDISC, 8000, 0, GsoType.TCP4,
+                Site.QDISC)),
             List.of(new ToolCall(true, true, Stream.concat(Stream.of("tc", "qdisc", "change", "dev")
                 .map(CommandInjectionTest::utf8),
                 Stream.concat(Stream.of(dev), Stream.of("root", "handle", "8001:",
                     "tbf", "rate", "12500000bps", "burst", "70780", "limit", "90780").map(CommandInjectionTest::utf8)))
                 .toList()))),
         new RuleCase("guest_gso_size_mismatch", place(LabInventories.guest(16384), SWITCH, 3, d, p.netns()),
-            Costs.window(Costs.gso(at, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0, GsoType.TCP4,
-                GsoSite.XMIT)),
+            Costs.window(Costs.gso(at, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0, GsoType.TCP4,
+                Site.XMIT)),
             List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
                 utf8("gso_max_size"), utf8("65536"))))),
         new RuleCase("offload_disabled", place(LabInventories.withFeatures(LabInventories.s3(LabInventories.NO_XDP,
             "veth"), SENDER, 2, LabInventories.vethFeatures("tx-udp-segmentation")), SENDER, 2, d, p.netns()),
-            Costs.window(Costs.gso(at, 2, "snd0", 32066, 2089457356L, GsoCause.FEATURE_MISSING, 8000, 0,
-                GsoType.UDP_L4, GsoSite.XMIT)),
+            Costs.window(Costs.gso(at, 2, "snd0", 32066, 2089457356L, Cause.FEATURE_MISSING, 8000, 0,
+                GsoType.UDP_L4, Site.XMIT)),
             List.of(new ToolCall(true, false, List.of(utf8("ethtool"), utf8("-K"), dev, utf8("tx-udp-segmentation"),
                 utf8("on"))))),
         new RuleCase("wireguard_segmentation", place(LabInventories.wireguard(), SENDER, 2, d, p.netns()),
-            Costs.window(Costs.gso(at, 2, "wg0", 32066, 2089457356L, GsoCause.OTHER, 8000, 0)), List.of()),
+            Costs.window(Costs.gso(at, 2, "wg0", 32066, 2089457356L, Cause.OTHER, 8000, 0)), List.of()),
         new RuleCase("udp_receive_segmentation", place(LabInventories.s3(LabInventories.NO_XDP, "veth"), RECEIVER, 2, d,
             p.netns()),
-            Costs.window(Costs.gso(at, 2, "rcv0", 32066, 2089457356L, GsoCause.OTHER, 8000, 0, GsoType.UDP_L4,
-                GsoSite.UDP_RX)),
+            Costs.window(Costs.gso(at, 2, "rcv0", 32066, 2089457356L, Cause.OTHER, 8000, 0, GsoType.UDP_L4,
+                Site.UDP_RX)),
             List.of()),
         new RuleCase("big_tcp_headroom", place(LabInventories.s3(LabInventories.NO_XDP, ""), RECEIVER, 2, d, p.netns()),
-            Costs.window(Costs.gso(at, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000)),
+            Costs.window(Costs.gso(at, 2, "rcv0", 0, 0, Cause.OTHER, 0, 90000)),
             List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
                 utf8("gso_max_size"), utf8("185000"))))));
   }

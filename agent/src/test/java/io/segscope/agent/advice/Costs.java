@@ -5,13 +5,13 @@ import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.cost.Histograms;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.wire.DurationBuckets;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.EnumMap;
@@ -25,13 +25,13 @@ import java.util.Map;
 final class Costs {
   static final Instant T0 = Instant.parse("2026-11-30T19:00:00Z");
 
-  static GsoDeviceStats gso(long netns, int ifindex, String name, long sw, long bytes, GsoCause cause,
+  static GsoDeviceStats gso(long netns, int ifindex, String name, long sw, long bytes, Cause cause,
       long timedEach, long offloaded) {
     long[] dur = new long[DurationBuckets.SLOTS];
     dur[DurationBuckets.slotOf(timedEach)] = sw; // every one in the native bucket of timedEach ns
     long[] segs = new long[18];
     segs[7] = sw; // native bucket 6 = (32, 64] segments
-    Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
+    Map<Cause, Long> causes = new EnumMap<>(Cause.class);
     if (sw > 0) {
       causes.put(cause, sw);
     }
@@ -41,8 +41,8 @@ final class Costs {
   }
 
   /** As {@link #gso}, every software segmentation also of {@code type} at {@code site}. */
-  static GsoDeviceStats gso(long netns, int ifindex, String name, long sw, long bytes, GsoCause cause,
-      long timedEach, long offloaded, GsoType type, GsoSite site) {
+  static GsoDeviceStats gso(long netns, int ifindex, String name, long sw, long bytes, Cause cause,
+      long timedEach, long offloaded, GsoType type, Site site) {
     GsoDeviceStats g = gso(netns, ifindex, name, sw, bytes, cause, timedEach, offloaded);
     return new GsoDeviceStats(g.device(), g.mode(), g.swSkbs(), g.swSegments(), g.swBytes(), g.duration(),
         g.segmentsPerSkb(), g.offloadedSkbs(), g.causes(), sw > 0 ? Map.of(site, sw) : Map.of(),

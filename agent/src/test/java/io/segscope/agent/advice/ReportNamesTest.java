@@ -7,8 +7,8 @@ import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.report.ReportRenderer;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.host.names.NameCodec;
+import io.segscope.vocabulary.Cause;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +33,7 @@ class ReportNamesTest {
     Inventory inv = new Inventory(base.namespaces(), devices, Map.of(
         LabInventories.SENDER, base.nsids(LabInventories.SENDER), SWITCH, base.nsids(SWITCH),
         LabInventories.RECEIVER, base.nsids(LabInventories.RECEIVER)), base.readAt());
-    var costs = Costs.window(Costs.gso(SWITCH, 3, "e\u001b[31m", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "e\u001b[31m", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0));
     List<Finding> findings = new Recommender().evaluate(costs, new AdviceContext(inv, AdviceContext.Thresholds.DEFAULT,
         true));
     assertThat(findings).hasSize(1);

@@ -12,13 +12,13 @@ import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Link;
 import io.segscope.agent.netlink.DecodeWarnings;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -45,12 +45,12 @@ class RuleCommandsLabTest {
     return inv.device(ns.inode(), name).orElseThrow(() -> new AssertionError(ns.name() + "/" + name + " not read"));
   }
 
-  private static GsoDeviceStats segmenting(Device d, GsoCause cause, GsoType type, GsoSite site) {
+  private static GsoDeviceStats segmenting(Device d, Cause cause, GsoType type, Site site) {
     return Costs.gso(d.netns(), d.ifindex(), d.name(), 32066, 2089457356L, cause, 8000, 0, type, site);
   }
 
   private static GsoDeviceStats sending(Device d) {
-    return Costs.gso(d.netns(), d.ifindex(), d.name(), 0, 0, GsoCause.OTHER, 0, 32066);
+    return Costs.gso(d.netns(), d.ifindex(), d.name(), 0, 0, Cause.OTHER, 0, 32066);
   }
 
   private static Finding advise(Inventory inv, String rule, GsoDeviceStats... window) {
@@ -96,8 +96,8 @@ class RuleCommandsLabTest {
     lab.address(rcv, "rcv0", "198.18.51.1/24");
     lab.exec(rt, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
     Inventory inv = read();
-    Finding f = advise(inv, "mtu_mismatch", segmenting(dev(inv, rt, "rt1"), GsoCause.MTU, GsoType.TCP4,
-        GsoSite.IP_OUTPUT_MTU), sending(dev(inv, snd, "snd0")));
+    Finding f = advise(inv, "mtu_mismatch", segmenting(dev(inv, rt, "rt1"), Cause.MTU, GsoType.TCP4,
+        Site.IP_OUTPUT_MTU), sending(dev(inv, snd, "snd0")));
     assertThat(run(f)).containsExactly("ip -n " + snd.name() + " link set dev snd0 mtu 1400");
     assertThat(link(lab, snd, "snd0").path("mtu").asInt()).isEqualTo(1400);
   }
@@ -111,8 +111,8 @@ class RuleCommandsLabTest {
     lab.exec(a, "ip", "link", "add", "vx0", "type", "vxlan", "id", "42", "dstport", "4789", "dev", "u0");
     lab.ethtoolK(a, "u0", "tx-udp_tnl-segmentation", "off");
     Inventory inv = read();
-    Finding f = advise(inv, "tunnel_offload_missing", segmenting(dev(inv, a, "u0"), GsoCause.FEATURE_MISSING,
-        GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    Finding f = advise(inv, "tunnel_offload_missing", segmenting(dev(inv, a, "u0"), Cause.FEATURE_MISSING,
+        GsoType.UDP_TUNNEL, Site.XMIT));
     assertThat(run(f)).containsExactly("ip netns exec " + a.name() + " ethtool -K u0 tx-udp_tnl-segmentation on");
     assertThat(lab.exec(a, "ethtool", "-k", "u0")).contains("tx-udp_tnl-segmentation: on");
   }
@@ -126,8 +126,8 @@ class RuleCommandsLabTest {
     lab.exec(a, "tc", "qdisc", "add", "dev", "snd0", "root", "tbf", "rate", "100mbit", "burst", "10000", "limit",
         "30000");
     Inventory inv = read();
-    Finding f = advise(inv, "qdisc_segmentation", segmenting(dev(inv, a, "snd0"), GsoCause.QDISC, GsoType.TCP4,
-        GsoSite.QDISC));
+    Finding f = advise(inv, "qdisc_segmentation", segmenting(dev(inv, a, "snd0"), Cause.QDISC, GsoType.TCP4,
+        Site.QDISC));
     run(f);
     JsonNode tbf = JSON.readTree(lab.exec(a, "tc", "-j", "qdisc", "show", "dev", "snd0")).get(0);
     assertThat(tbf.path("kind").asText()).isEqualTo("tbf");
@@ -151,8 +151,8 @@ class RuleCommandsLabTest {
     lab.exec(sw, "ip", "link", "set", "up0", "master", "br0");
     lab.set(sw, "up0", "gso_max_size", "16384");
     Inventory inv = read();
-    Finding f = advise(inv, "guest_gso_size_mismatch", segmenting(dev(inv, sw, "up0"), GsoCause.GSO_MAX_SIZE,
-        GsoType.TCP4, GsoSite.XMIT));
+    Finding f = advise(inv, "guest_gso_size_mismatch", segmenting(dev(inv, sw, "up0"), Cause.GSO_MAX_SIZE,
+        GsoType.TCP4, Site.XMIT));
     assertThat(run(f)).containsExactly("ip -n " + sw.name() + " link set dev up0 gso_max_size 65536");
     assertThat(link(lab, sw, "up0").path("gso_max_size").asLong()).isEqualTo(65536);
   }
@@ -165,8 +165,8 @@ class RuleCommandsLabTest {
     lab.veth(a, "snd0", b, "rcv0");
     lab.ethtoolK(a, "snd0", "tx-udp-segmentation", "off");
     Inventory inv = read();
-    Finding udp = advise(inv, "offload_disabled", segmenting(dev(inv, a, "snd0"), GsoCause.FEATURE_MISSING,
-        GsoType.UDP_L4, GsoSite.XMIT));
+    Finding udp = advise(inv, "offload_disabled", segmenting(dev(inv, a, "snd0"), Cause.FEATURE_MISSING,
+        GsoType.UDP_L4, Site.XMIT));
     assertThat(run(udp)).containsExactly("ip netns exec " + a.name() + " ethtool -K snd0 tx-udp-segmentation on");
     assertThat(lab.exec(a, "ethtool", "-k", "snd0")).contains("tx-udp-segmentation: on");
 
@@ -185,8 +185,8 @@ class RuleCommandsLabTest {
     inv = read();
     Device big0 = dev(inv, a, "big0");
     assertThat(big0.link().gsoIpv4MaxSize()).hasValue(185000);
-    Finding caps = advise(inv, "gso_size_mismatch", segmenting(dev(inv, sw, "up0"), GsoCause.GSO_MAX_SIZE,
-        GsoType.TCP4, GsoSite.XMIT), sending(big0));
+    Finding caps = advise(inv, "gso_size_mismatch", segmenting(dev(inv, sw, "up0"), Cause.GSO_MAX_SIZE,
+        GsoType.TCP4, Site.XMIT), sending(big0));
     assertThat(run(caps)).containsExactly("ip -n " + a.name() + " link set dev big0 gso_max_size 65536",
         "ip -n " + a.name() + " link set dev big0 gso_max_size 185000");
     Device after = dev(read(), a, "big0");
@@ -203,7 +203,7 @@ class RuleCommandsLabTest {
     asNic = LabInventories.withLink(asNic, up0.netns(), up0.ifindex(), l -> LabInventories.withSizes(l, 65536, 65536,
         524280));
     Finding headroom = advise(asNic, "big_tcp_headroom", Costs.gso(up0.netns(), up0.ifindex(), "up0", 0, 0,
-        GsoCause.OTHER, 0, 90000));
+        Cause.OTHER, 0, 90000));
     assertThat(run(headroom)).containsExactly("ip -n " + sw.name() + " link set dev up0 gso_max_size 185000");
     assertThat(dev(read(), sw, "up0").link().gsoMaxSize()).hasValue(185000);
   }

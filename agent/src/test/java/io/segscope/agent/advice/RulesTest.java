@@ -12,10 +12,10 @@ import io.segscope.agent.inventory.model.XdpAttachment;
 import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.wire.DurationBuckets;
+import io.segscope.vocabulary.Cause;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -40,8 +40,8 @@ class RulesTest {
   @Test
   void s1UplinkSegmentingBecauseOfGsoMaxSizeAsksTheSenderVethToMatch() {
     var costs = Costs.window(
-        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0),
-        Costs.gso(SENDER, 2, "snd0", 0, 0, GsoCause.OTHER, 0, 32066));
+        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, 32066));
     List<Finding> f = advise(LabInventories.s1(16384, "lab-snd"), costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("gso_size_mismatch");
@@ -59,7 +59,7 @@ class RulesTest {
 
   @Test
   void anUnnamedContainerNamespaceGetsAnNsenterCommand() {
-    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0));
     List<Finding> f = advise(LabInventories.s1(16384, ""), costs);
     // the PID may be reused by a process in another namespace: the guard checks the inode entered
     assertThat(f).singleElement().extracting(RulesTest::shells).asList()
@@ -70,29 +70,29 @@ class RulesTest {
   @Test
   void aLimitTheKernelWouldRejectGivesNoAdvice() {
     // gso_max_size 300 is below MAX_TCP_HEADER + 1: rtnetlink refuses it for the sender
-    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0));
     assertThat(advise(LabInventories.s1(300, "lab-snd"), costs)).isEmpty();
   }
 
   @Test
   void tooLittleEvidenceGivesNoAdvice() {
     // 30 super-packets in 3 s = 10/s, under the 20/s threshold
-    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 30, 1_950_000, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 30, 1_950_000, Cause.GSO_MAX_SIZE, 8000, 0));
     assertThat(advise(LabInventories.s1(16384, "lab-snd"), costs)).isEmpty();
   }
 
   @Test
   void anotherCauseIsNotASizeMismatch() {
-    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.CHECKSUM, 8000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.CHECKSUM, 8000, 0));
     assertThat(advise(LabInventories.s1(16384, "lab-snd"), costs)).isEmpty();
   }
 
   @Test
   void healthyS0GivesNoAdviceAtAll() {
     var costs = Costs.window(
-        Costs.gso(SWITCH, 3, "up0", 0, 0, GsoCause.OTHER, 0, 95000),
-        Costs.gso(SENDER, 2, "snd0", 0, 0, GsoCause.OTHER, 0, 95000),
-        Costs.gso(SWITCH, 2, "snd0-br", 0, 0, GsoCause.OTHER, 0, 95000));
+        Costs.gso(SWITCH, 3, "up0", 0, 0, Cause.OTHER, 0, 95000),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, 95000),
+        Costs.gso(SWITCH, 2, "snd0-br", 0, 0, Cause.OTHER, 0, 95000));
     assertThat(advise(LabInventories.s1(65536, "lab-snd"), costs)).isEmpty();
   }
 
@@ -100,7 +100,7 @@ class RulesTest {
 
   @Test
   void s2LowerVethWithTsoOffGetsEthtoolTsoOn() {
-    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, Cause.FEATURE_MISSING, 7000, 0));
     List<Finding> f = advise(LabInventories.s2(LabInventories.vethFeatures("tx-tcp-segmentation",
         "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation", "tx-tcp-mangleid-segmentation")), costs);
     assertThat(f).singleElement().satisfies(x -> {
@@ -112,7 +112,7 @@ class RulesTest {
 
   @Test
   void tsoNeedsScatterGatherSoTheCommandTurnsItOnToo() {
-    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, Cause.FEATURE_MISSING, 7000, 0));
     List<Finding> f = advise(LabInventories.s2(LabInventories.vethFeatures("tx-scatter-gather",
         "tx-tcp-segmentation", "tx-tcp6-segmentation")), costs);
     assertThat(f).singleElement().extracting(RulesTest::shells).asList()
@@ -121,7 +121,7 @@ class RulesTest {
 
   @Test
   void aFixedOffFeatureGivesNoAdvice() {
-    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, GsoCause.FEATURE_MISSING, 7000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 2, "low0", 22000, 1_430_000_000L, Cause.FEATURE_MISSING, 7000, 0));
     assertThat(advise(LabInventories.s2(LabInventories.fixedOff("tx-tcp-segmentation", "tx-tcp6-segmentation")),
         costs)).isEmpty();
   }
@@ -185,7 +185,7 @@ class RulesTest {
   @Test
   void aPhysicalNicWithTsoHeadroomGetsAdvisoryBigTcp() {
     var inv = LabInventories.s3(LabInventories.NO_XDP, ""); // rcv0 as a physical NIC: tso_max_size 524280
-    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000));
+    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, Cause.OTHER, 0, 90000));
     List<Finding> f = advise(inv, costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("big_tcp_headroom");
@@ -199,13 +199,13 @@ class RulesTest {
 
   @Test
   void virtualDevicesGetNoBigTcpAdvice() {
-    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000));
+    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, Cause.OTHER, 0, 90000));
     assertThat(advise(LabInventories.s3(LabInventories.NO_XDP, "veth"), costs)).isEmpty();
   }
 
   @Test
   void idsAreStableAndDistinct() {
-    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0));
+    var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0));
     Finding a = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
     Finding b = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
     Finding c = advise(LabInventories.s1(16384, "other"), costs).get(0);

@@ -11,10 +11,10 @@ import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.inventory.model.Qdisc;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
-import io.segscope.exporters.model.GsoSite;
-import io.segscope.exporters.model.GsoType;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -41,19 +41,19 @@ class ShapeRulesTest {
     return f.get(0);
   }
 
-  private static GsoDeviceStats gso(long ns, int ifindex, String name, GsoCause cause, GsoType type, GsoSite site) {
+  private static GsoDeviceStats gso(long ns, int ifindex, String name, Cause cause, GsoType type, Site site) {
     return Costs.gso(ns, ifindex, name, 32066, 2089457356L, cause, 8000, 0, type, site);
   }
 
   private static GsoDeviceStats sending(long ns, int ifindex, String name) {
-    return Costs.gso(ns, ifindex, name, 0, 0, GsoCause.OTHER, 0, 32066);
+    return Costs.gso(ns, ifindex, name, 0, 0, Cause.OTHER, 0, 32066);
   }
 
   // ---- routed: mtu_mismatch and gso_size_mismatch through a router namespace
 
   @Test
   void forwardedSuperPacketsLargerThanTheEgressMtuLowerTheSendersMtu() {
-    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.MTU, GsoType.TCP4, GsoSite.IP_OUTPUT_MTU),
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", Cause.MTU, GsoType.TCP4, Site.IP_OUTPUT_MTU),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(LabInventories.routed(1400, 65536), costs), "mtu_mismatch");
     assertThat(AdviceContext.label(f.subject())).isEqualTo("lab-rt/rt1");
@@ -66,7 +66,7 @@ class ShapeRulesTest {
 
   @Test
   void sendersOnOtherHostsGetAnExplanationNotACommand() {
-    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.MTU, GsoType.TCP4, GsoSite.IP_OUTPUT_MTU));
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", Cause.MTU, GsoType.TCP4, Site.IP_OUTPUT_MTU));
     Finding f = only(advise(LabInventories.routedFromTheWire(1400), costs), "mtu_mismatch");
     assertThat(f.commands()).isEmpty();
     assertThat(f.cpuSavingCores()).isZero();
@@ -75,7 +75,7 @@ class ShapeRulesTest {
 
   @Test
   void aSenderWhoseMtuAlreadyFitsGetsNoMtuCommand() {
-    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.MTU, GsoType.TCP4, GsoSite.IP_OUTPUT_MTU),
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", Cause.MTU, GsoType.TCP4, Site.IP_OUTPUT_MTU),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(LabInventories.routed(1500, 65536), costs), "mtu_mismatch");
     assertThat(f.commands()).isEmpty(); // snd0 has 1500 already: something else (a route MTU?) is smaller
@@ -83,7 +83,7 @@ class ShapeRulesTest {
 
   @Test
   void aGsoSizeMismatchIsFollowedThroughTheRouter() {
-    var costs = Costs.window(gso(SWITCH, 3, "rt1", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+    var costs = Costs.window(gso(SWITCH, 3, "rt1", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(LabInventories.routed(1500, 16384), costs), "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
@@ -94,7 +94,7 @@ class ShapeRulesTest {
 
   @Test
   void aVxlanUnderlayWithoutTunnelSegmentationTurnsItOn() {
-    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    var costs = Costs.window(gso(SENDER, 2, "u0", Cause.FEATURE_MISSING, GsoType.UDP_TUNNEL, Site.XMIT));
     Finding f = only(advise(LabInventories.vxlan(LabInventories.vethFeatures("tx-udp_tnl-segmentation")), costs),
         "tunnel_offload_missing");
     assertThat(shells(f)).containsExactly("ip netns exec lab-vx ethtool -K u0 tx-udp_tnl-segmentation on");
@@ -104,7 +104,7 @@ class ShapeRulesTest {
 
   @Test
   void aFixedOffTunnelOffloadIsExplainedWithoutACommand() {
-    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    var costs = Costs.window(gso(SENDER, 2, "u0", Cause.FEATURE_MISSING, GsoType.UDP_TUNNEL, Site.XMIT));
     Finding f = only(advise(LabInventories.vxlan(LabInventories.fixedOff("tx-udp_tnl-segmentation",
         "tx-udp_tnl-csum-segmentation")), costs), "tunnel_offload_missing");
     assertThat(f.commands()).isEmpty();
@@ -119,7 +119,7 @@ class ShapeRulesTest {
     // what S4 records on 6.18: the underlay's tunnel GSO bit is missing from features (ethtool -K u0
     // tx-udp_tnl-segmentation off tx-udp_tnl-csum-segmentation off), which the probe reports as
     // tunnel_feature_missing (it is missing from features & hw_enc_features)
-    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.TUNNEL_FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    var costs = Costs.window(gso(SENDER, 2, "u0", Cause.TUNNEL_FEATURE_MISSING, GsoType.UDP_TUNNEL, Site.XMIT));
     Finding f = only(advise(LabInventories.vxlan(LabInventories.vethFeatures("tx-udp_tnl-segmentation",
         "tx-udp_tnl-csum-segmentation")), costs), "tunnel_offload_missing");
     assertThat(shells(f)).containsExactly(
@@ -131,7 +131,7 @@ class ShapeRulesTest {
 
   @Test
   void tunnelFeatureMissingWithTheFeatureOnIsADriverLimit() {
-    var costs = Costs.window(gso(SENDER, 2, "u0", GsoCause.TUNNEL_FEATURE_MISSING, GsoType.UDP_TUNNEL, GsoSite.XMIT));
+    var costs = Costs.window(gso(SENDER, 2, "u0", Cause.TUNNEL_FEATURE_MISSING, GsoType.UDP_TUNNEL, Site.XMIT));
     Finding f = only(advise(LabInventories.vxlan(LabInventories.vethFeatures()), costs), "tunnel_offload_missing");
     assertThat(f.commands()).isEmpty();
     assertThat(f.summary()).contains("hw_enc_features");
@@ -141,7 +141,7 @@ class ShapeRulesTest {
 
   @Test
   void udpGsoWithoutUdpSegmentationTurnsOnExactlyThatFeature() {
-    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.FEATURE_MISSING, GsoType.UDP_L4, GsoSite.XMIT));
+    var costs = Costs.window(gso(SENDER, 2, "snd0", Cause.FEATURE_MISSING, GsoType.UDP_L4, Site.XMIT));
     // TSO is off too, but the traffic is UDP GSO: only the feature it needs
     Finding f = only(advise(LabInventories.withFeatures(LabInventories.s3(LabInventories.NO_XDP, "veth"), SENDER, 2,
         LabInventories.vethFeatures("tx-udp-segmentation", "tx-tcp-segmentation", "tx-tcp6-segmentation")), costs),
@@ -152,7 +152,7 @@ class ShapeRulesTest {
 
   @Test
   void offloadDisabledOnAVxlanDeviceSaysFleetsDoThatOnPurpose() {
-    var costs = Costs.window(gso(SENDER, 3, "vx0", GsoCause.FEATURE_MISSING, GsoType.TCP4, GsoSite.XMIT));
+    var costs = Costs.window(gso(SENDER, 3, "vx0", Cause.FEATURE_MISSING, GsoType.TCP4, Site.XMIT));
     Finding f = only(advise(LabInventories.withFeatures(LabInventories.vxlan(LabInventories.vethFeatures()), SENDER, 3,
         LabInventories.vethFeatures("tx-tcp-segmentation", "tx-tcp6-segmentation")), costs), "offload_disabled");
     assertThat(f.risk()).contains("vxlan device").contains("Calico").contains("--advice-accept");
@@ -170,7 +170,7 @@ class ShapeRulesTest {
 
   @Test
   void offloadDisabledOnAVmxnet3NicSaysFleetsDoThatOnPurposeAndAnotherDriverDoesNot() {
-    var costs = Costs.window(gso(ROOT, 2, "ens192", GsoCause.FEATURE_MISSING, GsoType.TCP4, GsoSite.XMIT));
+    var costs = Costs.window(gso(ROOT, 2, "ens192", Cause.FEATURE_MISSING, GsoType.TCP4, Site.XMIT));
     Finding f = only(advise(rootNic("vmxnet3"), costs), "offload_disabled");
     assertThat(shells(f)).containsExactly("ethtool -K ens192 tso on");
     assertThat(f.risk()).startsWith("this device is a vmxnet3 NIC: VMware vmxnet3 has had TSO")
@@ -194,7 +194,7 @@ class ShapeRulesTest {
 
   @Test
   void aTbfWhoseBurstIsSmallerThanASuperPacketGetsALargerBurst() {
-    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.QDISC, GsoType.TCP4, GsoSite.QDISC));
+    var costs = Costs.window(gso(SENDER, 2, "snd0", Cause.QDISC, GsoType.TCP4, Site.QDISC));
     Finding f = only(advise(LabInventories.shaped(List.of(LabInventories.tbf(0))), costs), "qdisc_segmentation");
     // 65536 + ceil(65536 / 1440) x 114 header bytes = 70780; the limit grows by as much as the burst
     assertThat(shells(f)).containsExactly(
@@ -204,7 +204,7 @@ class ShapeRulesTest {
 
   @Test
   void aTbfWithAPeakRateAndCakeWithoutSplitGsoAreExplainedOrLeftAlone() {
-    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.QDISC, GsoType.TCP4, GsoSite.QDISC));
+    var costs = Costs.window(gso(SENDER, 2, "snd0", Cause.QDISC, GsoType.TCP4, Site.QDISC));
     Finding peak = only(advise(LabInventories.shaped(List.of(LabInventories.tbf(7_500_000))), costs),
         "qdisc_segmentation");
     assertThat(peak.commands()).isEmpty();
@@ -218,7 +218,7 @@ class ShapeRulesTest {
 
   @Test
   void anotherCauseIsNotTheQdiscs() {
-    var costs = Costs.window(gso(SENDER, 2, "snd0", GsoCause.OTHER, GsoType.TCP4, GsoSite.XMIT));
+    var costs = Costs.window(gso(SENDER, 2, "snd0", Cause.OTHER, GsoType.TCP4, Site.XMIT));
     assertThat(advise(LabInventories.shaped(List.of(LabInventories.tbf(0))), costs)).isEmpty();
   }
 
@@ -226,7 +226,7 @@ class ShapeRulesTest {
 
   @Test
   void guestsBehindATapGetTheUplinkRaisedBack() {
-    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT));
+    var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT));
     Finding f = only(advise(LabInventories.guest(16384), costs), "guest_gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 65536");
     assertThat(f.evidence().get("guest_devices")).asList().containsExactly("lab-sw/tap0");
@@ -237,7 +237,7 @@ class ShapeRulesTest {
   void guestsBehindAnUplinkAtItsDriversLimitAreToldToChangeTheGuest() {
     var inv = LabInventories.withLink(LabInventories.guest(16384), SWITCH, 3,
         l -> LabInventories.withSizes(l, 16384, 16384, 16384));
-    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT));
+    var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT));
     Finding f = only(advise(inv, costs), "guest_gso_size_mismatch");
     assertThat(f.commands()).isEmpty();
     assertThat(f.explanation()).contains("no host command can");
@@ -247,7 +247,7 @@ class ShapeRulesTest {
 
   @Test
   void aBondPortWithASmallerLimitSetsTheBondsLimit() {
-    var costs = Costs.window(gso(ROOT, 3, "eth2", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+    var costs = Costs.window(gso(ROOT, 3, "eth2", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(ROOT, 4, "bond0"));
     Finding f = only(advise(LabInventories.bond(16384), costs), "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip link set dev bond0 gso_max_size 16384");
@@ -256,7 +256,7 @@ class ShapeRulesTest {
 
   @Test
   void aBondWhosePortsAgreeGetsNoAdvice() {
-    var costs = Costs.window(gso(ROOT, 3, "eth2", GsoCause.OTHER, GsoType.TCP4, GsoSite.XMIT),
+    var costs = Costs.window(gso(ROOT, 3, "eth2", Cause.OTHER, GsoType.TCP4, Site.XMIT),
         sending(ROOT, 4, "bond0"));
     assertThat(advise(LabInventories.bond(65536), costs)).isEmpty();
   }
@@ -265,7 +265,7 @@ class ShapeRulesTest {
 
   @Test
   void wireguardIsExplainedWithoutACommand() {
-    var costs = Costs.window(gso(SENDER, 2, "wg0", GsoCause.OTHER, GsoType.TCP4, GsoSite.OTHER));
+    var costs = Costs.window(gso(SENDER, 2, "wg0", Cause.OTHER, GsoType.TCP4, Site.OTHER));
     Finding f = only(advise(LabInventories.wireguard(), costs), "wireguard_segmentation");
     assertThat(f.commands()).isEmpty();
     assertThat(f.severity()).isEqualTo("info");
@@ -276,7 +276,7 @@ class ShapeRulesTest {
   @Test
   void udpSegmentedAgainOnReceiveIsExplainedWithoutACommand() {
     // S9 as recorded: every software segmentation on the receiving veth at udp_rcv_segment
-    var costs = Costs.window(gso(RECEIVER, 2, "rcv0", GsoCause.OTHER, GsoType.UDP_L4, GsoSite.UDP_RX));
+    var costs = Costs.window(gso(RECEIVER, 2, "rcv0", Cause.OTHER, GsoType.UDP_L4, Site.UDP_RX));
     Finding f = only(advise(LabInventories.s3(LabInventories.NO_XDP, "veth"), costs), "udp_receive_segmentation");
     assertThat(f.subject().device()).isEqualTo("rcv0");
     assertThat(f.commands()).isEmpty();
@@ -284,7 +284,7 @@ class ShapeRulesTest {
     assertThat(f.cpuSavingCores()).isPositive();
     assertThat(f.explanation()).contains("UDP_GRO").contains("udp_rcv_segment");
     // the same device segmenting on transmit is not a receive finding
-    var tx = Costs.window(gso(RECEIVER, 2, "rcv0", GsoCause.FEATURE_MISSING, GsoType.UDP_L4, GsoSite.XMIT));
+    var tx = Costs.window(gso(RECEIVER, 2, "rcv0", Cause.FEATURE_MISSING, GsoType.UDP_L4, Site.XMIT));
     assertThat(advise(LabInventories.s3(LabInventories.NO_XDP, "veth"), tx))
         .noneMatch(x -> x.rule().equals("udp_receive_segmentation"));
   }
@@ -293,7 +293,7 @@ class ShapeRulesTest {
 
   @Test
   void ipv4BigTcpAgainstAnIpv6OnlyBigTcpUplinkSetsTheIpv4Limit() {
-    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+    var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(LabInventories.bigTcp(185000, 65536), costs), "gso_size_mismatch");
     // iproute2 6.1 has no gso_ipv4_max_size keyword: both limits to 64 KiB, then IPv6 back up (IPv4 stays)
@@ -305,7 +305,7 @@ class ShapeRulesTest {
 
   @Test
   void ipv6BigTcpAgainstA64KiBUplinkSetsGsoMaxSize() {
-    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP6, GsoSite.XMIT),
+    var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP6, Site.XMIT),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(LabInventories.bigTcp(65536, 65536), costs), "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 65536");
@@ -316,7 +316,7 @@ class ShapeRulesTest {
     // D at 185000 (IPv6) / 100000 (IPv4), the sender at 300000 both: only gso_ipv4_max_size can say 100000
     var inv = LabInventories.withLink(LabInventories.bigTcp(185000, 100000), SENDER, 2,
         l -> LabInventories.withSizes(l, 300000, 300000, 524280));
-    var costs = Costs.window(gso(SWITCH, 3, "up0", GsoCause.GSO_MAX_SIZE, GsoType.TCP4, GsoSite.XMIT),
+    var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(inv, costs), "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_ipv4_max_size 100000");
@@ -327,7 +327,7 @@ class ShapeRulesTest {
   void aNicWithIpv6BigTcpOnlyIsToldHowToEnableIpv4BigTcp() {
     var inv = LabInventories.withLink(LabInventories.s3(LabInventories.NO_XDP, ""), RECEIVER, 2,
         l -> LabInventories.withSizes(l, 185000, 65536, 524280));
-    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, GsoCause.OTHER, 0, 90000));
+    var costs = Costs.window(Costs.gso(RECEIVER, 2, "rcv0", 0, 0, Cause.OTHER, 0, 90000));
     Finding f = only(advise(inv, costs), "big_tcp_headroom");
     // only the gso_ipv4_max_size keyword (iproute2 6.3+) raises the IPv4 limit: text, not a command
     assertThat(f.commands()).isEmpty();

@@ -9,9 +9,9 @@ import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.report.ReportRenderer;
 import io.segscope.agent.workload.Workloads;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.vocabulary.Cause;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +37,8 @@ class VerifiedSavingTest {
     long sw = Math.round(SW_PER_SEC * bad);
     long bytes = Math.round(BYTES_PER_SEC * bad);
     long queued = Math.round(BYTES_PER_SEC * bad + BYTES_PER_SEC * after * Math.max(0, t - 60));
-    GsoDeviceStats up = Costs.gso(SWITCH, 3, "up0", sw, bytes, GsoCause.GSO_MAX_SIZE, 8000, 0);
-    GsoDeviceStats snd = Costs.gso(SENDER, 2, "snd0", 0, 0, GsoCause.OTHER, 0, Math.round(queued / 65160.0));
+    GsoDeviceStats up = Costs.gso(SWITCH, 3, "up0", sw, bytes, Cause.GSO_MAX_SIZE, 8000, 0);
+    GsoDeviceStats snd = Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, Math.round(queued / 65160.0));
     return TelemetrySnapshot.builder().takenAt(Costs.T0.plusSeconds(t))
         .addGso(new GsoDeviceStats(up.device(), up.mode(), up.swSkbs(), up.swSegments(), up.swBytes(), up.duration(),
             up.segmentsPerSkb(), up.offloadedSkbs(), up.causes(), up.sites(), up.types(), queued))
@@ -107,7 +107,7 @@ class VerifiedSavingTest {
       long bytes = Math.round(BYTES_PER_SEC * badMs / 1000.0);
       // after the fix 0.6x the traffic, all of it intact
       long queued = Math.round(BYTES_PER_SEC * badMs / 1000.0 + BYTES_PER_SEC * 0.6 * Math.max(0, ms - fixMs) / 1000.0);
-      GsoDeviceStats up = Costs.gso(SWITCH, 3, "up0", sw, bytes, GsoCause.GSO_MAX_SIZE, 8000, 0);
+      GsoDeviceStats up = Costs.gso(SWITCH, 3, "up0", sw, bytes, Cause.GSO_MAX_SIZE, 8000, 0);
       TelemetrySnapshot snap = TelemetrySnapshot.builder().takenAt(Costs.T0.plusMillis(ms))
           .addGso(new GsoDeviceStats(up.device(), up.mode(), up.swSkbs(), up.swSegments(), up.swBytes(),
               up.duration(), up.segmentsPerSkb(), up.offloadedSkbs(), up.causes(), up.sites(), up.types(), queued))

@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
-import io.segscope.exporters.model.GsoCause;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.wire.DurationBuckets;
+import io.segscope.vocabulary.Cause;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -26,7 +26,7 @@ class CostModelTest {
     long[] segs = new long[18];
     segs[7] = sw;
     return new GsoDeviceStats(UP, "tracepoint", sw, sw * 45, sw * 65000, Histograms.duration(dur, (long) nanos),
-        Histograms.segments(segs, sw * 45), offloaded, Map.of(GsoCause.GSO_MAX_SIZE, sw), Map.of(), Map.of());
+        Histograms.segments(segs, sw * 45), offloaded, Map.of(Cause.GSO_MAX_SIZE, sw), Map.of(), Map.of());
   }
 
   private static TelemetrySnapshot snap(int s, GsoDeviceStats... g) {
@@ -45,8 +45,8 @@ class CostModelTest {
     assertThat(c.swSkbsPerSec()).isEqualTo(1000.0);
     assertThat(c.swSegmentsPerSec()).isEqualTo(45000.0);
     assertThat(c.offloadedSkbsPerSec()).isEqualTo(50.0);
-    assertThat(c.causePerSec(GsoCause.GSO_MAX_SIZE)).isEqualTo(1000.0);
-    assertThat(c.causeShare(GsoCause.GSO_MAX_SIZE)).isEqualTo(1.0);
+    assertThat(c.causePerSec(Cause.GSO_MAX_SIZE)).isEqualTo(1000.0);
+    assertThat(c.causeShare(Cause.GSO_MAX_SIZE)).isEqualTo(1.0);
     assertThat(c.gsoCpu().basis()).isEqualTo("measured");
     assertThat(c.gsoCpu().cores()).isCloseTo(80e6 / 1e9 / 10, within(1e-12)); // 8 ms of CPU per second
     assertThat(c.swDuration().count()).isEqualTo(10000);

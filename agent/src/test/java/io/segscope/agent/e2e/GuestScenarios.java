@@ -13,7 +13,7 @@ import io.segscope.lab.Topology;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.sys.StaleKprobeEvents;
-import io.segscope.probes.wire.Site;
+import io.segscope.vocabulary.Site;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,5 +1,8 @@
 package io.segscope.exporters.model;
 
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
@@ -35,8 +38,8 @@ public record GsoDeviceStats(
     NativeHistogram duration,
     NativeHistogram segmentsPerSkb,
     long offloadedSkbs,
-    Map<GsoCause, Long> causes,
-    Map<GsoSite, Long> sites,
+    Map<Cause, Long> causes,
+    Map<Site, Long> sites,
     Map<GsoType, Long> types,
     long queuedBytes) {
   public GsoDeviceStats {
@@ -48,16 +51,16 @@ public record GsoDeviceStats(
     Checks.notNull(duration, "GsoDeviceStats.duration");
     Checks.notNull(segmentsPerSkb, "GsoDeviceStats.segmentsPerSkb");
     Checks.notNegative(offloadedSkbs, "GsoDeviceStats.offloadedSkbs");
-    causes = counts(causes, GsoCause.class, "causes");
-    sites = counts(sites, GsoSite.class, "sites");
+    causes = counts(causes, Cause.class, "causes");
+    sites = counts(sites, Site.class, "sites");
     types = counts(types, GsoType.class, "types");
     Checks.notNegative(queuedBytes, "GsoDeviceStats.queuedBytes");
   }
 
   /** Stats without the queued bytes (0: not counted). */
   public GsoDeviceStats(DeviceRef device, String mode, long swSkbs, long swSegments, long swBytes,
-      NativeHistogram duration, NativeHistogram segmentsPerSkb, long offloadedSkbs, Map<GsoCause, Long> causes,
-      Map<GsoSite, Long> sites, Map<GsoType, Long> types) {
+      NativeHistogram duration, NativeHistogram segmentsPerSkb, long offloadedSkbs, Map<Cause, Long> causes,
+      Map<Site, Long> sites, Map<GsoType, Long> types) {
     this(device, mode, swSkbs, swSegments, swBytes, duration, segmentsPerSkb, offloadedSkbs, causes, sites, types, 0);
   }
 
@@ -73,11 +76,11 @@ public record GsoDeviceStats(
   }
 
   /** The super-packets segmented in software for {@code cause} (0 if not reported). */
-  public long cause(GsoCause cause) {
+  public long cause(Cause cause) {
     return causes.getOrDefault(Checks.notNull(cause, "cause"), 0L);
   }
 
-  public long site(GsoSite site) {
+  public long site(Site site) {
     return sites.getOrDefault(Checks.notNull(site, "site"), 0L);
   }
 

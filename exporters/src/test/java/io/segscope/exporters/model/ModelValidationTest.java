@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.segscope.device.DeviceId;
+import io.segscope.vocabulary.Cause;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -64,7 +65,7 @@ class ModelValidationTest {
         .hasMessage("GsoDeviceStats.offloadedSkbs must not be negative, got -3");
     assertThatThrownBy(
         () -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0,
-            Map.of(GsoCause.CHECKSUM, -1L), Map.of(), Map.of()))
+            Map.of(Cause.CHECKSUM, -1L), Map.of(), Map.of()))
         .hasMessage("GsoDeviceStats.causes[CHECKSUM] must not be negative, got -1");
   }
 
@@ -82,8 +83,8 @@ class ModelValidationTest {
         .hasMessage("GsoDeviceStats.causes must not be null");
     assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, Map.of(), null, Map.of()))
         .hasMessage("GsoDeviceStats.sites must not be null");
-    Map<GsoCause, Long> nullValue = new HashMap<>();
-    nullValue.put(GsoCause.OTHER, null);
+    Map<Cause, Long> nullValue = new HashMap<>();
+    nullValue.put(Cause.OTHER, null);
     assertThatThrownBy(() -> new GsoDeviceStats(DEV, "kprobe", 0, 0, 0, EMPTY, EMPTY, 0, nullValue, Map.of(),
         Map.of()))
         .hasMessage("GsoDeviceStats.causes[OTHER] must not be null");
@@ -91,20 +92,20 @@ class ModelValidationTest {
 
   @Test
   void gsoCausesAreAnImmutableCopyWithZeroForMissing() {
-    Map<GsoCause, Long> causes = new EnumMap<>(GsoCause.class);
-    causes.put(GsoCause.GSO_MAX_SIZE, 4L);
+    Map<Cause, Long> causes = new EnumMap<>(Cause.class);
+    causes.put(Cause.GSO_MAX_SIZE, 4L);
     GsoDeviceStats stats = new GsoDeviceStats(DEV, "kprobe", 4, 8, 100, EMPTY, EMPTY, 0, causes, Map.of(), Map.of());
-    causes.put(GsoCause.OTHER, 9L);
-    assertThat(stats.causes()).containsOnlyKeys(GsoCause.GSO_MAX_SIZE);
-    assertThat(stats.cause(GsoCause.GSO_MAX_SIZE)).isEqualTo(4);
-    assertThat(stats.cause(GsoCause.CHECKSUM)).isZero();
-    assertThatThrownBy(() -> stats.causes().put(GsoCause.OTHER, 1L))
+    causes.put(Cause.OTHER, 9L);
+    assertThat(stats.causes()).containsOnlyKeys(Cause.GSO_MAX_SIZE);
+    assertThat(stats.cause(Cause.GSO_MAX_SIZE)).isEqualTo(4);
+    assertThat(stats.cause(Cause.CHECKSUM)).isZero();
+    assertThatThrownBy(() -> stats.causes().put(Cause.OTHER, 1L))
         .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test
   void gsoCauseLabelsAreTheContractValues() {
-    assertThat(Arrays.stream(GsoCause.values()).map(GsoCause::label))
+    assertThat(Arrays.stream(Cause.values()).map(Cause::label))
         .containsExactly("feature_missing", "gso_max_size", "gso_max_segs", "checksum", "other", "mtu", "qdisc",
             "tunnel_feature_missing");
   }

@@ -1,7 +1,7 @@
 package io.segscope.probes.program;
 
 import io.segscope.probes.ksym.Kallsyms;
-import io.segscope.probes.wire.Site;
+import io.segscope.vocabulary.Site;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

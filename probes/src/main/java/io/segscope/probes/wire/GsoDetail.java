@@ -1,5 +1,8 @@
 package io.segscope.probes.wire;
 
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;

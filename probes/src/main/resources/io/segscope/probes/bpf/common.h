@@ -15,7 +15,7 @@
 #define SEG_ETH_P_IP 0x0800
 #define SEG_XDP_PACKET_HEADROOM 256
 
-/* Why a device could not take a super-packet whole. Java: io.segscope.probes.wire.Cause. */
+/* Why a device could not take a super-packet whole. Java: io.segscope.vocabulary.Cause. */
 #define CAUSE_FEATURE_MISSING 0
 #define CAUSE_GSO_MAX_SIZE 1
 #define CAUSE_GSO_MAX_SEGS 2
@@ -26,7 +26,7 @@
 #define CAUSE_TUNNEL_FEATURE_MISSING 7
 #define CAUSES 8
 
-/* Where the kernel segmented. Java: io.segscope.probes.wire.Site. */
+/* Where the kernel segmented. Java: io.segscope.vocabulary.Site. */
 #define SITE_XMIT 0          /* validate_xmit_skb: the device below could not take it (after the queue) */
 #define SITE_IP_OUTPUT_MTU 1 /* ip(6)_finish_output_gso: forwarded, larger than the egress MTU */
 #define SITE_QDISC 2         /* a qdisc segments (tbf, cake, netem, taprio): after the queue */
@@ -35,7 +35,7 @@
 #define SITE_OTHER 5         /* everything else: netfilter queue, Open vSwitch, tap, drivers */
 #define SITES 6
 
-/* GSO type classes (from skb_shared_info.gso_type). Java: io.segscope.probes.wire.GsoType. */
+/* GSO type classes (from skb_shared_info.gso_type). Java: io.segscope.vocabulary.GsoType. */
 #define GTYPE_TCP4 0
 #define GTYPE_TCP6 1
 #define GTYPE_UDP_L4 2
@@ -46,7 +46,7 @@
 #define GTYPE_OTHER 7
 #define GTYPES 8
 
-/* Diagnostics, per CPU. Java: io.segscope.probes.wire.Diagnostic. */
+/* Diagnostics, per CPU. Java: io.segscope.vocabulary.Diagnostic. */
 #define DIAG_SEGMENTED_UNTIMED 0 /* counted, but its start was not seen on this CPU: not timed */
 #define DIAG_COUNTS_FULL 1       /* per-device counter map full: event not counted */
 #define DIAG_DETAIL_FULL 2       /* per-device detail map full: histograms/causes not kept */

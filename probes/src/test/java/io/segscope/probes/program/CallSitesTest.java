@@ -3,7 +3,7 @@ package io.segscope.probes.program;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.ksym.Kallsyms;
-import io.segscope.probes.wire.Site;
+import io.segscope.vocabulary.Site;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -71,7 +71,7 @@ class CallSitesTest {
     assertThat(c.sites()).extracting(CallSites.Range::function)
         .containsExactly("__dev_queue_xmit", "validate_xmit_skb_list");
     assertThat(c.sites()).allSatisfy(r -> {
-      assertThat(r.site()).isEqualTo(io.segscope.probes.wire.Site.XMIT);
+      assertThat(r.site()).isEqualTo(io.segscope.vocabulary.Site.XMIT);
       assertThat(r.afterQueue()).isTrue();
     });
     assertThat(of(c, "validate_xmit_skb").inlined()).isTrue();

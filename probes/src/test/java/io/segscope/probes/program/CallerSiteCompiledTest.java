@@ -3,7 +3,7 @@ package io.segscope.probes.program;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.ksym.Kallsyms;
-import io.segscope.probes.wire.Site;
+import io.segscope.vocabulary.Site;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

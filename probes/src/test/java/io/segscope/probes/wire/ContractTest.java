@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.segscope.device.DeviceId;
 import io.segscope.probes.program.ProgramText;
+import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.Diagnostic;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

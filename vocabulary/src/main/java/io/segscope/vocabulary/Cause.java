@@ -1,34 +1,26 @@
-package io.segscope.exporters.model;
+package io.segscope.vocabulary;
 
-/**
- * Why a GSO super-packet had to be segmented in software ({@code segscope_gso_sw_cause_skbs_total{cause=...}}). The label values are part of the metric contract.
- */
-public enum GsoCause {
+/** Why a GSO super-packet had to be segmented in software ({@code segscope_gso_sw_cause_skbs_total{cause=...}}); codes are the programs' {@code CAUSE_*} macros. */
+public enum Cause implements Term {
   /** The device lacks the offload feature the packet's GSO type needs (e.g. TSO off). */
-  FEATURE_MISSING("feature_missing"),
+  FEATURE_MISSING,
   /** The packet is larger than the device's gso_max_size (gso_ipv4_max_size for IPv4). */
-  GSO_MAX_SIZE("gso_max_size"),
+  GSO_MAX_SIZE,
   /** The packet has more segments than the device's gso_max_segs. */
-  GSO_MAX_SEGS("gso_max_segs"),
+  GSO_MAX_SEGS,
   /** The checksum could not be offloaded, which forces software segmentation. */
-  CHECKSUM("checksum"),
+  CHECKSUM,
   /** Anything the probes cannot attribute to one of the other causes. */
-  OTHER("other"),
+  OTHER,
   /** A forwarded super-packet larger than the egress MTU, segmented at IP output. */
-  MTU("mtu"),
+  MTU,
   /** A qdisc (tbf, cake, netem, taprio) segmented it itself. */
-  QDISC("qdisc"),
+  QDISC,
   /** An encapsulated packet whose inner GSO type the device cannot offload under encapsulation (hw_enc_features). */
-  TUNNEL_FEATURE_MISSING("tunnel_feature_missing");
+  TUNNEL_FEATURE_MISSING;
 
-  private final String label;
-
-  GsoCause(String label) {
-    this.label = label;
-  }
-
-  /** The value of the {@code cause} label. */
-  public String label() {
-    return label;
+  @Override
+  public String macroPrefix() {
+    return "CAUSE_";
   }
 }
