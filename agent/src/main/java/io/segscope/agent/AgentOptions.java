@@ -6,6 +6,7 @@ import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
+import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.agent.workload.WorkloadResolver;
 import io.segscope.probes.ProbeMode;
@@ -32,6 +33,7 @@ import java.util.Optional;
  * @param criTimeout the deadline of one CRI call
  * @param intent the findings the operator accepted (--advice-accept, --advice-config)
  * @param cacheDir where compiled probe programs are kept between starts, empty for no cache
+ * @param vanishedDeviceGrace how long a vanished device keeps its series (hidden --vanished-device-grace)
  */
 public record AgentOptions(HttpSettings http, Duration interval,
     SelfCost.Mode selfCost, Duration adviceWindow,
@@ -40,7 +42,7 @@ public record AgentOptions(HttpSettings http, Duration interval,
     Optional<TracepointAttach> tracepointAttach,
     DeviceSelection.Config devices,
     CriEndpoints criEndpoints, Duration criTimeout,
-    AdviceIntent intent, Optional<Path> cacheDir) {
+    AdviceIntent intent, Optional<Path> cacheDir, Duration vanishedDeviceGrace) {
 
   /** Options without accepted findings and without a compile cache. */
   public AgentOptions(HttpSettings http, Duration interval,
@@ -52,7 +54,7 @@ public record AgentOptions(HttpSettings http, Duration interval,
       CriEndpoints criEndpoints, Duration criTimeout) {
     this(http, interval, selfCost, adviceWindow, adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode,
         tracepointAttach, devices, criEndpoints, criTimeout, AdviceIntent.NONE,
-        Optional.empty());
+        Optional.empty(), VanishedDevices.GRACE);
   }
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */

@@ -250,7 +250,8 @@ public final class AgentRuntime implements AutoCloseable {
           + String.join(", ", options.intent().entries().stream().map(e -> e.text()).toList()));
     }
     TelemetryService service = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor,
-        build, metrics.self(), metrics.recordErrors(), options.devices(), Clock.systemUTC());
+        build, metrics.self(), metrics.recordErrors(), options.devices(), options.vanishedDeviceGrace(),
+        Clock.systemUTC());
     telemetry.set(service);
     backend.attached(service, probes);
     verticle.readNow(); // the first read with the probes attached, not one --interval later

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Tag;
@@ -38,7 +39,14 @@ class InventoryDeathTest {
 
   @Test
   void aDeadInventoryThreadShowsInReadyzAndInTheMetrics() throws Exception {
-    DeviceInventory inventory = DeviceInventory.start(InventoryConfig.defaults(), new DecodeWarnings());
+    // the follower thread throws this at its next turn once it is set, as if the JVM had thrown it there
+    AtomicReference<Error> failure = new AtomicReference<>();
+    DeviceInventory inventory = DeviceInventory.start(InventoryConfig.defaults().withBeforeTurn(() -> {
+      Error e = failure.getAndSet(null);
+      if (e != null) {
+        throw e;
+      }
+    }), new DecodeWarnings());
     try {
       TelemetrySnapshot empty = TelemetrySnapshot.builder().takenAt(Instant.now()).build();
       MetricsRegistry metrics = new MetricsRegistry(() -> empty);
@@ -86,7 +94,7 @@ class InventoryDeathTest {
         assertThat(refreshed).as("last refresh is recent").isCloseTo(System.currentTimeMillis() / 1000.0,
             Offset.offset(10.0));
 
-        inventory.failFollowerForTest(new OutOfMemoryError("injected by InventoryDeathTest"));
+        failure.set(new OutOfMemoryError("injected by InventoryDeathTest"));
         await(() -> inventory.death().isPresent(), Duration.ofSeconds(10), "the inventory thread dies");
 
         HttpResponse<String> dead = get(http, base + "/readyz");

@@ -1,6 +1,7 @@
 package io.segscope.agent.cli;
 
 import io.segscope.agent.telemetry.DeviceSelection;
+import io.segscope.agent.telemetry.VanishedDevices;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,6 +105,13 @@ public final class Bounds {
   public static final class WebIdleTimeout extends DurationIn {
     public WebIdleTimeout() {
       super(WEB_IDLE_TIMEOUT_MIN, WEB_IDLE_TIMEOUT_MAX);
+    }
+  }
+
+  /** --vanished-device-grace (hidden): 1s..15s. */
+  public static final class VanishedDeviceGrace extends DurationIn {
+    public VanishedDeviceGrace() {
+      super(VanishedDevices.MIN_GRACE, VanishedDevices.GRACE);
     }
   }
 

@@ -128,6 +128,13 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
+  @Option(names = "--vanished-device-grace", paramLabel = "DURATION", defaultValue = "15s", hidden = true,
+      converter = Bounds.VanishedDeviceGrace.class,
+      description = "How long a device that vanished from every namespace keeps its series before they are "
+          + "dropped (and how often a namespace still held is looked at again, at most every 5 s); 1s..15s "
+          + "(default: ${DEFAULT-VALUE}). Hidden: for tests that watch the grace end in real time.")
+  Duration vanishedDeviceGrace;
+
   @Option(names = "--cache-dir", paramLabel = "DIR", converter = CacheDir.Converter.class,
       description = "Where compiled probe programs are kept, so that a restart on the same kernel with the same "
           + "agent skips the compile; owned by the agent's user, writable by nobody else (else not used); 'none': "
@@ -198,7 +205,7 @@ public final class RunCommand implements Callable<Integer> {
         noBpfStats ? SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, inventory.netnsDirs(), probeMode.forced(), attach, inventory.devices(),
         cri, workload.timeout(), intent,
-        (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir());
+        (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir(), vanishedDeviceGrace);
     try (AgentRuntime agent = AgentRuntime.start(options, stop)) {
       agent.awaitStop(stop);
     } catch (StopSignal.Stopped e) {

@@ -80,7 +80,6 @@ public final class DeviceInventory implements AutoCloseable {
   /** Why the follower thread stopped, null while it runs. */
   private volatile Throwable death;
   /** A failure for the follower to throw at its next turn (tests: an inventory death without a fake kernel). */
-  private volatile Error injected;
   private long nextRescan;
   private long nextRefresh;
   private long settleRescan = Long.MAX_VALUE;
@@ -141,14 +140,6 @@ public final class DeviceInventory implements AutoCloseable {
     }
     return t == null ? Optional.empty() : Optional.of(t.getClass().getSimpleName()
         + (t.getMessage() == null ? "" : ": " + t.getMessage()));
-  }
-
-  /**
-   * Test hook: the follower thread throws {@code failure} at its next turn, as if the JVM had thrown
-   * it there (an Error ends the thread; nothing catches it). Not for production use.
-   */
-  public void failFollowerForTest(Error failure) {
-    injected = Objects.requireNonNull(failure, "failure");
   }
 
   /** The reasons {@link #resyncs} counts: {@code overflow} (link notifications overflowed, ENOBUFS). */
@@ -213,11 +204,7 @@ public final class DeviceInventory implements AutoCloseable {
 
   private void followUntilClosed() {
     while (!closing) {
-      Error failure = injected;
-      if (failure != null) {
-        injected = null;
-        throw failure;
-      }
+      config.beforeTurn().run();
       try {
         boolean changed = pollEvents();
         long now = System.nanoTime();

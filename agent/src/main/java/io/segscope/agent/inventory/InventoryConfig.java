@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Settings of the inventory.
@@ -20,9 +21,16 @@ import java.util.List;
  * @param eventBufferBytes the receive buffer of each namespace's link-notification socket (4 MiB; the
  *     kernel rounds small values up to its minimum). When a burst of changes overflows it (ENOBUFS),
  *     the namespace is read again in full and counted in segscope_inventory_resyncs_total.
+ * @param beforeTurn runs on the follower thread before each turn of its loop (the agent: nothing). What
+ *     it throws ends the thread as if the turn had thrown it; tests end the thread this way to see that
+ *     readiness and the metrics tell its death.
  */
 public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration rescanInterval,
-    Duration linkRefreshInterval, Duration requestTimeout, FeatureMode features, int eventBufferBytes) {
+    Duration linkRefreshInterval, Duration requestTimeout, FeatureMode features, int eventBufferBytes,
+    Runnable beforeTurn) {
+
+  /** The agent's {@link #beforeTurn}: nothing. */
+  public static final Runnable NOTHING = () -> {};
 
   /** The default notification buffer: 4 MiB per namespace. */
   public static final int EVENT_BUFFER_BYTES = 4 * 1024 * 1024;
@@ -30,7 +38,8 @@ public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration res
   /** With the default notification buffer. */
   public InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration rescanInterval,
       Duration linkRefreshInterval, Duration requestTimeout, FeatureMode features) {
-    this(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, features, EVENT_BUFFER_BYTES);
+    this(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, features, EVENT_BUFFER_BYTES,
+        NOTHING);
   }
 
   /** How features are read. */
@@ -56,6 +65,7 @@ public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration res
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("netlink request timeout must be positive, got " + requestTimeout);
     }
+    Objects.requireNonNull(beforeTurn, "beforeTurn");
     if (eventBufferBytes <= 0) {
       throw new IllegalArgumentException("notification buffer must be positive, got " + eventBufferBytes);
     }
@@ -69,22 +79,22 @@ public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration res
 
   public InventoryConfig withRescanInterval(Duration interval) {
     return new InventoryConfig(proc, namedNetnsDirs, interval, linkRefreshInterval, requestTimeout, features,
-        eventBufferBytes);
+        eventBufferBytes, beforeTurn);
   }
 
   public InventoryConfig withLinkRefreshInterval(Duration interval) {
     return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, interval, requestTimeout, features,
-        eventBufferBytes);
+        eventBufferBytes, beforeTurn);
   }
 
   public InventoryConfig withFeatures(FeatureMode mode) {
     return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, mode,
-        eventBufferBytes);
+        eventBufferBytes, beforeTurn);
   }
 
   public InventoryConfig withNamedNetnsDirs(List<Path> dirs) {
     return new InventoryConfig(proc, dirs, rescanInterval, linkRefreshInterval, requestTimeout, features,
-        eventBufferBytes);
+        eventBufferBytes, beforeTurn);
   }
 
   /** With {@code dirs} after the named-namespace directories it already has (each directory once). */
@@ -97,6 +107,12 @@ public record InventoryConfig(Path proc, List<Path> namedNetnsDirs, Duration res
   /** With another notification buffer size (tests provoke overflows with a small one). */
   public InventoryConfig withEventBufferBytes(int bytes) {
     return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, features,
-        bytes);
+        bytes, beforeTurn);
+  }
+
+  /** With {@code hook} run on the follower thread before each turn (see {@link #beforeTurn}). */
+  public InventoryConfig withBeforeTurn(Runnable hook) {
+    return new InventoryConfig(proc, namedNetnsDirs, rescanInterval, linkRefreshInterval, requestTimeout, features,
+        eventBufferBytes, hook);
   }
 }

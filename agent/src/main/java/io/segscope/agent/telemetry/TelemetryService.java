@@ -60,8 +60,7 @@ public final class TelemetryService {
   private final Advisor advisor;
   private final SnapshotAssembler assembler;
   private final Clock clock;
-  private final VanishedDevices vanished = new VanishedDevices(
-      new ProcNamespaceHolders(Path.of("/proc"))::held);
+  private final VanishedDevices vanished;
   private final Map<DeviceId, Long> lastSwSkbs = new HashMap<>();
   /**
    * How long the on-demand timing program stays attached after the last read that saw software
@@ -87,7 +86,8 @@ public final class TelemetryService {
    */
   public TelemetryService(ProbeSource probes, SelfCost selfCost, Supplier<Inventory> inventory,
       Supplier<Workloads> workloads, Advisor advisor, BuildInfo build,
-      SelfMetrics self, RecordErrors errors, DeviceSelection.Config devices, Clock clock) {
+      SelfMetrics self, RecordErrors errors, DeviceSelection.Config devices, Duration vanishedDeviceGrace,
+      Clock clock) {
     this.probes = probes;
     this.selfCost = selfCost;
     this.inventory = inventory;
@@ -96,6 +96,7 @@ public final class TelemetryService {
     this.clock = clock;
     this.errors = errors;
     this.selection = new DeviceSelection(devices);
+    this.vanished = new VanishedDevices(vanishedDeviceGrace, new ProcNamespaceHolders(Path.of("/proc"))::held);
     this.assembler = new SnapshotAssembler(build, errors);
     this.latest = new AtomicReference<>(TelemetrySnapshot.builder().takenAt(clock.instant()).buildInfo(build).build());
     this.callSites = List.copyOf(assembler.callSites(probes.callSites()));

@@ -67,23 +67,19 @@ public final class VanishedDevices {
   /** The keys of the last update whose inode another (the current) namespace has. */
   private Set<DeviceId> superseded = Set.of();
 
-  /**
-   * Test hook: {@code -Dsegscope.test.vanishGraceSeconds=N} (1..15) shortens the grace to N s and the
-   * holder recheck to at most N s, so that a lab test of the grace does not wait 25 s of real time.
-   */
-  public static final String GRACE_PROPERTY = "segscope.test.vanishGraceSeconds";
+  /** The grace as the agent runs by default. */
+  public static final Duration GRACE = Duration.ofSeconds(15);
+  /** The shortest grace the (hidden) --vanished-device-grace takes. */
+  public static final Duration MIN_GRACE = Duration.ofSeconds(1);
+  private static final Duration RECHECK = Duration.ofSeconds(5);
 
   /**
-   * As the agent runs it: 15 s grace, 10 min idle, a held namespace's holder looked at again every 5 s
-   * (where it was found: cheap while it stays); a shorter grace under {@link #GRACE_PROPERTY}.
+   * As the agent runs it: {@code grace} ({@link #GRACE} unless --vanished-device-grace says less), 10 min
+   * idle, a held namespace's holder looked at again every 5 s or every grace if shorter (where it was
+   * found: cheap while it stays).
    */
-  public VanishedDevices(NamespaceHolders holders) {
-    this(grace(), Duration.ofMinutes(10), Duration.ofSeconds(Math.min(5, grace().toSeconds())), holders);
-  }
-
-  private static Duration grace() {
-    int n = Integer.getInteger(GRACE_PROPERTY, 15);
-    return Duration.ofSeconds(n >= 1 && n <= 15 ? n : 15);
+  public VanishedDevices(Duration grace, NamespaceHolders holders) {
+    this(grace, Duration.ofMinutes(10), grace.compareTo(RECHECK) < 0 ? grace : RECHECK, holders);
   }
 
   public VanishedDevices(Duration grace, Duration idle, Duration recheck, NamespaceHolders holders) {

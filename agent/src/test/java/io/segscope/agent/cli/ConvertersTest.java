@@ -98,6 +98,8 @@ class ConvertersTest {
         {"1s..10m", "run", "--web.read-header-timeout", "11m"},
         {"1s..1h", "run", "--web.idle-timeout", "999ms"},
         {"1s..1h", "run", "--web.idle-timeout", "2h"},
+        {"1s..15s", "run", "--vanished-device-grace", "16s"},
+        {"1s..15s", "run", "--vanished-device-grace", "500ms"},
         {"10ms..1m", "report", "--cri-timeout", "2m"},
         {"1s..1h", "report", "--duration", "500ms"},
         {"1s..1h", "report", "--duration", "2h"},

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
@@ -161,10 +160,9 @@ class NamespaceLifecycleIT {
     Netns sink = lab.namespace("sink");
     link(lab, a, "a0", sink, "sa0", 71);
     UdpGsoSender udp = UdpGsoSender.build(lab.workDir());
-    // the vanished-device grace shortened from 15 s to 3 s (and the holder recheck to 3 s): the test
-    // waits past it, and two rechecks, in real time
-    try (AgentProcess agent = AgentProcess.start(List.of("-D" + VanishedDevices.GRACE_PROPERTY + "=" + GRACE_S),
-        "--interval", "1s")) {
+    // the vanished-device grace shortened from 15 s to 3 s (and the holder recheck to 3 s) through the
+    // hidden flag: the test waits past it, and two rechecks, in real time
+    try (AgentProcess agent = AgentProcess.start("--vanished-device-grace", GRACE_S + "s", "--interval", "1s")) {
       agent.awaitReady(Duration.ofSeconds(120));
 
       // --- namespace a counts, then is held only by a file descriptor (no name, no process inside)

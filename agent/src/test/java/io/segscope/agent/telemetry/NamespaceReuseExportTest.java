@@ -40,7 +40,7 @@ class NamespaceReuseExportTest {
         new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
             AdviceContext.Thresholds.DEFAULT, false),
         new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), new RecordErrors(meters),
-        DeviceSelection.Config.DEFAULT,
+        DeviceSelection.Config.DEFAULT, VanishedDevices.GRACE,
         Clock.fixed(VanishedDevicesTest.T0, ZoneOffset.UTC));
     t.refresh();
     assertThat(t.latest().gso()).singleElement().satisfies(g -> {

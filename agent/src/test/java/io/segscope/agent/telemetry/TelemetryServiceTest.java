@@ -207,7 +207,7 @@ class TelemetryServiceTest {
         AdviceContext.Thresholds.DEFAULT, false);
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
         List::of), () -> inv[0], Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"),
-        new SelfMetrics(meters), errors, selection,
+        new SelfMetrics(meters), errors, selection, VanishedDevices.GRACE,
         clock);
   }
 

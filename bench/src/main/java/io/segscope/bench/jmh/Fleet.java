@@ -12,6 +12,7 @@ import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
@@ -230,7 +231,7 @@ final class Fleet {
     Inventory inv = inventory;
     return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
         List::of), () -> inv, Workloads::none, advisor, BUILD, self, errors,
-        DeviceSelection.Config.DEFAULT, clock);
+        DeviceSelection.Config.DEFAULT, VanishedDevices.GRACE, clock);
   }
 
   private static Netns ns(long inode, String name) {
