@@ -10,6 +10,9 @@ import io.segscope.agent.workload.lab.criv1.Capability;
 import io.segscope.agent.workload.lab.criv1.ContainerConfig;
 import io.segscope.agent.workload.lab.criv1.ContainerState;
 import io.segscope.agent.workload.lab.criv1.ContainerStatusResponse;
+import io.segscope.agent.e2e.KernelOracle;
+import io.segscope.agent.e2e.PromText;
+import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Prerequisites;
 import java.io.IOException;
@@ -23,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -183,8 +187,11 @@ class ContainerImageIT {
         assertThat(w.path("source").asText()).isEqualTo("cri");
       }
 
-      // S1 between the pods: the recommendation, with the command an operator runs on the node
-      JsonNode rec = awaitRecommendation(kubelet, Duration.ofSeconds(30));
+      // S1 between the pods, counted by the agent in the container and by the kernel oracle (bpftrace)
+      countS1AgainstTheOracle(kubelet);
+
+      // the recommendation, with the command an operator runs on the node
+      JsonNode rec = awaitRecommendation(kubelet, Duration.ofSeconds(10));
       assertThat(rec.path("subject").path("device").asText()).isEqualTo(receiver.hostVeth());
       assertThat(rec.path("subject").path("workload").path("pod").asText()).isEqualTo("receiver");
       // the pod's namespace is named under the node's /run/netns (where containerd pins it), so `ip -n` reaches it
@@ -463,6 +470,52 @@ class ContainerImageIT {
       }
     }
     throw new AssertionError("namespace " + inode + " not in /api/v1/devices");
+  }
+
+  /**
+   * Software segmentations on the receiver's host-side veth between two map reads of the agent that
+   * began before and after 5 s of iperf3, against the kernel oracle attached around both.
+   */
+  private void countS1AgainstTheOracle(Kubelet k) throws Exception {
+    if (!KernelOracle.countsGso()) {
+      Prerequisites.unmet("the kernel oracle cannot count software GSO on this kernel");
+    }
+    DeviceAt veth = new DeviceAt(containerd.node(), receiver.hostVeth());
+    Map<String, String> dev = Map.of("netns", Long.toString(containerd.node().inode()), "device", veth.name());
+    KernelOracle.Counts counts;
+    double segscope;
+    try (KernelOracle oracle = KernelOracle.start(Duration.ofSeconds(120))) {
+      PromText before = scrapeOfAReadStartedAfter(k, Instant.now());
+      String sent = iperf(Duration.ofSeconds(5));
+      Thread.sleep(500); // the last segments leave the veth
+      PromText after = scrapeOfAReadStartedAfter(k, Instant.now());
+      counts = oracle.stop();
+      segscope = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
+      System.out.printf("ContainerImageIT: S1 on %s: segscope %.0f super-packets, oracle %s; iperf %s%n", veth.name(),
+          segscope, counts.gso(veth), sent.lines().filter(l -> l.contains("sender")).findFirst().orElse(sent));
+    }
+    assertThat(segscope).as("super-packets segmented in software on %s", veth.name()).isGreaterThan(100);
+    assertThat(segscope).as("segscope vs the kernel oracle").isEqualTo((double) counts.gso(veth).skbs());
+  }
+
+  /** A scrape whose telemetry comes from a map read that began after {@code moment}. */
+  private static PromText scrapeOfAReadStartedAfter(Kubelet k, Instant moment) throws Exception {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    double after = moment.toEpochMilli() / 1000.0;
+    boolean seenOne = false;
+    while (System.nanoTime() < deadline) {
+      PromText m = PromText.parse(k.get("/metrics").body());
+      double stamp = m.sum("segscope_snapshot_timestamp_seconds", Map.of());
+      if (stamp > after) {
+        if (seenOne) {
+          return m; // the read that stamped `after` may have begun before the moment: take the next
+        }
+        seenOne = true;
+        after = stamp;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no map read began after " + moment + " within 30 s; log:\n" + k.log());
   }
 
   /** iperf3 from the sender pod to the receiver pod until the gso_size_mismatch recommendation opens. */
