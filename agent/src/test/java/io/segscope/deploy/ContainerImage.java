@@ -4,7 +4,9 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,36 +60,69 @@ record ContainerImage(List<String> entrypoint, Map<String, String> env) {
     return List.copyOf(stage);
   }
 
-  /** Parses the last stage (after the last FROM) of a Containerfile's text. */
+  /**
+   * Parses the final image of a Containerfile's text: its last stage, with what it inherits from the
+   * earlier stages it is built FROM (a stage named by {@code FROM <stage>}); a later ENTRYPOINT or ENV
+   * of the chain overrides an earlier one.
+   */
   static ContainerImage parse(String containerfile) {
     String joined = containerfile.replace("\\\n", " ");
     List<String> lines = joined.lines().map(String::strip).toList();
-    int from = 0;
+    Map<String, Integer> stageStart = new LinkedHashMap<>();
+    List<Integer> starts = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       if (lines.get(i).startsWith("FROM ")) {
-        from = i;
+        starts.add(i);
+        String[] f = lines.get(i).split("\\s+");
+        if (f.length == 4 && f[2].equalsIgnoreCase("AS")) {
+          stageStart.put(f[3], i);
+        }
       }
+    }
+    if (starts.isEmpty()) {
+      throw new IllegalArgumentException("parse the Containerfile: no FROM");
+    }
+    // the chain of stages, from the last one back to the first that is not built on another stage
+    Deque<int[]> chain = new ArrayDeque<>();
+    int stage = starts.get(starts.size() - 1);
+    while (true) {
+      int end = lines.size();
+      for (int s : starts) {
+        if (s > stage) {
+          end = s;
+          break;
+        }
+      }
+      chain.push(new int[] {stage, end});
+      String base = lines.get(stage).split("\\s+")[1];
+      Integer parent = stageStart.get(base);
+      if (parent == null || chain.size() > starts.size()) {
+        break;
+      }
+      stage = parent;
     }
     List<String> entrypoint = null;
     Map<String, String> env = new LinkedHashMap<>();
-    for (String line : lines.subList(from, lines.size())) {
-      if (line.startsWith("ENTRYPOINT ")) {
-        try {
-          entrypoint = JSON.readValue(line.substring("ENTRYPOINT ".length()), new TypeReference<List<String>>() {});
-        } catch (IOException e) {
-          throw new UncheckedIOException("parse the Containerfile's ENTRYPOINT: not a JSON array: " + line, e);
+    for (int[] range : chain) {
+      for (String line : lines.subList(range[0], range[1])) {
+        if (line.startsWith("ENTRYPOINT ")) {
+          try {
+            entrypoint = JSON.readValue(line.substring("ENTRYPOINT ".length()), new TypeReference<List<String>>() {});
+          } catch (IOException e) {
+            throw new UncheckedIOException("parse the Containerfile's ENTRYPOINT: not a JSON array: " + line, e);
+          }
+        } else if (line.startsWith("ENV ")) {
+          String kv = line.substring(4).strip();
+          int eq = kv.indexOf('=');
+          if (eq <= 0 || kv.indexOf(' ') >= 0) {
+            throw new IllegalArgumentException("parse the Containerfile's ENV: expected one NAME=VALUE: " + line);
+          }
+          env.put(kv.substring(0, eq), kv.substring(eq + 1));
         }
-      } else if (line.startsWith("ENV ")) {
-        String kv = line.substring(4).strip();
-        int eq = kv.indexOf('=');
-        if (eq <= 0 || kv.indexOf(' ') >= 0) {
-          throw new IllegalArgumentException("parse the Containerfile's ENV: expected one NAME=VALUE: " + line);
-        }
-        env.put(kv.substring(0, eq), kv.substring(eq + 1));
       }
     }
     if (entrypoint == null || entrypoint.isEmpty()) {
-      throw new IllegalArgumentException("parse the Containerfile: its last stage has no ENTRYPOINT");
+      throw new IllegalArgumentException("parse the Containerfile: its final image has no ENTRYPOINT");
     }
     return new ContainerImage(List.copyOf(entrypoint), Map.copyOf(env));
   }

@@ -33,10 +33,30 @@ class ContainerImageTest {
   }
 
   @Test
+  void theLastStageInheritsFromTheStagesItIsBuiltOn() {
+    ContainerImage image = ContainerImage.parse("""
+        ARG BASE=debian
+        FROM ${BASE} AS build
+        ENV B=1
+        FROM ${BASE} AS runtime
+        ENV HOME=/tmp
+        ENV Y=1
+        ENTRYPOINT ["java", "-jar", "/j.jar"]
+        FROM runtime AS prebuilt
+        ENV P=1
+        FROM runtime
+        ENV Y=2
+        COPY --from=build /j.jar /j.jar
+        """);
+    assertThat(image.entrypoint()).containsExactly("java", "-jar", "/j.jar");
+    assertThat(image.env()).isEqualTo(Map.of("HOME", "/tmp", "Y", "2"));
+  }
+
+  @Test
   void aShellFormEntrypointOrNoneIsRefusedWithTheLine() {
     assertThatThrownBy(() -> ContainerImage.parse("FROM b\nENTRYPOINT java -jar /j.jar\n"))
         .hasMessageStartingWith("parse the Containerfile's ENTRYPOINT: not a JSON array: ENTRYPOINT java");
     assertThatThrownBy(() -> ContainerImage.parse("FROM b\nCMD [\"run\"]\n"))
-        .hasMessage("parse the Containerfile: its last stage has no ENTRYPOINT");
+        .hasMessage("parse the Containerfile: its final image has no ENTRYPOINT");
   }
 }

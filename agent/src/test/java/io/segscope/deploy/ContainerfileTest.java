@@ -41,25 +41,43 @@ class ContainerfileTest {
   }
 
   @Test
-  void buildsOnDebianBookwormAndRunsOnItsSlimVariant() {
-    List<String> from = starting("FROM");
-    assertThat(from).hasSize(2);
-    assertThat(from.get(0)).startsWith("FROM docker.io/library/debian:bookworm ").endsWith(" AS build");
-    assertThat(from.get(1)).isEqualTo("FROM docker.io/library/debian:bookworm-slim");
+  void buildsOnDebianBookwormAndRunsOnItsSlimVariantByDefaultWithTheBasesAsBuildArguments() {
+    // the base images are build arguments (scripts/image passes a local bookworm made by mmdebstrap);
+    // their defaults are the public ones, declared before the first FROM
+    assertThat(instructions().subList(0, 2)).containsExactly("ARG BUILD_BASE=docker.io/library/debian:bookworm",
+        "ARG RUNTIME_BASE=docker.io/library/debian:bookworm-slim");
+    assertThat(starting("FROM")).containsExactly("FROM ${BUILD_BASE} AS build", "FROM ${RUNTIME_BASE} AS runtime",
+        "FROM runtime AS prebuilt", "FROM runtime");
+  }
+
+  /** The instructions of the stage that starts with {@code from}, up to the next FROM. */
+  private static List<String> stage(String from) {
+    List<String> all = instructions();
+    int start = all.indexOf(from);
+    assertThat(start).as("stage %s", from).isNotNegative();
+    int end = start + 1;
+    while (end < all.size() && !all.get(end).startsWith("FROM ")) {
+      end++;
+    }
+    return all.subList(start, end);
   }
 
   @Test
   void runtimeInstallsLibbccAndAJre17ButNoCompilerOrHeaders() {
-    String runtime = String.join("\n", instructions().subList(instructions().indexOf(starting("FROM").get(1)),
-        instructions().size()));
+    String runtime = String.join("\n", stage("FROM ${RUNTIME_BASE} AS runtime"));
     assertThat(runtime).contains("apt-get install -y --no-install-recommends openjdk-17-jre-headless libbpfcc");
     assertThat(runtime).doesNotContain("linux-headers").doesNotContain("openjdk-17-jdk").doesNotContain("maven");
   }
 
   @Test
-  void copiesTheJarTheBuildProducesAndRunsIt() throws Exception {
-    String copy = starting("COPY").stream().filter(c -> c.startsWith("COPY --from=build")).findFirst().orElseThrow();
-    assertThat(copy).isEqualTo("COPY --from=build /src/agent/target/segscope.jar /opt/segscope/segscope.jar");
+  void theDefaultImageCopiesTheJarTheBuildStageProducesAndPrebuiltOneFromTheContext() throws Exception {
+    assertThat(stage("FROM runtime")).containsExactly("FROM runtime",
+        "COPY --from=build /src/agent/target/segscope.jar /opt/segscope/segscope.jar");
+    // scripts/image: --target prebuilt --build-arg JAR=<the jar, relative to the context>
+    assertThat(stage("FROM runtime AS prebuilt")).containsExactly("FROM runtime AS prebuilt",
+        "ARG JAR=agent/target/segscope.jar", "COPY ${JAR} /opt/segscope/segscope.jar");
+    assertThat(stage("FROM ${BUILD_BASE} AS build"))
+        .anyMatch(i -> i.startsWith("RUN mvn ") && i.contains(" -pl agent -am package "));
     assertThat(RepoFiles.text("agent/pom.xml")).contains("<finalName>segscope</finalName>");
     JsonNode entry = new ObjectMapper().readTree(starting("ENTRYPOINT").get(0).substring("ENTRYPOINT ".length()));
     List<String> argv = new ArrayList<>();

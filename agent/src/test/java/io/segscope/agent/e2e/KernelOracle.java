@@ -50,14 +50,14 @@ import java.util.function.Predicate;
  *       the MAC header, as at the tracepoint) and as the frame ({@code len} + MAC header).
  * </ul>
  */
-final class KernelOracle implements AutoCloseable {
+public final class KernelOracle implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** How the oracle sees software segmentation on this kernel. */
   enum GsoSource { CONSUME_SKB, KPROBE, NONE }
 
   /** Counts of software segmentation on one device. */
-  record Gso(long skbs, long segments, long bytes) {
+  public record Gso(long skbs, long segments, long bytes) {
     static final Gso NONE = new Gso(0, 0, 0);
 
     Gso plus(Gso o) {
@@ -79,14 +79,14 @@ final class KernelOracle implements AutoCloseable {
    * @param recursionMisses events the kernel did not run the oracle's programs for (another BPF program
    *     was running on the CPU), -1 if unknown
    */
-  record Counts(Map<String, Map<String, Gso>> gsoByFunction, Map<String, Map<String, Gso>> segmentedThenFreed,
+  public record Counts(Map<String, Map<String, Gso>> gsoByFunction, Map<String, Map<String, Gso>> segmentedThenFreed,
       Map<String, Xdp> xdp, Map<String, Xmit> xmit, GsoSource source, long recursionMisses) {
     boolean gsoCounted() {
       return source != GsoSource.NONE;
     }
 
     /** Segmentation on {@code d} at {@code validate_xmit_skb} (or its clones). */
-    Gso gso(DeviceAt d) {
+    public Gso gso(DeviceAt d) {
       return gso(d, Sites.XMIT);
     }
 
@@ -167,7 +167,7 @@ final class KernelOracle implements AutoCloseable {
     this.source = source;
   }
 
-  static KernelOracle start(Duration timeout) throws Exception {
+  public static KernelOracle start(Duration timeout) throws Exception {
     return start(timeout, false);
   }
 
@@ -320,7 +320,7 @@ final class KernelOracle implements AutoCloseable {
   static final int STOP_LIMIT_SECONDS = 120;
 
   /** Stops the oracle (SIGTERM: bpftrace prints its maps) and returns its counts. */
-  Counts stop() throws Exception {
+  public Counts stop() throws Exception {
     long missed = recursionMisses();
     process.destroy();
     // detaching and printing takes bpftrace seconds under emulation (two guests on two cores, a
@@ -471,7 +471,7 @@ final class KernelOracle implements AutoCloseable {
    * Whether this kernel lets the oracle count software GSO at consume_skb (its location field, 6.3+).
    * Older kernels need the kprobe source, which the seed scenarios do not start for cost (the guest).
    */
-  static boolean countsGso() {
+  public static boolean countsGso() {
     return atLeast(kernelVersion(), 6, 3);
   }
 

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** A minimal parser of the Prometheus text format for tests: samples with their labels. */
-final class PromText {
+public final class PromText {
   record Sample(String name, Map<String, String> labels, double value) {}
 
   private final List<Sample> samples;
@@ -23,7 +23,7 @@ final class PromText {
     return text;
   }
 
-  static PromText parse(String text) {
+  public static PromText parse(String text) {
     List<Sample> out = new ArrayList<>();
     for (String line : text.split("\n")) {
       if (line.isBlank() || line.startsWith("#")) {
@@ -78,7 +78,7 @@ final class PromText {
   }
 
   /** Sum of every sample of {@code name} whose labels include all of {@code match}. */
-  double sum(String name, Map<String, String> match) {
+  public double sum(String name, Map<String, String> match) {
     double total = 0;
     for (Sample s : samples) {
       if (s.name.equals(name) && s.labels.entrySet().containsAll(match.entrySet())) {

@@ -8,15 +8,23 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.segscope.agent.workload.CriClient;
 import io.segscope.agent.workload.SandboxInfo;
+import io.segscope.agent.workload.lab.criv1.ContainerConfig;
+import io.segscope.agent.workload.lab.criv1.ContainerStatusRequest;
+import io.segscope.agent.workload.lab.criv1.ContainerStatusResponse;
+import io.segscope.agent.workload.lab.criv1.CreateContainerRequest;
 import io.segscope.agent.workload.lab.criv1.LinuxPodSandboxConfig;
 import io.segscope.agent.workload.lab.criv1.LinuxSandboxSecurityContext;
 import io.segscope.agent.workload.lab.criv1.NamespaceMode;
 import io.segscope.agent.workload.lab.criv1.NamespaceOption;
 import io.segscope.agent.workload.lab.criv1.PodSandboxConfig;
 import io.segscope.agent.workload.lab.criv1.PodSandboxMetadata;
+import io.segscope.agent.workload.lab.criv1.RemoveContainerRequest;
 import io.segscope.agent.workload.lab.criv1.RemovePodSandboxRequest;
 import io.segscope.agent.workload.lab.criv1.RunPodSandboxRequest;
 import io.segscope.agent.workload.lab.criv1.RuntimeServiceGrpc;
+import io.segscope.agent.workload.lab.criv1.SecurityProfile;
+import io.segscope.agent.workload.lab.criv1.StartContainerRequest;
+import io.segscope.agent.workload.lab.criv1.StopContainerRequest;
 import io.segscope.agent.workload.lab.criv1.StopPodSandboxRequest;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabAddress;
@@ -80,9 +88,11 @@ public final class PrivateContainerd implements AutoCloseable {
   private final RuntimeServiceGrpc.RuntimeServiceBlockingStub cri;
   private final CriClient reader;
   private final Map<String, Pod> pods = new LinkedHashMap<>();
+  private final Map<String, PodSandboxConfig> configs = new LinkedHashMap<>();
   private final List<String> sandboxIds = new ArrayList<>();
   private final List<Long> pausePids = new ArrayList<>();
   private boolean closed;
+  private boolean netnsDirShared;
 
   private PrivateContainerd(Lab lab, Netns node, Path dir, Process containerd, boolean runContainerdExisted) {
     this.lab = lab;
@@ -227,7 +237,25 @@ public final class PrivateContainerd implements AutoCloseable {
 
   /** Creates a pod sandbox (RunPodSandbox, as the kubelet does) and reads back where it landed. */
   public synchronized Pod runPod(String name, String namespace, boolean hostNetwork) throws Exception {
+    return runPod(name, namespace, hostNetwork, false);
+  }
+
+  /**
+   * A pod sandbox in the node's network and PID namespaces ({@code hostNetwork: true, hostPID: true}:
+   * a DaemonSet's agent pod), with the runtime's default seccomp profile ({@code RuntimeDefault}).
+   */
+  public synchronized Pod runHostPod(String name, String namespace) throws Exception {
+    return runPod(name, namespace, true, true);
+  }
+
+  private Pod runPod(String name, String namespace, boolean hostNetwork, boolean hostPid) throws Exception {
     String uid = UUID.randomUUID().toString();
+    LinuxSandboxSecurityContext.Builder security = LinuxSandboxSecurityContext.newBuilder().setNamespaceOptions(
+        NamespaceOption.newBuilder().setNetwork(hostNetwork ? NamespaceMode.NODE : NamespaceMode.POD)
+            .setPid(hostPid ? NamespaceMode.NODE : NamespaceMode.CONTAINER).setIpc(NamespaceMode.POD));
+    if (hostPid) {
+      security.setSeccomp(SecurityProfile.newBuilder().setProfileType(SecurityProfile.ProfileType.RuntimeDefault));
+    }
     PodSandboxConfig config = PodSandboxConfig.newBuilder()
         .setMetadata(PodSandboxMetadata.newBuilder().setName(name).setNamespace(namespace).setUid(uid))
         .setHostname(hostNetwork ? "" : name) // a pod in the node's network shares its UTS namespace too
@@ -235,13 +263,12 @@ public final class PrivateContainerd implements AutoCloseable {
         .putLabels("io.kubernetes.pod.name", name)
         .setLinux(LinuxPodSandboxConfig.newBuilder()
             .setCgroupParent(cgroupRoot() + "/kubepods/besteffort/pod" + uid)
-            .setSecurityContext(LinuxSandboxSecurityContext.newBuilder().setNamespaceOptions(
-                NamespaceOption.newBuilder().setNetwork(hostNetwork ? NamespaceMode.NODE : NamespaceMode.POD)
-                    .setPid(NamespaceMode.CONTAINER).setIpc(NamespaceMode.POD))))
+            .setSecurityContext(security))
         .build();
     String id = cri.withDeadlineAfter(60, TimeUnit.SECONDS)
         .runPodSandbox(RunPodSandboxRequest.newBuilder().setConfig(config).build()).getPodSandboxId();
     sandboxIds.add(id);
+    configs.put(id, config);
     var status = reader.podSandboxStatus(id);
     SandboxInfo info = SandboxInfo.parse(status.getInfoMap());
     long pid = info.pid().orElseThrow(() -> new AssertionError("sandbox " + id + " reports no pid: " + status));
@@ -262,6 +289,58 @@ public final class PrivateContainerd implements AutoCloseable {
         hostVeth);
     pods.put(id, pod);
     return pod;
+  }
+
+  /**
+   * Makes {@link #netnsDir()} a shared mount (a bind mount of itself), as /run is on a systemd node: a
+   * container that mounts it with HostToContainer propagation (rslave) requires that, and then sees
+   * the pod namespaces made after it started. {@link #close()} unmounts it.
+   */
+  public synchronized void shareNetnsDir() throws Exception {
+    Path d = Files.createDirectories(netnsDir());
+    exec(List.of("mount", "--bind", d.toString(), d.toString()));
+    netnsDirShared = true;
+    exec(List.of("mount", "--make-shared", d.toString()));
+  }
+
+  /** Imports an image archive (OCI or Docker) into the namespace the CRI plugin uses (k8s.io). */
+  public void importImage(Path archive) throws Exception {
+    ctr("images", "import", archive.toString());
+  }
+
+  /**
+   * Creates and starts a container in a pod (CreateContainer, StartContainer, as the kubelet does); its
+   * stdout and stderr go to {@link #containerLog}. Returns its id.
+   */
+  public synchronized String startContainer(Pod pod, ContainerConfig config) {
+    PodSandboxConfig sandbox = configs.get(pod.id());
+    String id = cri.withDeadlineAfter(120, TimeUnit.SECONDS).createContainer(CreateContainerRequest.newBuilder()
+        .setPodSandboxId(pod.id()).setConfig(config).setSandboxConfig(sandbox).build()).getContainerId();
+    cri.withDeadlineAfter(60, TimeUnit.SECONDS).startContainer(StartContainerRequest.newBuilder()
+        .setContainerId(id).build());
+    return id;
+  }
+
+  /** ContainerStatus, verbose (its info holds the pid and the OCI spec runc was given). */
+  public ContainerStatusResponse containerStatus(String id) {
+    return cri.withDeadlineAfter(20, TimeUnit.SECONDS).containerStatus(ContainerStatusRequest.newBuilder()
+        .setContainerId(id).setVerbose(true).build());
+  }
+
+  /** StopContainer: SIGTERM, then SIGKILL after {@code graceSeconds}, as the kubelet stops a pod. */
+  public void stopContainer(String id, long graceSeconds) {
+    cri.withDeadlineAfter(graceSeconds + 30, TimeUnit.SECONDS).stopContainer(StopContainerRequest.newBuilder()
+        .setContainerId(id).setTimeout(graceSeconds).build());
+  }
+
+  public void removeContainer(String id) {
+    cri.withDeadlineAfter(60, TimeUnit.SECONDS).removeContainer(RemoveContainerRequest.newBuilder()
+        .setContainerId(id).build());
+  }
+
+  /** The CRI log of a container (lines "TIME STREAM P|F TEXT"), at the pod's log directory. */
+  public Path containerLog(Pod pod, ContainerConfig config) {
+    return Path.of(configs.get(pod.id()).getLogDirectory()).resolve(config.getLogPath());
   }
 
   private String deviceByIndex(int ifindex) throws Exception {
@@ -325,6 +404,13 @@ public final class PrivateContainerd implements AutoCloseable {
       if (cmdline(h.pid()).contains(socket.toString()) || pausePids.contains(h.pid()) && isPause(h.pid())) {
         failures.add("process " + h.pid() + " (" + cmdline(h.pid()) + ") outlived its sandbox: killed");
         h.destroyForcibly();
+      }
+    }
+    if (netnsDirShared) {
+      try {
+        exec(List.of("umount", netnsDir().toString()));
+      } catch (IOException e) {
+        failures.add("unmount the shared " + netnsDir() + ": " + e.getMessage());
       }
     }
     for (String m : mountsUnder(dir)) {

@@ -1,0 +1,682 @@
+package io.segscope.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.agent.workload.lab.PrivateContainerd;
+import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
+import io.segscope.agent.workload.lab.criv1.Capability;
+import io.segscope.agent.workload.lab.criv1.ContainerConfig;
+import io.segscope.agent.workload.lab.criv1.ContainerState;
+import io.segscope.agent.workload.lab.criv1.ContainerStatusResponse;
+import io.segscope.agent.e2e.KernelOracle;
+import io.segscope.agent.e2e.PromText;
+import io.segscope.lab.DeviceAt;
+import io.segscope.lab.Lab;
+import io.segscope.lab.Prerequisites;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * Issue 27: the DaemonSet's container, built from deploy/container/Containerfile by scripts/image and
+ * run here as a kubelet runs it. The image archive is imported into the containerd lab's own
+ * containerd ({@link PrivateContainerd}); the test then plays the kubelet: it renders deploy/kubernetes
+ * ({@link RenderedManifest}), makes a pod sandbox in the node's network and PID namespaces and creates
+ * the agent's container through CRI with the CRI config the kubelet makes of the pod spec
+ * ({@link AgentPod}: args, env, capabilities, read-only root, user, seccomp, every mount, resources),
+ * and polls the startup, liveness and readiness probes on their paths, ports and periods.
+ *
+ * <p>The lab's node is a network namespace (containerd runs in it), so the node's host paths map as
+ * follows: {@code /run/netns} is the directory where this containerd pins its pod namespaces (on a
+ * node, containerd pins them in /run/netns), {@code /run/containerd/containerd.sock} is its socket,
+ * every other hostPath is the host's own; emptyDirs are directories of the lab; {@code status.hostIP}
+ * is a lab address on the node's loopback. The test reaches that address through {@link NetnsForward}.
+ *
+ * <p>Checked: a capability dropped from the manifest's set makes the agent exit naming it; the
+ * container as deployed holds exactly the manifest's capabilities, a read-only root, its mounts, env,
+ * args and cgroup limits; it becomes ready; it names the two pods of the lab from the CRI; it opens
+ * the S1 recommendation (the receiver's host-side veth takes 16 KiB super-packets, the sender's eth0
+ * makes 64 KiB ones) with its exact command; a real Prometheus scrapes it with the ServiceMonitor's
+ * path, scheme and interval and loads the PrometheusRule's rules; and StopContainer with the pod's
+ * termination grace period ends it with no BPF program, link or map of it left.
+ */
+@Tag("lab")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ContainerImageIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String NODE_IP = "198.18.43.1";
+  private static final String K8S_NAMESPACE = "segscope-lab";
+  /** Short advice windows (the defaults are 30 s / 30 s / 2 m), appended to the manifest's args. */
+  private static final List<String> FAST = List.of("--interval", "1s", "--advice-window", "3s",
+      "--advice-open-after", "3s");
+
+  private Lab lab;
+  private PrivateContainerd containerd;
+  private AgentPod pod;
+  private RenderedManifest manifest;
+  private String image;
+  private Pod sender;
+  private Pod receiver;
+  @TempDir
+  Path tmp;
+
+  @BeforeAll
+  void buildImportAndStartTheNode() throws Exception {
+    PrivateContainerd.requirePrerequisites();
+    for (String tool : List.of("podman", "mmdebstrap", "runc", "bpftool")) {
+      Prerequisites.requireTool(tool, "the agent's image (scripts/setup --with-test-tools)");
+    }
+    PrometheusServer.require();
+    long t0 = System.nanoTime();
+    image = "localhost/segscope:it";
+    Path archive = buildImage(image);
+    long built = System.nanoTime();
+    manifest = RenderedManifest.render();
+    pod = AgentPod.of(manifest);
+    Lab.sweepStale();
+    lab = Lab.create("ContainerImageIT");
+    containerd = PrivateContainerd.start(lab, "198.18.42.0/24");
+    containerd.importImage(archive);
+    long imported = System.nanoTime();
+    lab.exec(containerd.node(), "ip", "addr", "add", NODE_IP + "/32", "dev", "lo");
+    containerd.shareNetnsDir();
+    sender = containerd.runPod("sender", K8S_NAMESPACE, false);
+    receiver = containerd.runPod("receiver", K8S_NAMESPACE, false);
+    lab.exec(containerd.node(), "ip", "link", "set", "dev", receiver.hostVeth(), "gso_max_size", "16384");
+    System.out.printf("ContainerImageIT: scripts/image %d s, containerd and import %d s (manifest %s)%n",
+        (built - t0) / 1_000_000_000, (imported - built) / 1_000_000_000, manifest.renderer());
+  }
+
+  @AfterAll
+  void tearDown() throws Exception {
+    try {
+      if (containerd != null) {
+        containerd.close();
+        assertThat(containerd.leftovers()).as("what containerd left").isEmpty();
+      }
+    } finally {
+      if (lab != null) {
+        lab.close();
+        assertThat(lab.leftovers()).as("lab leftovers").isEmpty();
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aCapabilityMissingFromTheManifestMakesTheAgentExitNamingIt() throws Exception {
+    assertThat(pod.capabilitiesAdded()).contains("SYSLOG");
+    Pod p = containerd.runHostPod("segscope-nosyslog", "segscope");
+    ContainerConfig full = config(p, "nosyslog.log", List.of());
+    List<String> fewer = new ArrayList<>(pod.capabilitiesAdded());
+    fewer.remove("SYSLOG");
+    ContainerConfig c = full.toBuilder().setLinux(full.getLinux().toBuilder().setSecurityContext(
+        full.getLinux().getSecurityContext().toBuilder().setCapabilities(Capability.newBuilder()
+            .addAllAddCapabilities(fewer).addAllDropCapabilities(pod.capabilitiesDropped())))).build();
+    String id = containerd.startContainer(p, c);
+    ContainerStatusResponse s = awaitExited(id, Duration.ofSeconds(60));
+    String log = Files.readString(containerd.containerLog(p, c));
+    assertThat(s.getStatus().getExitCode()).as("exit code; log:\n%s", log).isEqualTo(1);
+    assertThat(log).contains("segscope run: missing privileges: CAP_SYSLOG");
+    containerd.removeContainer(id);
+    containerd.removePod(p);
+  }
+
+  @Test
+  @Order(2)
+  void theContainerAsDeployedAnswersItsProbesNamesPodsAdvisesS1IsScrapedAndLeavesNothingOnSigterm()
+      throws Exception {
+    Pod p = containerd.runHostPod("segscope-" + lab.prefix(), "segscope");
+    ContainerConfig c = config(p, "segscope.log", FAST);
+    long t0 = System.nanoTime();
+    String id = containerd.startContainer(p, c);
+    long pid = pid(id);
+    Path log = containerd.containerLog(p, c);
+    AgentPod.Probe startup = pod.probe("startupProbe");
+    try (NetnsForward fwd = NetnsForward.open(nodeNetns(), new InetSocketAddress(NODE_IP, startup.port()));
+        Kubelet kubelet = new Kubelet(fwd.port(), log,
+            () -> containerd.containerStatus(id).getStatus().getState() == ContainerState.CONTAINER_RUNNING)) {
+      kubelet.awaitStarted(startup);
+      long started = System.nanoTime();
+      kubelet.pollLivenessAndReadiness(pod.probe("livenessProbe"), pod.probe("readinessProbe"));
+      kubelet.awaitReady(Duration.ofSeconds(180));
+      System.out.printf("ContainerImageIT: /healthz after %d ms, /readyz after %d ms%n", (started - t0) / 1_000_000,
+          (System.nanoTime() - t0) / 1_000_000);
+
+      checkTheProcessIsConfinedAsTheManifestSays(pid, c);
+
+      // pods named from the private containerd's sandboxes, through the mounted CRI socket
+      JsonNode inv = awaitPodsNamed(kubelet, Duration.ofSeconds(30));
+      for (Pod named : List.of(sender, receiver)) {
+        JsonNode w = namespace(inv, named.netnsInode()).path("workload");
+        assertThat(w.path("pod").asText()).isEqualTo(named.name());
+        assertThat(w.path("pod_namespace").asText()).isEqualTo(K8S_NAMESPACE);
+        assertThat(w.path("source").asText()).isEqualTo("cri");
+      }
+
+      // S1 between the pods, counted by the agent in the container and by the kernel oracle (bpftrace)
+      countS1AgainstTheOracle(kubelet);
+
+      // the recommendation, with the command an operator runs on the node
+      JsonNode rec = awaitRecommendation(kubelet, Duration.ofSeconds(10));
+      assertThat(rec.path("subject").path("device").asText()).isEqualTo(receiver.hostVeth());
+      assertThat(rec.path("subject").path("workload").path("pod").asText()).isEqualTo("receiver");
+      // the pod's namespace is named under the node's /run/netns (where containerd pins it), so `ip -n` reaches it
+      assertThat(rec.path("commands").get(0).asText()).as("the fix, in the sender pod's namespace")
+          .isEqualTo("ip -n " + sender.netnsPath().getFileName() + " link set dev eth0 gso_max_size 16384");
+
+      scrapeWithTheServiceMonitorAndLoadThePrometheusRule(fwd.port());
+
+      // SIGTERM within the grace period, as the kubelet stops the pod: nothing of the agent stays in the kernel
+      Map<String, Set<Long>> bpf = bpfObjects(pid);
+      assertThat(bpf.get("prog_id")).as("BPF programs the agent holds").isNotEmpty();
+      long grace = pod.terminationGraceSeconds();
+      long s0 = System.nanoTime();
+      containerd.stopContainer(id, grace);
+      long stopMs = (System.nanoTime() - s0) / 1_000_000;
+      ContainerStatusResponse s = containerd.containerStatus(id);
+      System.out.printf("ContainerImageIT: stopped in %d ms (grace %d s); BPF objects held: %s%n", stopMs, grace, bpf);
+      assertThat(s.getStatus().getState()).isEqualTo(ContainerState.CONTAINER_EXITED);
+      assertThat(s.getStatus().getExitCode()).as("exit code after SIGTERM; log:\n%s", Files.readString(log))
+          .isZero();
+      assertThat(stopMs).as("stop time, ms").isLessThan(grace * 1000);
+      for (Map.Entry<String, Set<Long>> e : bpf.entrySet()) {
+        String kind = e.getKey().replace("_id", "");
+        for (long objId : e.getValue()) {
+          assertThat(bpftoolShows(kind, objId)).as("BPF %s %d after the container stopped", kind, objId).isFalse();
+        }
+      }
+      assertThat(kubelet.livenessFailuresInARow()).as("liveness failures in a row, at most").isLessThan(
+          pod.probe("livenessProbe").failureThreshold());
+    } finally {
+      containerd.removeContainer(id);
+      containerd.removePod(p);
+    }
+  }
+
+  // ---- the node's side
+
+  private Path buildImage(String tag) throws Exception {
+    Path script = RepoFiles.path("scripts/image");
+    List<String> cmd = List.of(script.toString(), "--jar", jar().toString(), "--tag", tag, "--quiet");
+    Process proc = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!proc.waitFor(20, TimeUnit.MINUTES)) {
+      proc.destroyForcibly();
+      throw new AssertionError("scripts/image did not finish within 20 min");
+    }
+    assertThat(proc.exitValue()).as("scripts/image exit code; stdout: %s", out).isZero();
+    List<String> lines = out.lines().toList();
+    Path archive = Path.of(lines.get(lines.size() - 1));
+    assertThat(archive).isRegularFile();
+    return archive;
+  }
+
+  private ContainerConfig config(Pod p, String logName, List<String> extraArgs) throws IOException {
+    Map<String, String> hostPaths = Map.of("/run/netns", containerd.netnsDir().toString(),
+        "/run/containerd/containerd.sock", containerd.socket().toString());
+    Path volumes = Files.createDirectories(lab.workDir().resolve("volumes/" + p.uid()));
+    return pod.containerConfig(image, Map.of("status.hostIP", NODE_IP), h -> hostPaths.getOrDefault(h, h),
+        name -> {
+          try {
+            return Files.createDirectories(volumes.resolve(name)).toString();
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        }, logName, extraArgs);
+  }
+
+  private io.segscope.agent.inventory.model.Netns nodeNetns() {
+    return new io.segscope.agent.inventory.model.Netns(containerd.node().inode(), containerd.node().name(),
+        Path.of("/run/netns", containerd.node().name()), false);
+  }
+
+  private long pid(String id) throws Exception {
+    JsonNode info = JSON.readTree(containerd.containerStatus(id).getInfoOrThrow("info"));
+    long pid = info.path("pid").asLong();
+    assertThat(pid).as("pid of container %s: %s", id, info).isPositive();
+    return pid;
+  }
+
+  private ContainerStatusResponse awaitExited(String id, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      ContainerStatusResponse s = containerd.containerStatus(id);
+      if (s.getStatus().getState() == ContainerState.CONTAINER_EXITED) {
+        return s;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("container " + id + " still runs after " + timeout);
+  }
+
+  /** Capabilities, user, root, mounts, env, args, namespaces and cgroup limits of the running agent. */
+  private void checkTheProcessIsConfinedAsTheManifestSays(long pid, ContainerConfig c) throws Exception {
+    Map<String, String> status = new HashMap<>();
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      int colon = line.indexOf(':');
+      status.put(line.substring(0, colon), line.substring(colon + 1).strip());
+    }
+    TreeSet<String> want = new TreeSet<>(pod.capabilitiesAdded());
+    assertThat(capNames(status.get("CapEff"))).as("effective capabilities").isEqualTo(want);
+    assertThat(capNames(status.get("CapBnd"))).as("bounding set").isEqualTo(want);
+    assertThat(status.get("Uid")).startsWith("0\t");
+    assertThat(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/net")).toString())
+        .as("hostNetwork: the node's network namespace").isEqualTo("net:[" + containerd.node().inode() + "]");
+    assertThat(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/pid")))
+        .as("hostPID: the host's PID namespace").isEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns/pid")));
+    Map<String, String> mounts = new HashMap<>();
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/mountinfo"))) {
+      String[] f = line.split(" ");
+      mounts.put(f[4], f[5]);
+    }
+    assertThat(mounts.get("/")).as("root mount options").startsWith("ro");
+    Path root = Path.of("/proc/" + pid + "/root");
+    for (var m : c.getMountsList()) {
+      // where it landed in the image's tree (bookworm's /lib is a link to /usr/lib)
+      String at = inContainer(root, m.getContainerPath());
+      assertThat(mounts).as("mount %s (at %s)", m.getContainerPath(), at).containsKey(at);
+      assertThat(mounts.get(at)).as("options of %s", m.getContainerPath()).startsWith(m.getReadonly() ? "ro" : "rw");
+    }
+    String environ = Files.readString(Path.of("/proc/" + pid + "/environ")).replace('\0', '\n');
+    for (var e : c.getEnvsList()) {
+      assertThat(environ).contains(e.getKey() + "=" + e.getValue() + "\n");
+    }
+    List<String> argv = List.of(Files.readString(Path.of("/proc/" + pid + "/cmdline")).split("\0"));
+    List<String> expected = new ArrayList<>(ContainerImage.read().entrypoint());
+    expected.addAll(c.getArgsList());
+    assertThat(argv).as("the image's ENTRYPOINT and the manifest's args").isEqualTo(expected);
+    assertThat(c.getArgsList()).startsWith("run", "--listen", NODE_IP + ":" + pod.port("metrics"));
+    var r = pod.resources();
+    assertThat(cgroupValue(pid, "memory", "memory.limit_in_bytes")).isEqualTo(r.getMemoryLimitInBytes());
+    assertThat(cgroupValue(pid, "cpu", "cpu.cfs_quota_us")).isEqualTo(r.getCpuQuota());
+    assertThat(cgroupValue(pid, "cpu", "cpu.cfs_period_us")).isEqualTo(r.getCpuPeriod());
+    assertThat(cgroupValue(pid, "cpu", "cpu.shares")).isEqualTo(r.getCpuShares());
+    String seccomp = status.get("Seccomp");
+    assertThat(seccomp).as("seccomp mode (2: filter, the runtime's default profile)").isEqualTo("2");
+  }
+
+  /** A path with the symbolic links of the container's tree resolved in that tree (not the host's). */
+  private static String inContainer(Path root, String path) throws IOException {
+    Path cur = Path.of("/");
+    for (Path part : Path.of(path)) {
+      Path next = cur.resolve(part);
+      Path onHost = root.resolve(next.toString().substring(1));
+      for (int hops = 0; Files.isSymbolicLink(onHost) && hops < 8; hops++) {
+        Path target = Files.readSymbolicLink(onHost);
+        next = (target.isAbsolute() ? target : next.getParent().resolve(target)).normalize();
+        onHost = root.resolve(next.toString().substring(1));
+      }
+      cur = next;
+    }
+    return cur.toString();
+  }
+
+  private static long cgroupValue(long pid, String controller, String file) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/cgroup"))) {
+      String[] f = line.split(":", 3);
+      if (List.of(f[1].split(",")).contains(controller)) {
+        return Long.parseLong(Files.readString(Path.of("/sys/fs/cgroup", f[1], f[2], file)).strip());
+      }
+    }
+    throw new AssertionError("no " + controller + " cgroup for " + pid);
+  }
+
+  private static final Map<Integer, String> CAPS = Map.of(21, "SYS_ADMIN", 34, "SYSLOG", 38, "PERFMON", 39, "BPF");
+
+  private static TreeSet<String> capNames(String hex) {
+    BigInteger v = new BigInteger(hex, 16);
+    TreeSet<String> out = new TreeSet<>();
+    for (int bit = 0; bit < v.bitLength(); bit++) {
+      if (v.testBit(bit)) {
+        out.add(CAPS.getOrDefault(bit, "bit" + bit));
+      }
+    }
+    return out;
+  }
+
+  /** The ids of the BPF programs, maps and links a process holds file descriptors of. */
+  private static Map<String, Set<Long>> bpfObjects(long pid) throws IOException {
+    Map<String, Set<Long>> out = new HashMap<>(Map.of("prog_id", new TreeSet<>(), "map_id", new TreeSet<>(),
+        "link_id", new TreeSet<>()));
+    try (var s = Files.list(Path.of("/proc/" + pid + "/fdinfo"))) {
+      for (Path f : s.toList()) {
+        List<String> lines;
+        try {
+          lines = Files.readAllLines(f);
+        } catch (IOException e) {
+          continue; // closed meanwhile
+        }
+        for (String line : lines) {
+          String[] kv = line.split(":\\s*", 2);
+          if (kv.length == 2 && out.containsKey(kv[0])) {
+            out.get(kv[0]).add(Long.parseLong(kv[1].strip()));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean bpftoolShows(String kind, long id) throws Exception {
+    Process p = new ProcessBuilder("bpftool", kind, "show", "id", Long.toString(id)).redirectErrorStream(true)
+        .start();
+    p.getInputStream().readAllBytes();
+    p.waitFor(20, TimeUnit.SECONDS);
+    return p.exitValue() == 0;
+  }
+
+  /** The ServiceMonitor's endpoint as Prometheus' scrape config, the PrometheusRule's groups as a rule file. */
+  private void scrapeWithTheServiceMonitorAndLoadThePrometheusRule(int port) throws Exception {
+    Map<String, Object> endpoint = Tree.maps(manifest.kind("ServiceMonitor"), "spec.endpoints").get(0);
+    assertThat(pod.port(Tree.str(endpoint, "port"))).as("the ServiceMonitor's port").isEqualTo(
+        pod.port("metrics"));
+    String scheme = endpoint.containsKey("scheme") ? Tree.str(endpoint, "scheme") : "http";
+    String scrape = String.join("\n",
+        "  - job_name: segscope",
+        "    scheme: " + scheme,
+        "    metrics_path: " + Tree.str(endpoint, "path"),
+        "    scrape_interval: " + Tree.str(endpoint, "interval"),
+        "    scrape_timeout: " + Tree.str(endpoint, "scrapeTimeout"),
+        "    static_configs:",
+        "      - targets: ['127.0.0.1:" + port + "']",
+        "        labels: {instance: lab-node}",
+        "");
+    Map<String, Object> rule = manifest.kind("PrometheusRule");
+    DumperOptions o = new DumperOptions();
+    o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+    Path rules = tmp.resolve("prometheusrule.yaml");
+    Files.writeString(rules, new Yaml(o).dump(Map.of("groups", Tree.list(rule, "spec.groups"))));
+    Path dir = Files.createDirectories(tmp.resolve("prometheus"));
+    try (PrometheusServer prom = PrometheusServer.start(dir, rules, scrape)) {
+      prom.awaitNonEmpty("segscope_build_info{job=\"segscope\", instance=\"lab-node\"}", Duration.ofSeconds(40));
+      JsonNode up = prom.query("up{job=\"segscope\"}");
+      assertThat(up.get(0).path("value").get(1).asText()).isEqualTo("1");
+      int want = 0;
+      for (Map<String, Object> g : Tree.maps(rule, "spec.groups")) {
+        want += Tree.list(g, "rules").size();
+      }
+      int loaded = 0;
+      for (JsonNode g : prom.api("/api/v1/rules").path("groups")) {
+        for (JsonNode r : g.path("rules")) {
+          assertThat(r.path("health").asText()).as("rule %s", r.path("name").asText()).isIn("ok", "unknown");
+          loaded++;
+        }
+      }
+      assertThat(loaded).as("rules of the PrometheusRule loaded in Prometheus").isEqualTo(want).isPositive();
+    }
+  }
+
+  private JsonNode awaitPodsNamed(Kubelet k, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    JsonNode inv = null;
+    while (System.nanoTime() < deadline) {
+      inv = JSON.readTree(k.get("/api/v1/devices").body());
+      if ("cri".equals(sourceOf(inv, sender.netnsInode())) && "cri".equals(sourceOf(inv, receiver.netnsInode()))) {
+        return inv;
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("the pods were not named from the CRI within " + timeout + "; namespaces: "
+        + (inv == null ? "none" : inv.path("namespaces")) + "\nagent log:\n" + k.log());
+  }
+
+  private static String sourceOf(JsonNode inv, long inode) {
+    for (JsonNode n : inv.path("namespaces")) {
+      if (n.path("netns").asLong() == inode) {
+        return n.path("workload").path("source").asText();
+      }
+    }
+    return null;
+  }
+
+  private static JsonNode namespace(JsonNode inv, long inode) {
+    for (JsonNode n : inv.path("namespaces")) {
+      if (n.path("netns").asLong() == inode) {
+        return n;
+      }
+    }
+    throw new AssertionError("namespace " + inode + " not in /api/v1/devices");
+  }
+
+  /**
+   * Software segmentations on the receiver's host-side veth between two map reads of the agent that
+   * began before and after 5 s of iperf3, against the kernel oracle attached around both.
+   */
+  private void countS1AgainstTheOracle(Kubelet k) throws Exception {
+    if (!KernelOracle.countsGso()) {
+      Prerequisites.unmet("the kernel oracle cannot count software GSO on this kernel");
+    }
+    DeviceAt veth = new DeviceAt(containerd.node(), receiver.hostVeth());
+    Map<String, String> dev = Map.of("netns", Long.toString(containerd.node().inode()), "device", veth.name());
+    KernelOracle.Counts counts;
+    double segscope;
+    try (KernelOracle oracle = KernelOracle.start(Duration.ofSeconds(120))) {
+      PromText before = scrapeOfAReadStartedAfter(k, Instant.now());
+      String sent = iperf(Duration.ofSeconds(5));
+      Thread.sleep(500); // the last segments leave the veth
+      PromText after = scrapeOfAReadStartedAfter(k, Instant.now());
+      counts = oracle.stop();
+      segscope = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
+      System.out.printf("ContainerImageIT: S1 on %s: segscope %.0f super-packets, oracle %s; iperf %s%n", veth.name(),
+          segscope, counts.gso(veth), sent.lines().filter(l -> l.contains("sender")).findFirst().orElse(sent));
+    }
+    assertThat(segscope).as("super-packets segmented in software on %s", veth.name()).isGreaterThan(100);
+    assertThat(segscope).as("segscope vs the kernel oracle").isEqualTo((double) counts.gso(veth).skbs());
+  }
+
+  /** A scrape whose telemetry comes from a map read that began after {@code moment}. */
+  private static PromText scrapeOfAReadStartedAfter(Kubelet k, Instant moment) throws Exception {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    double after = moment.toEpochMilli() / 1000.0;
+    boolean seenOne = false;
+    while (System.nanoTime() < deadline) {
+      PromText m = PromText.parse(k.get("/metrics").body());
+      double stamp = m.sum("segscope_snapshot_timestamp_seconds", Map.of());
+      if (stamp > after) {
+        if (seenOne) {
+          return m; // the read that stamped `after` may have begun before the moment: take the next
+        }
+        seenOne = true;
+        after = stamp;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no map read began after " + moment + " within 30 s; log:\n" + k.log());
+  }
+
+  /** iperf3 from the sender pod to the receiver pod until the gso_size_mismatch recommendation opens. */
+  private JsonNode awaitRecommendation(Kubelet k, Duration traffic) throws Exception {
+    CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> iperf(traffic));
+    try {
+      while (!running.isDone()) {
+        for (JsonNode r : JSON.readTree(k.get("/api/v1/recommendations").body()).path("recommendations")) {
+          if (r.path("rule").asText().equals("gso_size_mismatch")
+              && r.path("subject").path("netns").asLong() == containerd.node().inode()) {
+            return r;
+          }
+        }
+        Thread.sleep(300);
+      }
+      throw new AssertionError("no gso_size_mismatch recommendation during " + traffic + " of traffic; iperf: "
+          + running.get() + "\nagent log:\n" + k.log());
+    } finally {
+      running.get(90, TimeUnit.SECONDS);
+    }
+  }
+
+  private String iperf(Duration d) {
+    try {
+      Process server = new ProcessBuilder("nsenter", "--net=" + receiver.netnsPath(), "iperf3", "-s", "-1", "-B",
+          receiver.ip(), "-p", "5201").redirectErrorStream(true)
+          .redirectOutput(lab.workDir().resolve("iperf-server.log").toFile()).start();
+      try {
+        Thread.sleep(500);
+        Process client = new ProcessBuilder("nsenter", "--net=" + sender.netnsPath(), "iperf3", "-c", receiver.ip(),
+            "-p", "5201", "-t", Long.toString(Math.max(1, d.toSeconds()))).redirectErrorStream(true).start();
+        String out = new String(client.getInputStream().readAllBytes());
+        client.waitFor(d.toSeconds() + 30, TimeUnit.SECONDS);
+        return "exit " + client.exitValue() + ": " + out;
+      } finally {
+        server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("run iperf3 between the pods: " + e, e);
+    }
+  }
+
+  private static Path jar() {
+    String p = System.getProperty("segscope.jar");
+    assertThat(p != null && Files.isRegularFile(Path.of(p)))
+        .as("the agent jar (system property segscope.jar=%s): run with 'mvn verify'", p).isTrue();
+    return Path.of(p);
+  }
+
+  /**
+   * The kubelet's probes against the pod's address (through the forward): the startup probe until it
+   * succeeds or fails failureThreshold times in a row, then liveness and readiness at their periods.
+   */
+  private static final class Kubelet implements AutoCloseable {
+    private final int port;
+    private final Path log;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final AtomicInteger livenessInARow = new AtomicInteger();
+    private final AtomicInteger worstLiveness = new AtomicInteger();
+    private final AtomicReference<Boolean> ready = new AtomicReference<>(false);
+    private final List<Thread> pollers = new ArrayList<>();
+    private final java.util.function.BooleanSupplier running;
+    private volatile boolean closed;
+
+    Kubelet(int port, Path log, java.util.function.BooleanSupplier running) {
+      this.port = port;
+      this.log = log;
+      this.running = running;
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+      return get(path, Duration.ofSeconds(10));
+    }
+
+    HttpResponse<String> get(String path, Duration timeout) throws IOException, InterruptedException {
+      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(timeout)
+          .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Whether an HTTP GET probe succeeds (2xx or 3xx within its timeout), as the kubelet judges it. */
+    boolean probe(AgentPod.Probe p) {
+      try {
+        int code = get(p.path(), Duration.ofSeconds(p.timeoutSeconds())).statusCode();
+        return code >= 200 && code < 400;
+      } catch (IOException e) {
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+
+    void awaitStarted(AgentPod.Probe startup) throws Exception {
+      for (int failures = 0; failures < startup.failureThreshold(); failures++) {
+        if (probe(startup)) {
+          return;
+        }
+        if (!running.getAsBoolean()) {
+          throw new AssertionError("the container exited before its startup probe succeeded\nlog:\n" + log());
+        }
+        Thread.sleep(startup.periodSeconds() * 1000L);
+      }
+      throw new AssertionError("the startup probe " + startup + " failed " + startup.failureThreshold()
+          + " times: the kubelet restarts the container\nlog:\n" + log());
+    }
+
+    void pollLivenessAndReadiness(AgentPod.Probe liveness, AgentPod.Probe readiness) {
+      pollers.add(poller("liveness", liveness, ok -> {
+        int n = ok ? 0 : livenessInARow.incrementAndGet();
+        if (ok) {
+          livenessInARow.set(0);
+        }
+        worstLiveness.accumulateAndGet(n, Math::max);
+      }));
+      pollers.add(poller("readiness", readiness, ready::set));
+    }
+
+    private Thread poller(String name, AgentPod.Probe p, java.util.function.Consumer<Boolean> result) {
+      Thread t = new Thread(() -> loop(p, result), "kubelet-" + name);
+      t.setDaemon(true);
+      t.start();
+      return t;
+    }
+
+    private void loop(AgentPod.Probe p, java.util.function.Consumer<Boolean> result) {
+      while (!closed) {
+        result.accept(probe(p));
+        try {
+          Thread.sleep(p.periodSeconds() * 1000L);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    void awaitReady(Duration timeout) throws Exception {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!ready.get()) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the readiness probe did not succeed within " + timeout + "\nlog:\n" + log());
+        }
+        Thread.sleep(200);
+      }
+    }
+
+    int livenessFailuresInARow() {
+      return worstLiveness.get();
+    }
+
+    String log() {
+      try {
+        return Files.readString(log);
+      } catch (IOException e) {
+        return "(no log: " + e + ")";
+      }
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      pollers.forEach(Thread::interrupt);
+    }
+  }
+}
