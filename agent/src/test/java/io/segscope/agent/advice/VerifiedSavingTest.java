@@ -167,11 +167,11 @@ class VerifiedSavingTest {
 
   @Test
   void anAcceptedFindingIsTrackedMeasuredAndVerifiedInStateAccepted() throws Exception {
-    AdviceIntent intent = new AdviceIntent(AdviceIntent.fromFlags(List.of("gso_size_mismatch:lab-snd/snd*")));
+    AdviceIntent intent = new AdviceIntent(AdviceIntent.fromFlags(List.of("gso_size_mismatch:lab-sw/up*")));
     Run r = run(1.0, intent);
     assertThat(r.openAt().get(40 / 5)).singleElement().satisfies(x -> {
       assertThat(x.state()).isEqualTo("accepted");
-      assertThat(x.acceptedBy()).startsWith("gso_size_mismatch:lab-snd/snd* (--advice-accept");
+      assertThat(x.acceptedBy()).startsWith("gso_size_mismatch:lab-sw/up* (--advice-accept");
       assertThat(x.finding().cpuSavingCores()).as("still measured").isGreaterThan(0.08);
     });
     assertThat(r.advisor().verified()).singleElement().satisfies(v -> {
@@ -185,7 +185,7 @@ class VerifiedSavingTest {
 
   @Test
   void theReportShowsTheVerdictsAndTheAcceptedIntent() throws Exception {
-    AdviceIntent intent = new AdviceIntent(AdviceIntent.fromFlags(List.of("gso_size_mismatch:lab-snd/snd*")));
+    AdviceIntent intent = new AdviceIntent(AdviceIntent.fromFlags(List.of("gso_size_mismatch:lab-sw/up*")));
     var costs = CostModel.window(at(0, 1), at(10, 1)).values();
     List<Finding> findings = new Recommender().evaluate(costs, AdviceContext.of(S1, AdviceContext.Thresholds.DEFAULT,
         true, costs));
@@ -196,8 +196,8 @@ class VerifiedSavingTest {
         "6.18", "tracepoint", "tracepoint", 10, costs, S1, findings, Workloads.none(), intent,
         verified));
     assertThat(report)
-        .contains("  accepted (measured, not advised): gso_size_mismatch:lab-snd/snd* (--advice-accept "
-            + "gso_size_mismatch:lab-snd/snd*)\n")
+        .contains("  accepted (measured, not advised): gso_size_mismatch:lab-sw/up* (--advice-accept "
+            + "gso_size_mismatch:lab-sw/up*)\n")
         .contains("Verified savings (recommendations whose evidence stopped during the report):\n")
         .containsPattern("gso_size_mismatch \\(gso_size_mismatch-[0-9a-f]{12}\\) on lab-sw/up0: software-segmented/s "
             + "10689 -> 0; verified saving 0\\.0855 cores \\(traffic after/before 1\\.00\\)\n")

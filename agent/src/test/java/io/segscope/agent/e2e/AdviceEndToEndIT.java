@@ -85,9 +85,8 @@ class AdviceEndToEndIT {
   void s1GsoSizeMismatchIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
     DeviceAt uplink = s1.device("uplink");
-    DeviceAt sender = s1.device("sender");
     JsonNode rec = awaitAdviceOn(agent, lab, s1, "gso_size_mismatch", iperf(lab, s1), uplink,
-        "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384");
+        "ip -n " + uplink.ns().name() + " link set dev " + uplink.name() + " gso_max_size 65536");
     assertThat(rec.path("cpu_saving_cores").asDouble()).isGreaterThan(0);
     assertThat(agent.scrape().sum("segscope_recommendation_info",
         labels("rule", "gso_size_mismatch", "device", uplink.name()))).isEqualTo(1.0);

@@ -65,7 +65,7 @@ class ReportIT {
         .containsPattern("p50 \\d+  p90 \\d+  p99 \\d+ \\(\\d+ observations\\)")
         .contains("chain up:")
         .contains("[warning] gso_size_mismatch")
-        .contains("ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384")
+        .contains("ip -n " + uplink.ns().name() + " link set dev " + uplink.name() + " gso_max_size 65536")
         .contains("sampling: 6/6 s")
         .doesNotContain("Exception");
   }
