@@ -270,7 +270,6 @@ abstract class ScenarioSuite {
     assertThat(t.delta("segscope_gso_offloaded_skbs_total", dev(s1.device("sender"))))
         .as("super-packets handed intact to the sender's veth").isGreaterThan(100);
     // the uplink's 16384 is a setting (a veth takes 524280): raised to what the sender uses
-    DeviceAt uplink = s1.device("uplink");
     assertRecommended(lab, "gso_size_mismatch", uplink,
         "ip -n " + uplink.ns().name() + " link set dev " + uplink.name() + " gso_max_size 65536");
     // the healthy control, driven beside it
