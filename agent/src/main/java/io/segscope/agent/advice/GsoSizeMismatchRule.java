@@ -22,8 +22,14 @@ import java.util.OptionalLong;
  * exceed its {@code gso_max_size} (its {@code gso_ipv4_max_size} for IPv4, or its
  * {@code gso_max_segs}), while the devices where those super-packets were sized advertise larger
  * limits. The devices are D's sources in the one device graph ({@link DeviceGraph#sources}): across
- * veth pairs, bridges, stacked devices, bond masters and router namespaces. Setting their limits to
- * D's makes TCP build super-packets D can take intact (docs/kernel.md: ~3x less sender CPU in the original report).
+ * veth pairs, bridges, stacked devices, bond masters and router namespaces.
+ *
+ * <p>A setting or a cap (issue 28): where D's limit is below what its driver takes ({@code tso_max_size},
+ * {@code tso_max_segs}) and below what its feeders use, it is only a setting, and the command raises D to
+ * the smaller of the two ({@link #raise}): nothing above D changes (lowering the feeders instead made S1's
+ * path 16 % slower). Where D is at its cap, the feeders' limits come down to D's, which makes TCP build
+ * super-packets D can take intact (docs/kernel.md: ~3x less sender CPU in the original report); both where
+ * a raised D is still below the feeders.
  *
  * <p>A bond (like a bridge) takes the minimum of its ports' {@code tso_max_size}, not of their
  * {@code gso_max_size}: a port whose gso_max_size was lowered receives larger super-packets from the
