@@ -246,6 +246,9 @@ public final class GsoSizeMismatchRule implements Rule {
         }
       }
     }
+    if (newSize != curSize && newSize <= LEGACY_MAX && newV4 == curV4 && curV4 <= newSize) {
+      newV4 = newSize; // gso_max_size at or below 64 KiB sets the IPv4 limit with it: let it
+    }
     long curSegs = dl.segs.orElse(-1);
     long newSegs = curSegs;
     if (segs && tsoSegs > 0 && curSegs > 0 && curSegs < tsoSegs && curSegs < fSegs) {

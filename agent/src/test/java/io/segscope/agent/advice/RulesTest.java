@@ -13,6 +13,8 @@ import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.GsoCause;
+import io.segscope.exporters.model.GsoSite;
+import io.segscope.exporters.model.GsoType;
 import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.wire.DurationBuckets;
@@ -57,6 +59,17 @@ class RulesTest {
       assertThat(x.risk()).contains("lab-sw/up0 hands larger super-packets on").doesNotContain("smaller super-packets");
       assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, Assertions.within(1e-9));
     });
+  }
+
+  @Test
+  void s1OverIpv6RaisesTheUplinkWithGsoMaxSizeAlone() {
+    // IPv6 traffic only: gso_max_size 65536 raises the IPv4 limit with it (at or below 64 KiB), which is fine
+    var costs = Costs.window(
+        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, GsoCause.GSO_MAX_SIZE, 8000, 0, GsoType.TCP6, GsoSite.XMIT),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, GsoCause.OTHER, 0, 32066));
+    Finding x = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
+    assertThat(shells(x)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 65536");
+    assertThat(x.risk()).doesNotContain("iproute2 6.3");
   }
 
   @Test
