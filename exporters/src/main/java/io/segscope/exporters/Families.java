@@ -160,14 +160,14 @@ final class Families {
   static final Family RECOMMENDATION_VERIFIED_SAVING =
       Family.gauge(
           "segscope_recommendation_verified_saving_cores",
-          "CPU a closed recommendation was measured to save: segmentation (or generic-XDP copy) CPU before "
-              + "minus after, scaled to the traffic before; only where the traffic was comparable.",
+          "CPU a closed recommendation was measured to save: the host's kernel CPU per byte through its device "
+              + "before minus after, times the traffic before; for verdict verified, and negative for worse.",
           null, "id", "rule", NETNS, DEVICE, "state");
   static final Family RECOMMENDATION_VERIFICATION =
       Family.info(
           "segscope_recommendation_verification",
-          "One series per recommendation that closed because its evidence stopped: verdict verified, "
-              + "traffic_changed or no_traffic_after.",
+          "One series per recommendation that closed because its evidence stopped: verdict verified, worse, "
+              + "inconclusive, traffic_changed or no_traffic_after.",
           "id", "rule", NETNS, DEVICE, "state", "verdict");
 
   /** The workload labels, in the order of both workload families. */

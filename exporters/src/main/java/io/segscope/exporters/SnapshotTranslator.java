@@ -281,7 +281,7 @@ final class SnapshotTranslator {
                 .labels(Families.RECOMMENDATION_VERIFICATION.labels(v.id(), v.rule(), netns, device, v.state(),
                     v.verdict()))
                 .build()));
-    if (v.verdict().equals("verified")) {
+    if (v.verdict().equals("verified") || v.verdict().equals("worse")) {
       samples.add(gauge(Families.RECOMMENDATION_VERIFIED_SAVING, v.savingCores(), v.id(), v.rule(), netns, device,
           v.state()));
     }

@@ -506,7 +506,7 @@ public final class Lab implements AutoCloseable {
 
   // --- internals -------------------------------------------------------------------------------------
 
-  private void record(String what, Runnable action) {
+  void record(String what, Runnable action) {
     undo.push(new Undo(what, action, null));
   }
 

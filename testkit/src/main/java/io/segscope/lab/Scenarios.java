@@ -366,6 +366,43 @@ public final class Scenarios {
         net + "2", devices);
   }
 
+  /**
+   * S12, a real cap below BIG TCP, with segmentation moving to a vhost stand-in: sender veth {@code snd0}
+   * (198.18.23.1/24, {@code s12snd}) with BIG TCP ({@code gso_max_size} and {@code gso_ipv4_max_size}
+   * {@link #BIG_TCP_GSO_MAX_SIZE} unless healthy) → its peer {@code snd0p} in bridge {@code br0}
+   * ({@code s12sw}) → uplink tap {@code tap0} (vnet_hdr) in the same bridge, whose {@code tso_max_size} is
+   * 64 KiB: a cap, not a setting. A {@link TapForwarder} started by the test (its TUNSETOFFLOAD gives both
+   * taps checksum and TSO offloads) moves tap0's frames, GSO metadata intact, into tap {@code tap1}
+   * (198.18.23.2/24) of the receiver namespace {@code s12rcv}, and back. Unless healthy, tap0 segments the
+   * sender's super-packets above 64 KiB in software. Roles: sender, senderPeer, bridge, uplink (tap0),
+   * receiver (tap1). Healthy: 198.18.33.0/24, the sender at 64 KiB.
+   */
+  public static Topology s12TapCap(Lab lab, boolean healthy) {
+    String v = healthy ? "h" : "";
+    String net = healthy ? "198.18.33." : "198.18.23.";
+    Netns snd = lab.namespace("s12" + v + "snd");
+    Netns sw = lab.namespace("s12" + v + "sw");
+    Netns rcv = lab.namespace("s12" + v + "rcv");
+    lab.veth(snd, "snd0", sw, "snd0p");
+    lab.tap(sw, "tap0");
+    lab.tap(rcv, "tap1");
+    lab.bridge(sw, "br0", "snd0p", "tap0");
+    if (!healthy) {
+      String big = Integer.toString(BIG_TCP_GSO_MAX_SIZE);
+      lab.set(snd, "snd0", "gso_max_size", big);
+      LinkIpv4Max.build(lab.workDir()).set(lab, snd, "snd0", BIG_TCP_GSO_MAX_SIZE, BIG_TCP_GSO_MAX_SIZE);
+    }
+    lab.address(snd, "snd0", net + "1/24");
+    lab.address(rcv, "tap1", net + "2/24");
+    Map<String, DeviceAt> devices = new LinkedHashMap<>();
+    devices.put("sender", new DeviceAt(snd, "snd0"));
+    devices.put("senderPeer", new DeviceAt(sw, "snd0p"));
+    devices.put("bridge", new DeviceAt(sw, "br0"));
+    devices.put("uplink", new DeviceAt(sw, "tap0"));
+    devices.put("receiver", new DeviceAt(rcv, "tap1"));
+    return new Topology(name("s12-tap-cap", healthy), snd, rcv, net + "2", devices);
+  }
+
   // ---- device kinds the development kernel lacks: built in the Debian 6.1 guest (GuestScenarios) ----
 
   /**

@@ -2,6 +2,7 @@ package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.TelemetrySnapshot;
@@ -44,7 +45,7 @@ public final class Advisor {
   static final double BASELINE_SHARE = 0.9;
 
   /** The before window of an open recommendation and the highest rate it was seen at. */
-  private record Baseline(double peak, SavingCheck.Measure before) {}
+  private record Baseline(double peak, SavingCheck.Measure before, List<Device> settings) {}
 
   private final Duration window;
   private final Recommender recommender;
@@ -52,6 +53,8 @@ public final class Advisor {
   private final AdviceContext.Thresholds thresholds;
   private final boolean xdpFragsCopy;
   private final ArrayDeque<TelemetrySnapshot> history = new ArrayDeque<>();
+  /** The host's kernel CPU seconds ({@link io.segscope.agent.cost.HostCpu}) read with each kept snapshot. */
+  private final Map<Instant, Double> hostCpuAt = new HashMap<>();
   private final AdviceIntent intent;
   private final Map<String, Baseline> baselines = new HashMap<>();
   private final Map<String, SavingCheck.Measure> afters = new HashMap<>();
@@ -82,9 +85,20 @@ public final class Advisor {
     this.xdpFragsCopy = xdpFragsCopy;
   }
 
-  /** Feeds one snapshot; returns the open recommendations after it. */
+  /** Feeds one snapshot without the host's CPU (verdicts that need it are then inconclusive). */
   public List<Recommendation> update(TelemetrySnapshot snapshot, Inventory inventory) {
+    return update(snapshot, inventory, Double.NaN);
+  }
+
+  /**
+   * Feeds one snapshot; returns the open recommendations after it.
+   *
+   * @param hostCpuSeconds the host's kernel CPU seconds ({@link io.segscope.agent.cost.HostCpu#read()}) read
+   *     with the snapshot, NaN when unknown
+   */
+  public List<Recommendation> update(TelemetrySnapshot snapshot, Inventory inventory, double hostCpuSeconds) {
     Instant now = snapshot.takenAt();
+    hostCpuAt.put(now, hostCpuSeconds);
     // at most ~HISTORY_POINTS snapshots per window, whatever the interval: the newest replaces the
     // previous one while that one is less than window/HISTORY_POINTS younger than the one before it
     if (history.size() >= 2) {
@@ -104,6 +118,9 @@ public final class Advisor {
         break;
       }
     }
+    Set<Instant> kept = new HashSet<>();
+    history.forEach(h -> kept.add(h.takenAt()));
+    hostCpuAt.keySet().retainAll(kept);
     TelemetrySnapshot from = history.peekFirst();
     if (from == null || !from.takenAt().isBefore(now)) {
       return open;
@@ -126,11 +143,13 @@ public final class Advisor {
     List<Recommendation> now2 = new ArrayList<>();
     for (Recommendation r : tracker.open()) {
       now2.add(withIntent(r, root));
-      SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now);
+      SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now,
+          hostCores(from.takenAt(), now));
       if (present.contains(r.id())) {
         Baseline b = baselines.get(r.id());
         if (b == null || m.softwarePerSec() >= b.peak() * BASELINE_SHARE) {
-          baselines.put(r.id(), new Baseline(Math.max(b == null ? 0 : b.peak(), m.softwarePerSec()), m));
+          baselines.put(r.id(), new Baseline(Math.max(b == null ? 0 : b.peak(), m.softwarePerSec()), m,
+              Undo.record(r.finding(), inventory)));
         }
         afters.remove(r.id()); // the evidence is back: only windows after it count
         absentSince.remove(r.id());
@@ -155,8 +174,8 @@ public final class Advisor {
       Optional<TelemetrySnapshot> stop = since == null ? Optional.empty()
           : history.stream().filter(s -> !s.takenAt().isBefore(since) && s.takenAt().isBefore(now)).findFirst();
       if (stop.isPresent()) {
-        SavingCheck.Measure m =
-            SavingCheck.measure(r.finding(), CostModel.window(stop.get(), snapshot), stop.get().takenAt(), now);
+        SavingCheck.Measure m = SavingCheck.measure(r.finding(), CostModel.window(stop.get(), snapshot),
+            stop.get().takenAt(), now, hostCores(stop.get().takenAt(), now));
         if (best == null || m.traffic() > best.traffic()) {
           best = m;
         }
@@ -165,13 +184,23 @@ public final class Advisor {
       String outcome = "";
       if (b != null) {
         SavingCheck.Verification v = SavingCheck.verify(r, now, b.before(), a);
+        if (v.verdict().equals("worse")) {
+          v = v.withUndo(Undo.commands(b.settings(), inventory));
+        }
         verified.addFirst(v);
         while (verified.size() > MAX_VERIFIED) {
           verified.removeLast();
         }
         outcome = switch (v.verdict()) {
-          case "verified" -> String.format("; verified saving %.4f cores (traffic after/before %.2f)", v.savingCores(),
-              v.trafficRatio());
+          case "verified" -> String.format("; verified saving %.4f cores: host kernel CPU per byte %s (traffic "
+              + "after/before %.2f)", v.savingCores(), perUnit(v), v.trafficRatio());
+          case "worse" -> String.format("; worse: it costs %.4f cores more, host kernel CPU per byte %s (traffic "
+              + "after/before %.2f); undo: %s", -v.savingCores(), perUnit(v), v.trafficRatio(), v.undo().isEmpty()
+                  ? "no recorded setting changed" : v.undo().stream().map(Command::display)
+                      .collect(Collectors.joining(" && ")));
+          case "inconclusive" -> String.format("; saving not verified: inconclusive, host kernel CPU per byte %s, "
+              + "software after %.0f/s (traffic after/before %.2f)", perUnit(v),
+              v.after().map(SavingCheck.Measure::softwarePerSec).orElse(Double.NaN), v.trafficRatio());
           case "traffic_changed" -> String.format("; saving not verified: the traffic changed too much "
               + "(after/before %.2f)", v.trafficRatio());
           default -> "; saving not verified: no traffic through the device after the evidence stopped";
@@ -203,6 +232,23 @@ public final class Advisor {
     verifiedView = List.copyOf(verified);
     open = List.copyOf(now2);
     return open;
+  }
+
+  /** The host's kernel CPU in cores between two kept snapshots, NaN when either reading is unknown. */
+  private double hostCores(Instant from, Instant to) {
+    Double a = hostCpuAt.get(from);
+    Double b = hostCpuAt.get(to);
+    double secs = Duration.between(from, to).toNanos() / 1e9;
+    return a == null || b == null || !(secs > 0) || !(b >= a) ? Double.NaN : (b - a) / secs;
+  }
+
+  /** "before -> after ns/B (-21 %)", per packet for generic XDP. */
+  public static String perUnit(SavingCheck.Verification v) {
+    boolean xdp = SavingCheck.xdpRule(v.recommendation().finding());
+    double scale = 1e9;
+    double b = v.before().cpuPerUnit() * scale;
+    double a = v.after().map(SavingCheck.Measure::cpuPerUnit).orElse(Double.NaN) * scale;
+    return String.format("%.3f -> %.3f ns/%s (%+.0f %%)", b, a, xdp ? "packet" : "B", (a / b - 1) * 100);
   }
 
   private Recommendation withIntent(Recommendation r, long root) {

@@ -22,8 +22,14 @@ import java.util.OptionalLong;
  * exceed its {@code gso_max_size} (its {@code gso_ipv4_max_size} for IPv4, or its
  * {@code gso_max_segs}), while the devices where those super-packets were sized advertise larger
  * limits. The devices are D's sources in the one device graph ({@link DeviceGraph#sources}): across
- * veth pairs, bridges, stacked devices, bond masters and router namespaces. Setting their limits to
- * D's makes TCP build super-packets D can take intact (docs/kernel.md: ~3x less sender CPU in the original report).
+ * veth pairs, bridges, stacked devices, bond masters and router namespaces.
+ *
+ * <p>A setting or a cap (issue 28): where D's limit is below what its driver takes ({@code tso_max_size},
+ * {@code tso_max_segs}) and below what its feeders use, it is only a setting, and the command raises D to
+ * the smaller of the two ({@link #raise}): nothing above D changes (lowering the feeders instead made S1's
+ * path 16 % slower). Where D is at its cap, the feeders' limits come down to D's, which makes TCP build
+ * super-packets D can take intact (docs/kernel.md: ~3x less sender CPU in the original report); both where
+ * a raised D is still below the feeders.
  *
  * <p>A bond (like a bridge) takes the minimum of its ports' {@code tso_max_size}, not of their
  * {@code gso_max_size}: a port whose gso_max_size was lowered receives larger super-packets from the
@@ -63,21 +69,32 @@ public final class GsoSizeMismatchRule implements Rule {
       return Optional.empty();
     }
     Device d = at.get().device();
-    Limits dl = Limits.of(d.link());
+    Limits before = Limits.of(d.link());
     boolean typesKnown = Evidence.typesKnown(cost);
     boolean v4 = !typesKnown || cost.typeShare(GsoType.TCP4) > 0;
     boolean v6 = !typesKnown || cost.typeShare(GsoType.TCP6) > 0 || cost.typeShare(GsoType.UDP_L4) > 0;
+    List<DeviceGraph.Source> sources = ctx.localSources(d, MAX_SOURCES).stream()
+        .filter(s -> ctx.netns(s.device().netns()).isPresent()).toList();
+    // a setting or a cap: D's limit below its driver's (tso_max_size, tso_max_segs) and below what its
+    // feeders use is only a setting, and raising it (to the smaller of the two) removes the segmentation
+    // without shrinking every super-packet above it; feeders above D's cap still come down to it
+    Raise raise = raise(d, before, sources, sizeShare > 0, segsShare > 0, v4, v6);
+    Limits dl = raise.after();
     List<Command> commands = new ArrayList<>();
     List<DeviceRef> devices = new ArrayList<>(List.of(AdviceContext.ref(d)));
+    for (List<String> set : raise.sets()) {
+      commands.add(NetnsCommands.ipLinkSet(at.get().netns(), d.name(), set));
+    }
     List<Map<String, Object>> compared = new ArrayList<>();
     boolean routed = false;
-    boolean ipv4Keyword = false;
-    for (DeviceGraph.Source src : ctx.localSources(d, MAX_SOURCES)) {
+    boolean ipv4Keyword = raise.sets().stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
+    String explanation = raise.keywordV4() <= 0 ? "" : "Better than bringing the feeders' IPv4 limit down: raise "
+        + AdviceContext.label(d) + "'s to " + raise.keywordV4() + " (ip link set dev " + d.name()
+        + " gso_ipv4_max_size " + raise.keywordV4() + " in its namespace); it needs iproute2 6.3 or later (older ip "
+        + "does not know the keyword), so segscope gives it as text, not as a command.";
+    for (DeviceGraph.Source src : sources) {
       Device u = src.device();
       Optional<Netns> ns = ctx.netns(u.netns());
-      if (ns.isEmpty()) {
-        continue;
-      }
       List<List<String>> sets = new ArrayList<>();
       if (sizeShare > 0) {
         sets.addAll(sizeSettings(dl, Limits.of(u.link()), u.link(), v4, v6));
@@ -91,15 +108,6 @@ public final class GsoSizeMismatchRule implements Rule {
           sets.get(0).addAll(List.of("gso_max_segs", Long.toString(m)));
         }
       }
-      if (sets.isEmpty()) {
-        continue;
-      }
-      ipv4Keyword |= sets.stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
-      routed |= src.relation() == Relation.ROUTE || pathIsRouted(ctx, d, src);
-      for (List<String> set : sets) {
-        commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), set));
-      }
-      devices.add(AdviceContext.ref(u));
       Map<String, Object> c = new LinkedHashMap<>();
       c.put("device", AdviceContext.label(u));
       c.put("kind", u.kind().isEmpty() ? "physical" : u.kind());
@@ -110,36 +118,194 @@ public final class GsoSizeMismatchRule implements Rule {
       c.put("gso_ipv4_max_size", u.link().gsoIpv4MaxSize().orElse(-1));
       c.put("gso_max_segs", u.link().gsoMaxSegs().orElse(-1));
       c.put("tso_max_size", u.link().tsoMaxSize().orElse(-1));
+      c.put("changed", !sets.isEmpty());
       compared.add(c);
+      if (sets.isEmpty()) {
+        continue;
+      }
+      ipv4Keyword |= sets.stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
+      routed |= src.relation() == Relation.ROUTE || pathIsRouted(ctx, d, src);
+      for (List<String> set : sets) {
+        commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), set));
+      }
+      devices.add(AdviceContext.ref(u));
     }
+    boolean shrinks = devices.size() > 1;
     if (commands.isEmpty()) {
       return Optional.empty(); // no source we could change (or the kernel would refuse)
     }
     Map<String, Object> ev = Evidence.gso(cost);
     ev.put("cause_gso_max_size_share", Evidence.round(sizeShare));
     ev.put("cause_gso_max_segs_share", Evidence.round(segsShare));
-    ev.put("device_gso_max_size", dl.size.orElse(-1));
+    ev.put("device_gso_max_size", before.size.orElse(-1));
     ev.put("device_gso_ipv4_max_size", d.link().gsoIpv4MaxSize().orElse(-1));
-    ev.put("device_gso_max_segs", dl.segs.orElse(-1));
+    ev.put("device_gso_max_segs", before.segs.orElse(-1));
+    ev.put("device_tso_max_size", d.link().tsoMaxSize().orElse(-1));
+    ev.put("device_tso_max_segs", d.link().tsoMaxSegs().orElse(-1));
+    String limitCase = raise.sets().isEmpty() ? (raise.keywordV4() > 0 ? "setting_ipv4_keyword" : "cap")
+        : shrinks ? "setting_and_cap" : "setting";
+    ev.put("limit_case", limitCase);
+    ev.put("limit_case_why", raise.why());
     ev.put("upstream", compared);
     double saving = cost.gsoCpu().cores() * Math.min(1, sizeShare + segsShare);
     String confidence = sizeShare + segsShare >= 0.9 ? "high" : "medium";
     String limit = sizeShare >= segsShare
-        ? (dl.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + dl.v4() + ")"
-            : "gso_max_size (" + dl.size.orElse(-1) + ")")
-        : "gso_max_segs (" + dl.segs.orElse(-1) + ")";
+        ? (before.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + before.v4() + ")"
+            : "gso_max_size (" + before.size.orElse(-1) + ")")
+        : "gso_max_segs (" + before.segs.orElse(-1) + ")";
+    String what = switch (limitCase) {
+      case "setting" -> "; its limit is a setting below what its driver takes: raise it";
+      case "setting_and_cap" -> "; raise its limit to what its driver takes, and bring the feeders above that down";
+      case "setting_ipv4_keyword" -> "; its IPv4 limit is a setting, but only iproute2 6.3 or later raises it above 64 "
+          + "KiB: the commands bring the feeders down (the explanation gives the raise)";
+      default -> "; its limit is its driver's cap: bring the feeders down to it";
+    };
+    String risk = "";
+    if (!raise.sets().isEmpty()) {
+      risk = AdviceContext.label(d) + " hands larger super-packets on (up to " + dl.size.orElse(-1) + " bytes): "
+          + "someone may have lowered its limit on purpose (a driver or device bug with large super-packets), and "
+          + "raising it undoes that";
+    }
+    if (shrinks) {
+      risk += (risk.isEmpty() ? "" : "; ") + "TCP on the feeding devices builds smaller super-packets: more per-packet "
+          + "work in the stack above them, less than segmenting in software; traffic from those devices to other "
+          + "destinations gets the same smaller limit";
+    }
+    if (ipv4Keyword) {
+      risk += "; the gso_ipv4_max_size keyword needs iproute2 6.3 or later (older ip refuses it)";
+    }
     return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), devices,
         String.format("%s segments %.0f super-packets/s in software because they exceed its %s; the devices "
-            + "feeding it%s advertise larger limits", AdviceContext.label(d), cost.swSkbsPerSec(), limit,
-            routed ? " (through IP forwarding)" : ""),
+            + "feeding it%s advertise larger limits%s", AdviceContext.label(d), cost.swSkbsPerSec(), limit,
+            routed ? " (through IP forwarding)" : "", what),
         ev, commands, saving,
         "the CPU measured segmenting at " + AdviceContext.label(d) + " for these causes ("
             + cost.gsoCpu().basis() + "): it stops once the super-packets fit",
-        confidence,
-        "TCP on those devices builds smaller super-packets: more per-packet work in the stack above them, "
-            + "less than segmenting in software; traffic from those devices to other destinations gets the "
-            + "same smaller limit" + (ipv4Keyword ? "; the gso_ipv4_max_size keyword needs iproute2 6.3 or later "
-                + "(older ip refuses it)" : "")));
+        confidence, risk, explanation));
+  }
+
+  /**
+   * What raising D's own limits can do: for each limit (gso_max_size for IPv6 or both families,
+   * gso_ipv4_max_size for IPv4, gso_max_segs) that sits below D's cap (tso_max_size, tso_max_segs) and
+   * below the largest its feeders use, the new value is the smaller of the two. Bridges, bonds and teams
+   * take the minimum of their ports and are never raised.
+   *
+   * @param sets the {@code ip link set} settings that raise D (none: every limit is at its cap or
+   *     fits the feeders)
+   * @param after D's limits once raised (the limits the feeders are then compared with)
+   * @param why the reasoning, for the evidence
+   */
+  record Raise(List<List<String>> sets, Limits after, String why, long keywordV4) {}
+
+  static Raise raise(Device d, Limits dl, List<DeviceGraph.Source> sources, boolean size, boolean segs, boolean v4,
+      boolean v6) {
+    Link l = d.link();
+    String kind = d.kind();
+    long tso = l.tsoMaxSize().orElse(-1);
+    long tsoSegs = l.tsoMaxSegs().orElse(-1);
+    if (kind.equals("bridge") || kind.equals("bond") || kind.equals("team") || kind.equals("openvswitch")
+        || dl.size.isEmpty()) {
+      return new Raise(List.of(), dl, dl.size.isEmpty() ? "its limits are unknown"
+          : "a " + kind + " takes the smallest limit of its ports: not raised", 0);
+    }
+    long fSize = 0;
+    long fV4 = 0;
+    long fSegs = 0;
+    for (DeviceGraph.Source s : sources) {
+      Limits u = Limits.of(s.device().link());
+      fSize = Math.max(fSize, u.size.orElse(0));
+      fV4 = Math.max(fV4, u.v4());
+      fSegs = Math.max(fSegs, u.segs.orElse(0));
+    }
+    long curSize = dl.size.getAsLong();
+    long curV4 = dl.v4();
+    long keywordV4 = 0;
+    long newSize = curSize;
+    long newV4 = curV4;
+    List<String> why = new ArrayList<>();
+    if (size && tso > 0) {
+      if (v6 && curSize < tso && curSize < fSize) {
+        newSize = Math.min(tso, fSize);
+        why.add("gso_max_size " + curSize + " is below its tso_max_size " + tso + " and the feeders' " + fSize);
+      }
+      if (v4 && curV4 < tso && curV4 < fV4) {
+        long want = Math.min(tso, fV4);
+        if (want > LEGACY_MAX) {
+          // only the gso_ipv4_max_size keyword (iproute2 6.3+) sets an IPv4 limit above 64 KiB: explained, and
+          // the commands raise it as far as plain gso_max_size can (64 KiB)
+          keywordV4 = want;
+          want = Math.max(curV4, LEGACY_MAX);
+        }
+        newV4 = want;
+        if (!dl.differ() && newV4 > newSize) {
+          newSize = newV4; // one limit for both families: raise gso_max_size with it
+        }
+        if (newV4 > curV4 || keywordV4 > 0) {
+          why.add((dl.differ() ? "gso_ipv4_max_size " : "its IPv4 limit ") + curV4 + " is below its tso_max_size "
+              + tso + " and the feeders' " + fV4);
+        }
+      }
+    }
+    if (newSize != curSize && newSize <= LEGACY_MAX && newV4 == curV4 && curV4 <= newSize) {
+      newV4 = newSize; // gso_max_size at or below 64 KiB sets the IPv4 limit with it: let it
+    }
+    long curSegs = dl.segs.orElse(-1);
+    long newSegs = curSegs;
+    if (segs && tsoSegs > 0 && curSegs > 0 && curSegs < tsoSegs && curSegs < fSegs) {
+      newSegs = Math.min(Math.min(tsoSegs, fSegs), 65535);
+      why.add("gso_max_segs " + curSegs + " is below its tso_max_segs " + tsoSegs + " and the feeders' " + fSegs);
+    }
+    List<List<String>> sets = raiseSettings(curSize, curV4, newSize, newV4);
+    if (newSegs != curSegs) {
+      if (sets.isEmpty()) {
+        sets.add(new ArrayList<>());
+      }
+      sets.get(0).addAll(List.of("gso_max_segs", Long.toString(newSegs)));
+    }
+    Limits after = new Limits(OptionalLong.of(newSize),
+        dl.ipv4.isPresent() || newV4 != newSize ? OptionalLong.of(newV4) : OptionalLong.empty(),
+        curSegs > 0 ? OptionalLong.of(newSegs) : dl.segs);
+    String text;
+    if (why.isEmpty()) {
+      text = "at its cap: gso_max_size " + curSize + (dl.differ() ? ", gso_ipv4_max_size " + curV4 : "")
+          + " (tso_max_size " + tso + "), gso_max_segs " + curSegs + " (tso_max_segs " + tsoSegs
+          + "): its driver takes no more, so the feeders must come down";
+    } else {
+      text = "a setting: " + String.join("; ", why) + ": raised to the smaller";
+    }
+    if (keywordV4 > 0) {
+      text += "; its IPv4 limit can go up to " + keywordV4 + " only with the gso_ipv4_max_size keyword (iproute2 6.3 "
+          + "or later), which segscope explains rather than commands";
+    }
+    return new Raise(sets, after, text, keywordV4);
+  }
+
+  /**
+   * The settings that take D from (curSize, curV4) to (newSize, newV4). gso_max_size at or below 64 KiB
+   * sets gso_ipv4_max_size to the same value; above, it leaves it; only the keyword (iproute2 6.3+) sets
+   * an IPv4 limit above 64 KiB.
+   */
+  static List<List<String>> raiseSettings(long curSize, long curV4, long newSize, long newV4) {
+    List<List<String>> out = new ArrayList<>();
+    if (newSize == curSize && newV4 == curV4) {
+      return out;
+    }
+    if (newV4 > LEGACY_MAX || (newSize <= LEGACY_MAX && newV4 != newSize)) {
+      List<String> set = new ArrayList<>();
+      if (newSize != curSize || newSize <= LEGACY_MAX) {
+        set.addAll(List.of("gso_max_size", Long.toString(newSize)));
+      }
+      set.addAll(List.of("gso_ipv4_max_size", Long.toString(newV4)));
+      out.add(set);
+    } else if (newSize <= LEGACY_MAX) {
+      out.add(new ArrayList<>(List.of("gso_max_size", Long.toString(newSize)))); // both families
+    } else if (newV4 != curV4) {
+      out.add(new ArrayList<>(List.of("gso_max_size", Long.toString(newV4))));  // both to the IPv4 limit
+      out.add(new ArrayList<>(List.of("gso_max_size", Long.toString(newSize)))); // IPv6 up; IPv4 stays
+    } else {
+      out.add(new ArrayList<>(List.of("gso_max_size", Long.toString(newSize))));
+    }
+    return out;
   }
 
   private static boolean pathIsRouted(AdviceContext ctx, Device d, DeviceGraph.Source src) {

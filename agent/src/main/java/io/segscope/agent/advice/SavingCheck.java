@@ -4,42 +4,48 @@ import io.segscope.agent.cost.DeviceCost;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.model.DeviceRef;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Verified savings: what a recommendation's devices cost before and after its evidence stopped,
- * over comparable traffic. Pure.
+ * Verified savings: what a recommendation's path cost the host before and after its evidence stopped,
+ * in what the user pays: the host's kernel CPU per unit of traffic through the subject device. Pure.
  *
- * <p>A {@link Measure} sums, over the finding's devices, the software-segmented super-packets/s and
- * the CPU measured segmenting them (for {@code generic_xdp_copy}: the generic-XDP copies and their
- * CPU), and takes the traffic through the subject device: GSO bytes/s reaching its transmit path;
- * for {@code generic_xdp_copy}, the packets/s its generic-XDP program saw (copied and passed) — once
- * the program runs natively that path sees nothing, so its saving shows as {@code no_traffic_after}.
+ * <p>A {@link Measure} holds, over one window, the finding's software-segmented super-packets/s and the
+ * CPU measured segmenting them (for {@code generic_xdp_copy}: the generic-XDP copies and their CPU), summed
+ * over its devices; the traffic through the subject device (GSO bytes/s reaching its transmit path; for
+ * {@code generic_xdp_copy}, the packets/s its generic-XDP program saw); and the host's kernel CPU over the
+ * window ({@link io.segscope.agent.cost.HostCpu}: system + irq + softirq of all CPUs, in cores). Their
+ * quotient, {@link Measure#cpuPerUnit()}, is the CPU per byte (per packet for generic XDP).
  *
- * <p><b>Comparable</b>: the after window carried between a quarter and four times the traffic of
- * the before window. The saving is then scaled to the before traffic, so that a fix that also
- * raised the throughput is not credited with costing more: {@code saving = cpu_before - cpu_after x
- * traffic_before / traffic_after}. Less than {@link #MIN_TRAFFIC} bytes/s ({@link #MIN_XDP_TRAFFIC} packets/s) (or no window after
- * the evidence stopped at all): {@code no_traffic_after}, nothing to compare (the evidence may have
- * stopped because the traffic did). Outside the band: {@code traffic_changed}, with one exception:
- * more than four times the traffic after, with the software segmentation (or copying) down to at most
- * {@link #GONE_SHARE} of its rate before, is {@code verified}. Removing software segmentation often lifts
- * the throughput it held back (3-10x measured in the lab's routed-MTU and UDP GSO fixes), and more traffic
- * with the evidence gone proves the fix more, not less; the saving is still scaled to the traffic before.
+ * <p>The verdict, in order: no window after, or less than {@link #MIN_TRAFFIC} bytes/s
+ * ({@link #MIN_XDP_TRAFFIC} packets/s) in it: {@code no_traffic_after}. The after window carried less than
+ * a quarter or more than four times the traffic before ({@link #MAX_TRAFFIC_RATIO}), except above the
+ * band with the software segmentation gone: {@code traffic_changed} (a fixed per-second cost spread over
+ * very different traffic is not comparable per byte). The software segmentation (or copying) after is more
+ * than {@link #GONE_SHARE} of its rate before, or the host CPU of a window is unknown:
+ * {@code inconclusive}. Otherwise the CPU per byte decides: down by more than {@link #NOISE}:
+ * {@code verified}; up by more than that: {@code worse} (the change removed the segmentation but the
+ * host pays more per byte, e.g. every sender above now builds smaller super-packets); within it:
+ * {@code inconclusive}. The saving of {@code verified} and {@code worse} is the measured difference at the
+ * traffic before: {@code (cpu_per_byte_before - cpu_per_byte_after) x traffic_before}, in cores (negative
+ * for {@code worse}).
  */
 public final class SavingCheck {
   /** The band of the traffic ratio (after / before) within which windows are comparable. */
   public static final double MAX_TRAFFIC_RATIO = 4;
-  /**
-   * Above the band, the after window's software rate at most this share of the before window's
-   * counts as the evidence gone (at more traffic): verified.
-   */
+  /** The software rate after at most this share of the rate before counts as the segmentation gone. */
   public static final double GONE_SHARE = 0.05;
   /** Below this many bytes per second through the subject, a window carried no traffic. */
   public static final double MIN_TRAFFIC = 1000;
   /** The same for generic XDP, in packets per second. */
   public static final double MIN_XDP_TRAFFIC = 10;
+  /**
+   * A change of the CPU per byte smaller than this share is within the noise of a host-wide measure: the
+   * kernel work of everything else the host does in the same windows (docs/recommendations.md).
+   */
+  public static final double NOISE = 0.10;
 
   private SavingCheck() {}
 
@@ -52,9 +58,21 @@ public final class SavingCheck {
    * @param cpuCores the CPU measured for them, summed
    * @param cpuBasis how the CPU was obtained at the subject (measured, extrapolated, estimated)
    * @param traffic the traffic through the subject device
+   * @param hostCpuCores the host's kernel CPU over the window (system + irq + softirq), NaN when unknown
    */
   public record Measure(Instant from, Instant to, double softwarePerSec, double cpuCores, String cpuBasis,
-      double traffic) {}
+      double traffic, double hostCpuCores) {
+
+    /** A measure without the host's CPU. */
+    public Measure(Instant from, Instant to, double softwarePerSec, double cpuCores, String cpuBasis, double traffic) {
+      this(from, to, softwarePerSec, cpuCores, cpuBasis, traffic, Double.NaN);
+    }
+
+    /** The host's kernel CPU per unit of traffic (core-seconds per byte, or per packet), NaN when unknown. */
+    public double cpuPerUnit() {
+      return traffic > 0 && Double.isFinite(hostCpuCores) ? hostCpuCores / traffic : Double.NaN;
+    }
+  }
 
   /**
    * The outcome for one closed recommendation.
@@ -64,11 +82,24 @@ public final class SavingCheck {
    * @param before the last window that found it at no less than 90 % of its highest rate
    * @param after the window after the evidence stopped with the most traffic, empty when none was
    *     measured
-   * @param verdict {@code verified}, {@code traffic_changed} or {@code no_traffic_after}
-   * @param savingCores the verified saving in cores (0 unless verified; negative: it costs more)
+   * @param verdict {@code verified}, {@code worse}, {@code inconclusive}, {@code traffic_changed} or
+   *     {@code no_traffic_after}
+   * @param savingCores the measured saving in cores for {@code verified} and {@code worse} (negative: it costs
+   *     more), else 0
+   * @param undo for {@code worse}: the commands that put back the settings the change altered (recorded
+   *     before it), empty otherwise or when no recorded setting changed
    */
   public record Verification(Recommendation recommendation, Instant closedAt, Measure before, Optional<Measure> after,
-      String verdict, double savingCores) {
+      String verdict, double savingCores, List<Command> undo) {
+
+    public Verification {
+      undo = List.copyOf(undo);
+    }
+
+    public Verification(Recommendation recommendation, Instant closedAt, Measure before, Optional<Measure> after,
+        String verdict, double savingCores) {
+      this(recommendation, closedAt, before, after, verdict, savingCores, List.of());
+    }
 
     public DeviceRef subject() {
       return recommendation.finding().subject();
@@ -78,6 +109,16 @@ public final class SavingCheck {
     public double trafficRatio() {
       return after.isEmpty() || before.traffic() <= 0 ? Double.NaN
           : after.get().traffic() / before.traffic();
+    }
+
+    /** after CPU per byte / before, NaN when either is unknown. */
+    public double cpuPerUnitRatio() {
+      double b = before.cpuPerUnit();
+      return after.isEmpty() || !(b > 0) ? Double.NaN : after.get().cpuPerUnit() / b;
+    }
+
+    Verification withUndo(List<Command> commands) {
+      return new Verification(recommendation, closedAt, before, after, verdict, savingCores, commands);
     }
   }
 
@@ -90,8 +131,8 @@ public final class SavingCheck {
     return xdp(f);
   }
 
-  /** The finding's devices measured in one window. */
-  static Measure measure(Finding f, Map<DeviceId, DeviceCost> costs, Instant from, Instant to) {
+  /** The finding's devices measured in one window, with the host's kernel CPU over it (NaN: unknown). */
+  static Measure measure(Finding f, Map<DeviceId, DeviceCost> costs, Instant from, Instant to, double hostCpuCores) {
     double sw = 0;
     double cpu = 0;
     for (DeviceRef d : f.devices()) {
@@ -104,7 +145,7 @@ public final class SavingCheck {
     DeviceCost s = costs.get(f.subject().id().withoutCookie());
     double traffic = s == null ? 0 : xdp(f) ? s.xdpCopiedPerSec() + s.xdpPassedPerSec() : s.gsoTrafficBytesPerSec();
     String basis = s == null ? "none" : xdp(f) ? s.xdpCpu().basis() : s.gsoCpu().basis();
-    return new Measure(from, to, sw, cpu, basis, traffic);
+    return new Measure(from, to, sw, cpu, basis, traffic, hostCpuCores);
   }
 
   /** The verdict on {@code before} against {@code after}. */
@@ -112,15 +153,26 @@ public final class SavingCheck {
     if (after.isEmpty() || after.get().traffic() < (xdp(r.finding()) ? MIN_XDP_TRAFFIC : MIN_TRAFFIC)) {
       return new Verification(r, closedAt, before, after, "no_traffic_after", 0);
     }
-    double ratio = before.traffic() > 0 ? after.get().traffic() / before.traffic()
-        : Double.POSITIVE_INFINITY;
+    Measure a = after.get();
+    double ratio = before.traffic() > 0 ? a.traffic() / before.traffic() : Double.POSITIVE_INFINITY;
+    boolean gone = a.softwarePerSec() <= GONE_SHARE * before.softwarePerSec();
     boolean comparable = ratio >= 1 / MAX_TRAFFIC_RATIO && ratio <= MAX_TRAFFIC_RATIO;
-    boolean goneAtMoreTraffic = ratio > MAX_TRAFFIC_RATIO && Double.isFinite(ratio)
-        && after.get().softwarePerSec() <= GONE_SHARE * before.softwarePerSec();
-    if (!comparable && !goneAtMoreTraffic) {
+    if (!comparable && !(gone && ratio > MAX_TRAFFIC_RATIO && Double.isFinite(ratio))) {
       return new Verification(r, closedAt, before, after, "traffic_changed", 0);
     }
-    double saving = before.cpuCores() - after.get().cpuCores() / ratio;
-    return new Verification(r, closedAt, before, after, "verified", saving);
+    double perBefore = before.cpuPerUnit();
+    double perAfter = a.cpuPerUnit();
+    if (!gone || !(perBefore > 0) || !(perAfter >= 0)) {
+      return new Verification(r, closedAt, before, after, "inconclusive", 0);
+    }
+    double saving = (perBefore - perAfter) * before.traffic();
+    double change = perAfter / perBefore;
+    if (change <= 1 - NOISE) {
+      return new Verification(r, closedAt, before, after, "verified", saving);
+    }
+    if (change >= 1 + NOISE) {
+      return new Verification(r, closedAt, before, after, "worse", saving);
+    }
+    return new Verification(r, closedAt, before, after, "inconclusive", 0);
   }
 }

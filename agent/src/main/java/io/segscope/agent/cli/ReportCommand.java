@@ -10,6 +10,7 @@ import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.Recommender;
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
+import io.segscope.agent.cost.HostCpu;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.inventory.InventoryReader;
 import io.segscope.agent.inventory.model.Inventory;
@@ -143,7 +144,7 @@ public final class ReportCommand implements Callable<Integer> {
       Duration w = Duration.ofSeconds(Math.max(2, Math.min(30, total / 6)));
       Advisor advisor = new Advisor(w, w, w.multipliedBy(2),
           AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), intent);
-      advisor.update(first.snapshot(), inv0);
+      advisor.update(first.snapshot(), inv0, HostCpu.read());
       for (long s = 1; s <= total; s++) {
         long waitNanos = start + s * 1_000_000_000L - System.nanoTime();
         if (interrupted.await(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
@@ -152,7 +153,7 @@ public final class ReportCommand implements Callable<Integer> {
         }
         if (s < total) {
           Sample next = sample(assembler, probes, all0, selection);
-          advisor.update(next.snapshot(), next.inventory());
+          advisor.update(next.snapshot(), next.inventory(), HostCpu.read());
         }
         if (tty) {
           err.printf("\rsampling: %d/%d s", s, total);
@@ -171,7 +172,7 @@ public final class ReportCommand implements Callable<Integer> {
         err.println("segscope report: sampled for less than a tick: nothing to report");
         return 1;
       }
-      advisor.update(last, inv);
+      advisor.update(last, inv, HostCpu.read());
       Collection<DeviceCost> costs = CostModel.window(first.snapshot(), last).values();
       List<Finding> findings = new Recommender().evaluate(costs,
           AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), costs));

@@ -171,15 +171,20 @@ final class ApiJson {
         .put("verdict", x.verdict()).put("saving_cores", x.savingCores())
         .put("traffic_ratio", finite(x.trafficRatio()))
         .put("traffic_unit", SavingCheck.xdpRule(r.finding()) ? "packets/s" : "bytes/s")
+        .put("host_cpu_per_unit_ratio", finite(x.cpuPerUnitRatio()))
         .put("before", measure(x.before()));
     x.after().ifPresent(m -> o.put("after", measure(m)));
+    JsonArray undo = new JsonArray();
+    x.undo().forEach(c -> undo.add(c.shell()));
+    o.put("undo", undo);
     return o;
   }
 
   private static JsonObject measure(SavingCheck.Measure m) {
     return new JsonObject().put("from", m.from().toString()).put("to", m.to().toString())
         .put("software_per_sec", m.softwarePerSec()).put("cpu_cores", m.cpuCores()).put("cpu_basis", m.cpuBasis())
-        .put("traffic_per_sec", m.traffic());
+        .put("traffic_per_sec", m.traffic()).put("host_cpu_cores", finite(m.hostCpuCores()))
+        .put("host_cpu_per_unit", finite(m.cpuPerUnit()));
   }
 
   /** A workload as the API shows it: every field, "" when unknown; pid only when one was read. */

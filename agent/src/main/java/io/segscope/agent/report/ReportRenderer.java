@@ -1,6 +1,7 @@
 package io.segscope.agent.report;
 
 import io.segscope.agent.advice.AdviceContext;
+import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.AdviceIntent;
 import io.segscope.agent.advice.Command;
 import io.segscope.agent.advice.Finding;
@@ -160,8 +161,14 @@ public final class ReportRenderer {
     String head = String.format("  %s (%s) on %s: %s %.0f -> %s", f.rule(), v.recommendation().id(),
         AdviceContext.label(f.subject()), unit, v.before().softwarePerSec(), after);
     return head + switch (v.verdict()) {
-      case "verified" -> String.format("; verified saving %.4f cores (traffic after/before %.2f)", v.savingCores(),
-          v.trafficRatio());
+      case "verified" -> String.format("; verified saving %.4f cores: host kernel CPU per byte %s (traffic "
+          + "after/before %.2f)", v.savingCores(), Advisor.perUnit(v), v.trafficRatio());
+      case "worse" -> String.format("; worse: it costs %.4f cores more, host kernel CPU per byte %s (traffic "
+          + "after/before %.2f); undo: %s", -v.savingCores(), Advisor.perUnit(v), v.trafficRatio(),
+          v.undo().isEmpty() ? "no recorded setting changed"
+              : v.undo().stream().map(Command::display).collect(java.util.stream.Collectors.joining(" && ")));
+      case "inconclusive" -> String.format("; not verified: inconclusive (host kernel CPU per byte %s; the segmentation "
+          + "must be gone and the change beyond %.0f %%)", Advisor.perUnit(v), SavingCheck.NOISE * 100);
       case "traffic_changed" -> String.format("; not verified: the traffic changed too much to compare "
           + "(after/before %.2f, comparable is 0.25..4)", v.trafficRatio());
       default -> "; not verified: no traffic through the device after the evidence stopped";

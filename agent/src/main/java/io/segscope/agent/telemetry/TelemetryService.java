@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Timer;
 import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Recommendation;
 import io.segscope.agent.advice.SavingCheck;
+import io.segscope.agent.cost.HostCpu;
 import io.segscope.agent.inventory.ProcNamespaceHolders;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
@@ -154,7 +155,7 @@ public final class TelemetryService {
           .withCallSites(callSites);
       List<Recommendation> open;
       try {
-        open = advisor.update(base, inv);
+        open = advisor.update(base, inv, HostCpu.read());
       } catch (RuntimeException e) {
         errors.skipped(RecordErrors.ADVICE, "advice", "of the rules on this read", e);
         open = advisor.open();

@@ -270,7 +270,8 @@ class CommandInjectionTest {
     long at = p.netns().inode();
     List<byte[]> pinPath = List.of(utf8("/sys/fs/bpf/segscope-xdp-77"));
     return List.of(
-        new RuleCase("gso_size_mismatch", place(LabInventories.s1(16384, "lab-snd"), SENDER, 2, d, p.netns()),
+        new RuleCase("gso_size_mismatch", place(LabInventories.capped(LabInventories.s1(16384, "lab-snd"), SWITCH, 3),
+            SENDER, 2, d, p.netns()),
             Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0)),
             List.of(new ToolCall(true, true, List.of(utf8("ip"), utf8("link"), utf8("set"), utf8("dev"), dev,
                 utf8("gso_max_size"), utf8("16384"))))),

@@ -164,6 +164,26 @@ final class LabInventories {
         l.txQueueLength(), l.flags(), l.vxlanLink());
   }
 
+  /**
+   * {@code inv} with device (netns, ifindex) at its cap: its tso_max_size and tso_max_segs equal to its
+   * gso_max_size and gso_max_segs (a driver that takes no more, as a tap's 65536 on 6.18), so
+   * gso_size_mismatch cannot raise it and brings the feeders down instead.
+   */
+  static Inventory capped(Inventory inv, long netns, int ifindex) {
+    return withLink(inv, netns, ifindex, l -> new Link(l.ifindex(), l.name(), l.kind(), l.slaveKind(), l.mtu(),
+        l.link(), l.master(), l.linkNetnsId(), l.gsoMaxSize(), l.gsoMaxSegs(), l.gsoMaxSize(), l.gsoMaxSegs(),
+        l.groMaxSize(), l.gsoIpv4MaxSize(), l.groIpv4MaxSize(), l.xdp(), l.operstate(), l.minMtu(), l.maxMtu(),
+        l.txQueueLength(), l.flags(), l.vxlanLink()));
+  }
+
+  /** A link with other segment limits (gso_max_segs, tso_max_segs). */
+  static Link withSegs(Link l, long gsoSegs, long tsoSegs) {
+    return new Link(l.ifindex(), l.name(), l.kind(), l.slaveKind(), l.mtu(), l.link(), l.master(), l.linkNetnsId(),
+        l.gsoMaxSize(), OptionalLong.of(gsoSegs), l.tsoMaxSize(), OptionalLong.of(tsoSegs), l.groMaxSize(),
+        l.gsoIpv4MaxSize(), l.groIpv4MaxSize(), l.xdp(), l.operstate(), l.minMtu(), l.maxMtu(), l.txQueueLength(),
+        l.flags(), l.vxlanLink());
+  }
+
   /** A link whose lower device is given by IFLA_VXLAN_LINK (a vxlan's "dev X"). */
   static Link vxlanOver(int ifindex, String name, int lower) {
     Link l = link(ifindex, name, "vxlan", null, null, null, 65536, 65535, NO_XDP);

@@ -19,7 +19,8 @@ class ReportNamesTest {
 
   @Test
   void controlBytesInNamesNeverReachTheTerminalAndCommandsAreQuoted() {
-    Inventory base = LabInventories.s1(16384, "lab-snd");
+    // the uplink at its cap: the command changes the sender, whose name is hostile too
+    Inventory base = LabInventories.capped(LabInventories.s1(16384, "lab-snd"), SWITCH, 3);
     List<Device> devices = new ArrayList<>();
     for (Device d : base.devices()) {
       String name = d.name().equals("up0") ? "e\u001b[31m" : d.name().equals("snd0") ? "$(touch${IFS}c)\u2028"

@@ -16,6 +16,8 @@ import io.segscope.exporters.model.NativeHistogram;
 import io.segscope.exporters.model.XdpDeviceStats;
 import io.segscope.probes.wire.DurationBuckets;
 import io.segscope.vocabulary.Cause;
+import io.segscope.vocabulary.GsoType;
+import io.segscope.vocabulary.Site;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -38,11 +40,44 @@ class RulesTest {
   // ---- gso_size_mismatch (S1)
 
   @Test
-  void s1UplinkSegmentingBecauseOfGsoMaxSizeAsksTheSenderVethToMatch() {
+  void s1UplinkWhoseLimitIsASettingBelowItsCapIsRaised() {
+    // S1 as on 6.18: up0 is a veth (tso_max_size 524280) lowered to 16384; the sender uses 65536
     var costs = Costs.window(
         Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0),
         Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, 32066));
     List<Finding> f = advise(LabInventories.s1(16384, "lab-snd"), costs);
+    assertThat(f).singleElement().satisfies(x -> {
+      assertThat(x.rule()).isEqualTo("gso_size_mismatch");
+      assertThat(AdviceContext.label(x.subject())).isEqualTo("lab-sw/up0");
+      assertThat(x.devices()).extracting(AdviceContext::label).containsExactly("lab-sw/up0");
+      // raised to the smaller of its cap (524280) and what the feeders use (65536); the sender keeps 64 KiB
+      assertThat(shells(x)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 65536");
+      assertThat(x.evidence()).containsEntry("limit_case", "setting").containsEntry("device_tso_max_size", 524280L);
+      assertThat((String) x.evidence().get("limit_case_why")).contains("gso_max_size 16384 is below its tso_max_size "
+          + "524280 and the feeders' 65536");
+      assertThat(x.summary()).contains("a setting below what its driver takes: raise it");
+      assertThat(x.risk()).contains("lab-sw/up0 hands larger super-packets on").doesNotContain("smaller super-packets");
+      assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, Assertions.within(1e-9));
+    });
+  }
+
+  @Test
+  void s1OverIpv6RaisesTheUplinkWithGsoMaxSizeAlone() {
+    // IPv6 traffic only: gso_max_size 65536 raises the IPv4 limit with it (at or below 64 KiB), which is fine
+    var costs = Costs.window(
+        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0, GsoType.TCP6, Site.XMIT),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, 32066));
+    Finding x = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
+    assertThat(shells(x)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 65536");
+    assertThat(x.risk()).doesNotContain("iproute2 6.3");
+  }
+
+  @Test
+  void s1UplinkAtItsCapAsksTheSenderVethToMatch() {
+    var costs = Costs.window(
+        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, 32066));
+    List<Finding> f = advise(LabInventories.capped(LabInventories.s1(16384, "lab-snd"), SWITCH, 3), costs);
     assertThat(f).singleElement().satisfies(x -> {
       assertThat(x.rule()).isEqualTo("gso_size_mismatch");
       assertThat(AdviceContext.label(x.subject())).isEqualTo("lab-sw/up0");
@@ -51,16 +86,64 @@ class RulesTest {
       // 32066 x 8 us over 3 s = 0.0855 cores, every skb timed
       assertThat(x.cpuSavingCores()).isCloseTo(32066 * 8000 / 1e9 / 3, Assertions.within(1e-9));
       assertThat(x.evidence()).containsEntry("cause_gso_max_size_share", 1.0).containsEntry("device_gso_max_size",
-          16384L);
+          16384L).containsEntry("limit_case", "cap");
+      assertThat((String) x.evidence().get("limit_case_why")).startsWith("at its cap: gso_max_size 16384 (tso_max_size "
+          + "16384)");
+      assertThat(x.summary()).contains("its driver's cap: bring the feeders down to it");
       assertThat(x.confidence()).isEqualTo("high");
       assertThat(x.severity()).isEqualTo("warning");
     });
   }
 
   @Test
+  void aSettingBelowACapBelowTheFeedersIsRaisedToTheCapAndTheFeedersComeDownToIt() {
+    // up0 at 16384 with a driver taking 32768; the sender at 65536: both change, to 32768
+    var inv = LabInventories.withLink(LabInventories.s1(16384, "lab-snd"), SWITCH, 3,
+        l -> LabInventories.withSizes(l, 16384, 16384, 32768));
+    var costs = Costs.window(
+        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, 32066));
+    Finding x = advise(inv, costs).get(0);
+    assertThat(shells(x)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 32768",
+        "ip -n lab-snd link set dev snd0 gso_max_size 32768");
+    assertThat(x.evidence()).containsEntry("limit_case", "setting_and_cap");
+    assertThat(x.risk()).contains("hands larger super-packets on").contains("smaller super-packets");
+  }
+
+  @Test
+  void aGsoSegmentLimitBelowItsCapIsRaisedAndOneAtItsCapLowersTheFeeders() {
+    // up0's gso_max_segs 16 under a driver taking 65535: raise it to what the sender uses (65535)
+    var costs = Costs.window(
+        Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SEGS, 8000, 0),
+        Costs.gso(SENDER, 2, "snd0", 0, 0, Cause.OTHER, 0, 32066));
+    var lowered = LabInventories.withLink(LabInventories.s1(65536, "lab-snd"), SWITCH, 3,
+        l -> LabInventories.withSegs(l, 16, 65535));
+    Finding x = advise(lowered, costs).get(0);
+    assertThat(shells(x)).containsExactly("ip -n lab-sw link set dev up0 gso_max_segs 65535");
+    assertThat(x.evidence()).containsEntry("limit_case", "setting");
+    assertThat(x.summary()).contains("gso_max_segs (16)");
+    // at its cap (tso_max_segs 16): the sender comes down to 16 segments
+    var cap = LabInventories.withLink(LabInventories.s1(65536, "lab-snd"), SWITCH, 3,
+        l -> LabInventories.withSegs(l, 16, 16));
+    Finding y = advise(cap, costs).get(0);
+    assertThat(shells(y)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_segs 16");
+    assertThat(y.evidence()).containsEntry("limit_case", "cap");
+  }
+
+  @Test
+  void aBridgeIsNeverRaised() {
+    var br = LabInventories.s1(16384, "lab-snd").devices().stream().filter(d -> d.name().equals("br0")).findFirst()
+        .orElseThrow();
+    GsoSizeMismatchRule.Raise r = GsoSizeMismatchRule.raise(br, GsoSizeMismatchRule.Limits.of(br.link()), List.of(),
+        true, true, true, true);
+    assertThat(r.sets()).isEmpty();
+    assertThat(r.why()).contains("bridge takes the smallest limit of its ports");
+  }
+
+  @Test
   void anUnnamedContainerNamespaceGetsAnNsenterCommand() {
     var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0));
-    List<Finding> f = advise(LabInventories.s1(16384, ""), costs);
+    List<Finding> f = advise(LabInventories.capped(LabInventories.s1(16384, ""), SWITCH, 3), costs);
     // the PID may be reused by a process in another namespace: the guard checks the inode entered
     assertThat(f).singleElement().extracting(RulesTest::shells).asList()
         .containsExactly("nsenter --net=/proc/4242/ns/net -- sh -c '" + NetnsCommands.GUARD + "' segscope-netns-check "
@@ -69,9 +152,9 @@ class RulesTest {
 
   @Test
   void aLimitTheKernelWouldRejectGivesNoAdvice() {
-    // gso_max_size 300 is below MAX_TCP_HEADER + 1: rtnetlink refuses it for the sender
+    // gso_max_size 300 is below MAX_TCP_HEADER + 1: rtnetlink refuses it for the sender (up0 at its cap: 300)
     var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0));
-    assertThat(advise(LabInventories.s1(300, "lab-snd"), costs)).isEmpty();
+    assertThat(advise(LabInventories.capped(LabInventories.s1(300, "lab-snd"), SWITCH, 3), costs)).isEmpty();
   }
 
   @Test
@@ -206,9 +289,9 @@ class RulesTest {
   @Test
   void idsAreStableAndDistinct() {
     var costs = Costs.window(Costs.gso(SWITCH, 3, "up0", 32066, 2089457356L, Cause.GSO_MAX_SIZE, 8000, 0));
-    Finding a = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
-    Finding b = advise(LabInventories.s1(16384, "lab-snd"), costs).get(0);
-    Finding c = advise(LabInventories.s1(16384, "other"), costs).get(0);
+    Finding a = advise(LabInventories.capped(LabInventories.s1(16384, "lab-snd"), SWITCH, 3), costs).get(0);
+    Finding b = advise(LabInventories.capped(LabInventories.s1(16384, "lab-snd"), SWITCH, 3), costs).get(0);
+    Finding c = advise(LabInventories.capped(LabInventories.s1(16384, "other"), SWITCH, 3), costs).get(0);
     assertThat(a.id()).isEqualTo(b.id()).startsWith("gso_size_mismatch-").hasSize("gso_size_mismatch-".length() + 12);
     assertThat(c.id()).isNotEqualTo(a.id());
   }

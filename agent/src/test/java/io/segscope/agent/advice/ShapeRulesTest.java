@@ -85,9 +85,15 @@ class ShapeRulesTest {
   void aGsoSizeMismatchIsFollowedThroughTheRouter() {
     var costs = Costs.window(gso(SWITCH, 3, "rt1", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(SENDER, 2, "snd0"));
-    Finding f = only(advise(LabInventories.routed(1500, 16384), costs), "gso_size_mismatch");
+    // rt1 at its cap (a driver taking 16384): the sender behind the router comes down
+    Finding f = only(advise(LabInventories.capped(LabInventories.routed(1500, 16384), SWITCH, 3), costs),
+        "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 16384");
     assertThat(f.summary()).contains("through IP forwarding");
+    // a setting (rt1 is a veth taking 524280): rt1 is raised to what the sender uses, nothing else changes
+    Finding g = only(advise(LabInventories.routed(1500, 16384), costs), "gso_size_mismatch");
+    assertThat(shells(g)).containsExactly("ip -n lab-rt link set dev rt1 gso_max_size 65536");
+    assertThat(g.evidence()).containsEntry("limit_case", "setting");
   }
 
   // ---- tunnels: vxlan underlay without tx-udp_tnl-segmentation
@@ -249,7 +255,8 @@ class ShapeRulesTest {
   void aBondPortWithASmallerLimitSetsTheBondsLimit() {
     var costs = Costs.window(gso(ROOT, 3, "eth2", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(ROOT, 4, "bond0"));
-    Finding f = only(advise(LabInventories.bond(16384), costs), "gso_size_mismatch");
+    // eth2's driver takes 16384 at most: the bond comes down to it
+    Finding f = only(advise(LabInventories.capped(LabInventories.bond(16384), ROOT, 3), costs), "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip link set dev bond0 gso_max_size 16384");
     assertThat(f.evidence().get("upstream")).asList().singleElement().asString().contains("relation=master");
   }
@@ -292,35 +299,77 @@ class ShapeRulesTest {
   // ---- BIG TCP caps
 
   @Test
-  void ipv4BigTcpAgainstAnIpv6OnlyBigTcpUplinkSetsTheIpv4Limit() {
+  void ipv4BigTcpAgainstAnIpv6OnlyBigTcpUplinkExplainsTheIpv4RaiseAndLowersTheSender() {
     var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(LabInventories.bigTcp(185000, 65536), costs), "gso_size_mismatch");
-    // iproute2 6.1 has no gso_ipv4_max_size keyword: both limits to 64 KiB, then IPv6 back up (IPv4 stays)
+    // up0's IPv4 limit (65536) is a setting under its tso_max_size (524280), but only the gso_ipv4_max_size
+    // keyword (iproute2 6.3+) raises it: explained; iproute2 6.1 can lower the sender (both limits to 64 KiB,
+    // then IPv6 back up: IPv4 stays)
     assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 65536",
         "ip -n lab-snd link set dev snd0 gso_max_size 185000");
-    assertThat(f.summary()).contains("gso_ipv4_max_size (65536)");
+    assertThat(f.summary()).contains("gso_ipv4_max_size (65536)").contains("only iproute2 6.3 or later raises it");
+    assertThat(f.evidence()).containsEntry("limit_case", "setting_ipv4_keyword");
+    assertThat((String) f.evidence().get("limit_case_why")).contains("gso_ipv4_max_size 65536 is below its "
+        + "tso_max_size 524280 and the feeders' 185000");
+    assertThat(f.explanation()).contains("raise lab-sw/up0's to 185000 (ip link set dev up0 gso_ipv4_max_size "
+        + "185000 in its namespace)").contains("iproute2 6.3");
     assertThat(f.risk()).doesNotContain("iproute2 6.3");
   }
 
   @Test
-  void ipv6BigTcpAgainstA64KiBUplinkSetsGsoMaxSize() {
+  void ipv4TrafficUnderALoweredUplinkIsRaisedTo64KiBWithoutTheKeyword() {
+    // up0 lowered to 16384 (both families), the sender at 185000: gso_max_size 65536 raises both of up0's limits;
+    // the rest (above 64 KiB, IPv4) only the keyword could: explained, and the sender comes down to 64 KiB
+    var inv = LabInventories.bigTcp(16384, 16384);
+    var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(inv, costs), "gso_size_mismatch");
+    assertThat(shells(f)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 65536",
+        "ip -n lab-snd link set dev snd0 gso_max_size 65536");
+    assertThat(f.evidence()).containsEntry("limit_case", "setting_and_cap");
+    assertThat(f.explanation()).contains("gso_ipv4_max_size 185000");
+  }
+
+  @Test
+  void ipv6BigTcpAgainstA64KiBUplinkRaisesItAndAgainstA64KiBCapLowersTheSender() {
     var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP6, Site.XMIT),
         sending(SENDER, 2, "snd0"));
+    // a veth uplink (tso_max_size 524280) at the default 64 KiB: raised to the sender's BIG TCP size
     Finding f = only(advise(LabInventories.bigTcp(65536, 65536), costs), "gso_size_mismatch");
+    assertThat(shells(f)).containsExactly("ip -n lab-sw link set dev up0 gso_max_size 185000");
+    // a tap-like uplink (tso_max_size 65536): the sender comes down to it
+    Finding g = only(advise(LabInventories.capped(LabInventories.bigTcp(65536, 65536), SWITCH, 3), costs),
+        "gso_size_mismatch");
+    assertThat(shells(g)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 65536");
+    assertThat(g.evidence()).containsEntry("limit_case", "cap");
+    assertThat(g.risk()).contains("smaller super-packets").doesNotContain("hands larger");
+  }
+
+  @Test
+  void ipv4BigTcpOverATapLikeCapLowersBothSenderLimitsWithoutTheKeyword() {
+    // the sender at 185000 (both families), the uplink a 64 KiB cap: gso_max_size 65536 lowers the IPv4 limit too
+    var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
+        sending(SENDER, 2, "snd0"));
+    Finding f = only(advise(LabInventories.capped(LabInventories.bigTcp(65536, 65536), SWITCH, 3), costs),
+        "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_max_size 65536");
+    assertThat(f.risk()).doesNotContain("iproute2 6.3");
   }
 
   @Test
   void anIpv4LimitAbove64KiBNeedsTheKeyword() {
-    // D at 185000 (IPv6) / 100000 (IPv4), the sender at 300000 both: only gso_ipv4_max_size can say 100000
-    var inv = LabInventories.withLink(LabInventories.bigTcp(185000, 100000), SENDER, 2,
+    // D at its cap for IPv6 (185000) and IPv4 100000, the sender at 300000 both: only gso_ipv4_max_size can say
+    // 100000 for the sender; D's own IPv4 raise (to 185000) is explained
+    var inv = LabInventories.withLink(LabInventories.withLink(LabInventories.bigTcp(185000, 100000), SWITCH, 3,
+        l -> LabInventories.withSizes(l, 185000, 100000, 185000)), SENDER, 2,
         l -> LabInventories.withSizes(l, 300000, 300000, 524280));
     var costs = Costs.window(gso(SWITCH, 3, "up0", Cause.GSO_MAX_SIZE, GsoType.TCP4, Site.XMIT),
         sending(SENDER, 2, "snd0"));
     Finding f = only(advise(inv, costs), "gso_size_mismatch");
     assertThat(shells(f)).containsExactly("ip -n lab-snd link set dev snd0 gso_ipv4_max_size 100000");
     assertThat(f.risk()).contains("iproute2 6.3");
+    assertThat(f.explanation()).contains("gso_ipv4_max_size 185000");
   }
 
   @Test

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 12, items 1 and 2, on the real kernel with the real agent: devices named the way a tenant
- * may name them. S1 with the sender veth literally named {@code $(touch${IFS}c)}, the segmenting
- * uplink named 0x1c (a name Java calls blank, which used to freeze every series) and the receiver
+ * may name them. S1 with the segmenting uplink (the device segscope's command raises) literally named
+ * {@code $(touch${IFS}c)}, the sender veth named 0x1c (a name Java calls blank, which used to freeze every
+ * series) and the receiver
  * named 0xff 0xfe (not UTF-8); more devices named U+2028, U+3000, ESC[31m, {@code a\b}, {@code -c}
  * and 0x1f in a namespace of their own. The agent exports every name exactly, keeps reading,
  * recommends the fix with a command that, run through {@code sh -c}, changes the right device and
@@ -37,8 +38,8 @@ class HostileNamesEndToEndIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String[] FAST_ADVICE = {"--interval", "1s", "--advice-window", "3s",
       "--advice-open-after", "3s", "--advice-close-after", "5s"};
-  private static final byte[] SENDER = utf8("$(touch${IFS}c)");
-  private static final byte[] UPLINK = {0x1c};
+  private static final byte[] SENDER = {0x1c};
+  private static final byte[] UPLINK = utf8("$(touch${IFS}c)");
   private static final byte[] RECEIVER = {(byte) 0xff, (byte) 0xfe};
   /** Name forms (docs/api.md) of the extra devices, each with its bytes. */
   private static final Map<String, byte[]> EXTRA = new LinkedHashMap<>();
@@ -110,21 +111,23 @@ class HostileNamesEndToEndIT {
       JsonNode rec = awaitRecommendation(agent, lab, s1, uplink, Duration.ofSeconds(12));
 
       // 1. the command: the name is one argument, quoted; argv holds it exactly
-      String expectedCommand = "ip -n " + sender.ns().name() + " link set dev '$(touch${IFS}c)' gso_max_size 16384";
+      String expectedCommand = "ip -n " + uplink.ns().name() + " link set dev '$(touch${IFS}c)' gso_max_size 65536";
       assertThat(texts(rec.path("commands"))).containsExactly(expectedCommand);
       assertThat(rec.path("argv")).hasSize(1);
-      assertThat(texts(rec.path("argv").get(0))).containsExactly("ip", "-n", sender.ns().name(), "link", "set", "dev",
-          "$(touch${IFS}c)", "gso_max_size", "16384");
-      assertThat(rec.path("subject").path("device").asText()).isEqualTo("\u001c");
+      assertThat(texts(rec.path("argv").get(0))).containsExactly("ip", "-n", uplink.ns().name(), "link", "set", "dev",
+          "$(touch${IFS}c)", "gso_max_size", "65536");
+      assertThat(rec.path("subject").path("device").asText()).isEqualTo("$(touch${IFS}c)");
 
       // 2. every name exported exactly, in its namespace; the reads go on
       PromText m = agent.scrape();
       String uplinkNs = Long.toString(uplink.ns().inode());
-      assertThat(m.sum("segscope_gso_sw_skbs_total", labels("netns", uplinkNs, "device", "\u001c")))
-          .as("software GSO counted on the uplink named 0x1c").isPositive();
+      assertThat(m.sum("segscope_gso_sw_skbs_total", labels("netns", uplinkNs, "device", "$(touch${IFS}c)")))
+          .as("software GSO counted on the uplink named $(touch${IFS}c)").isPositive();
+      assertThat(m.sum("segscope_gso_offloaded_skbs_total", labels("netns", Long.toString(sender.ns().inode()),
+          "device", "\u001c"))).as("super-packets counted on the sender named 0x1c").isPositive();
       Map<String, String> named = new LinkedHashMap<>();
-      named.put("$(touch${IFS}c)", Long.toString(sender.ns().inode()));
-      named.put("\u001c", uplinkNs);
+      named.put("$(touch${IFS}c)", uplinkNs);
+      named.put("\u001c", Long.toString(sender.ns().inode()));
       named.put("\\xff\\xfe", Long.toString(receiver.ns().inode()));
       EXTRA.keySet().forEach(n -> named.put(n, Long.toString(extra.inode())));
       for (Map.Entry<String, String> e : named.entrySet()) {
@@ -146,16 +149,16 @@ class HostileNamesEndToEndIT {
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(p.exitValue()).as("segscope's command: %s", out).isZero();
-      JsonNode link = JSON.readTree(lab.exec(sender.ns(), "ip", "-d", "-j", "link", "show", "dev", "$(touch${IFS}c)"));
-      assertThat(link.get(0).path("gso_max_size").asLong()).as("gso_max_size of the sender after the fix")
-          .isEqualTo(16384);
+      JsonNode link = JSON.readTree(lab.exec(uplink.ns(), "ip", "-d", "-j", "link", "show", "dev", "$(touch${IFS}c)"));
+      assertThat(link.get(0).path("gso_max_size").asLong()).as("gso_max_size of the uplink after the fix")
+          .isEqualTo(65536);
       for (Map.Entry<Path, Boolean> e : hadC.entrySet()) {
         assertThat(Files.exists(e.getKey().resolve("c"))).as("a file c in %s", e.getKey()).isEqualTo(e.getValue());
       }
       try (var files = Files.list(cwd)) {
         assertThat(files.toList()).as("files the command created in its directory").isEmpty();
       }
-      Map<String, String> dev = labels("netns", uplinkNs, "device", "\u001c");
+      Map<String, String> dev = labels("netns", uplinkNs, "device", "$(touch${IFS}c)");
       PromText before = agent.scrape();
       lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(3));
       awaitTrue(() -> agent.scrape().sum("segscope_gso_offloaded_skbs_total", dev)
@@ -173,7 +176,7 @@ class HostileNamesEndToEndIT {
       // 4. the log names the devices in display form: no raw control byte or line separator
       String log = agent.log();
       assertThat(log).contains("recommendation opened: " + id).contains("dev '$(touch${IFS}c)'")
-          .contains(uplink.ns().name() + "/\\x1c");
+          .contains(uplink.ns().name() + "/$(touch${IFS}c) segments");
       assertThat(log.codePoints().filter(c -> c != '\n' && c != '\t'
           && !NameCodec.isPrintable(c)).count()).as("raw control characters in the log")
           .isZero();

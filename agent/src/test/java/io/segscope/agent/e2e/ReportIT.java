@@ -65,7 +65,7 @@ class ReportIT {
         .containsPattern("p50 \\d+  p90 \\d+  p99 \\d+ \\(\\d+ observations\\)")
         .contains("chain up:")
         .contains("[warning] gso_size_mismatch")
-        .contains("ip -n " + sender.ns().name() + " link set dev " + sender.name() + " gso_max_size 16384")
+        .contains("ip -n " + uplink.ns().name() + " link set dev " + uplink.name() + " gso_max_size 65536")
         .contains("sampling: 6/6 s")
         .doesNotContain("Exception");
   }
@@ -79,7 +79,6 @@ class ReportIT {
   @LabTest
   void aFixAppliedDuringTheReportIsVerified(Lab lab) throws Exception {
     Topology s1 = Scenarios.s1GsoMismatch(lab, false);
-    DeviceAt sender = s1.devices().get("sender");
     Path out = Files.createTempFile("segscope-report", ".out");
     Process p = new ProcessBuilder("java", "-jar", AgentProcess.jar().toString(), "report", "--duration", "16s")
         .redirectErrorStream(true).redirectOutput(out.toFile()).start();
@@ -93,8 +92,10 @@ class ReportIT {
         Thread.sleep(100);
       }
       lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(5));
-      Process fix = new ProcessBuilder("ip", "-n", sender.ns().name(), "link", "set", "dev", sender.name(),
-          "gso_max_size", "16384").redirectErrorStream(true).start();
+      // segscope's command for S1: the uplink's limit is a setting, raised to what the sender uses
+      DeviceAt up = s1.devices().get("uplink");
+      Process fix = new ProcessBuilder("ip", "-n", up.ns().name(), "link", "set", "dev", up.name(),
+          "gso_max_size", "65536").redirectErrorStream(true).start();
       assertThat(fix.waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(fix.exitValue()).isZero();
       lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(6));
