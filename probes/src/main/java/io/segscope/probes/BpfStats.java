@@ -1,7 +1,7 @@
 package io.segscope.probes;
 
-import io.segscope.probes.sys.Bpf;
 import io.segscope.host.sys.SysException;
+import io.segscope.probes.sys.Bpf;
 
 /**
  * Turns on the kernel's per-program run-time accounting (bpf_stats) for as long as this object is

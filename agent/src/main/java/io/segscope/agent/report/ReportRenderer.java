@@ -1,8 +1,8 @@
 package io.segscope.agent.report;
 
 import io.segscope.agent.advice.AdviceContext;
-import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.AdviceIntent;
+import io.segscope.agent.advice.Advisor;
 import io.segscope.agent.advice.Command;
 import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.SavingCheck;
@@ -167,8 +167,9 @@ public final class ReportRenderer {
           + "after/before %.2f); undo: %s", -v.savingCores(), Advisor.perUnit(v), v.trafficRatio(),
           v.undo().isEmpty() ? "no recorded setting changed"
               : v.undo().stream().map(Command::display).collect(java.util.stream.Collectors.joining(" && ")));
-      case "inconclusive" -> String.format("; not verified: inconclusive (host kernel CPU per byte %s; the segmentation "
-          + "must be gone and the change beyond %.0f %%)", Advisor.perUnit(v), SavingCheck.NOISE * 100);
+      case "inconclusive" ->
+        String.format("; not verified: inconclusive (host kernel CPU per byte %s; the segmentation "
+            + "must be gone and the change beyond %.0f %%)", Advisor.perUnit(v), SavingCheck.NOISE * 100);
       case "traffic_changed" -> String.format("; not verified: the traffic changed too much to compare "
           + "(after/before %.2f, comparable is 0.25..4)", v.trafficRatio());
       default -> "; not verified: no traffic through the device after the evidence stopped";

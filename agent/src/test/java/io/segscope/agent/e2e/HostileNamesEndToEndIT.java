@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.host.names.NameCodec;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
-import io.segscope.host.names.NameCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.segscope.bench.kernel;
 
+import io.segscope.host.sys.SysException;
 import io.segscope.probes.btf.Btf;
 import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.load.AttachPoint;
@@ -7,7 +8,6 @@ import io.segscope.probes.load.Attachment;
 import io.segscope.probes.load.KernelAbi;
 import io.segscope.probes.load.Programs;
 import io.segscope.probes.sys.Bpf;
-import io.segscope.host.sys.SysException;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.segscope.probes.compile;
 
-import io.segscope.probes.bcc.BccException;
 import io.segscope.host.sys.Libc;
+import io.segscope.probes.bcc.BccException;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

@@ -1,8 +1,8 @@
 package io.segscope.probes.load;
 
+import io.segscope.host.sys.SysException;
 import io.segscope.probes.compile.CompiledObject;
 import io.segscope.probes.sys.Bpf;
-import io.segscope.host.sys.SysException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package io.segscope.probes.load;
 
 import com.sun.jna.Memory;
-import io.segscope.probes.sys.Bpf;
 import io.segscope.host.sys.Errno;
 import io.segscope.host.sys.SysException;
+import io.segscope.probes.sys.Bpf;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

@@ -1,9 +1,9 @@
 package io.segscope.probes.load;
 
-import io.segscope.probes.sys.Bpf;
 import io.segscope.host.sys.Errno;
-import io.segscope.probes.sys.PerfEvent;
 import io.segscope.host.sys.SysException;
+import io.segscope.probes.sys.Bpf;
+import io.segscope.probes.sys.PerfEvent;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;

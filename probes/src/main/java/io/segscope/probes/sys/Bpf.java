@@ -1,14 +1,11 @@
 package io.segscope.probes.sys;
 
-import io.segscope.host.sys.SysException;
-
-import io.segscope.host.sys.Errno;
-
-import io.segscope.host.sys.Libc;
-
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import io.segscope.host.sys.Errno;
+import io.segscope.host.sys.Libc;
+import io.segscope.host.sys.SysException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

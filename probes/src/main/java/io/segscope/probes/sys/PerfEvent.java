@@ -1,12 +1,9 @@
 package io.segscope.probes.sys;
 
-import io.segscope.host.sys.SysException;
-
-import io.segscope.host.sys.Errno;
-
-import io.segscope.host.sys.Libc;
-
 import com.sun.jna.Memory;
+import io.segscope.host.sys.Errno;
+import io.segscope.host.sys.Libc;
+import io.segscope.host.sys.SysException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -8,7 +8,3 @@
  * tp_btf_consume_skb: Permission denied (errno 1)").
  */
 package io.segscope.probes.sys;
-
-import io.segscope.host.sys.SysException;
-
-import io.segscope.host.sys.Libc;

@@ -2,8 +2,8 @@ package io.segscope.probes.bcc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.probes.bcc.StderrCapture.Captured;
 import io.segscope.host.sys.Libc;
+import io.segscope.probes.bcc.StderrCapture.Captured;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
