@@ -180,6 +180,9 @@ class ContainerImageIT {
 
       // pods named from the private containerd's sandboxes, through the mounted CRI socket
       JsonNode inv = awaitPodsNamed(kubelet, Duration.ofSeconds(30));
+      // the node's namespace is the agent's own (hostNetwork): the host's, though /proc/1/ns/net is unreadable
+      assertThat(namespace(inv, containerd.node().inode()).path("workload").path("kind").asText())
+          .as("workload of the node's namespace").isEqualTo("host");
       for (Pod named : List.of(sender, receiver)) {
         JsonNode w = namespace(inv, named.netnsInode()).path("workload");
         assertThat(w.path("pod").asText()).isEqualTo(named.name());
