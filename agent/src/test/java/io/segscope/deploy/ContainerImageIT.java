@@ -70,7 +70,9 @@ import org.yaml.snakeyaml.Yaml;
  * the S1 recommendation (the receiver's host-side veth takes 16 KiB super-packets, the sender's eth0
  * makes 64 KiB ones) with its exact command; a real Prometheus scrapes it with the ServiceMonitor's
  * path, scheme and interval and loads the PrometheusRule's rules; and StopContainer with the pod's
- * termination grace period ends it with no BPF program, link or map of it left.
+ * termination grace period ends it with no BPF program, link or map of it left. S1's software
+ * segmentations counted by the containerized agent equal the kernel oracle's (bpftrace). Last, the
+ * container's RSS and CPU at 1,000 devices are printed, and its RSS held under the memory limit.
  */
 @Tag("lab")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
