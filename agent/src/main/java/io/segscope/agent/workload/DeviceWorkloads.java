@@ -11,8 +11,11 @@ import java.util.OptionalLong;
 /**
  * Which workload each device serves: the one of its own namespace, unless the device's link (a
  * veth's peer, a macvlan's lower device) lives in a namespace whose workload ranks higher
- * ({@link WorkloadKind#outranks}). So a pod's eth0 and the host side of its veth (in the host's or
- * a node namespace) both serve the pod, a physical NIC serves the host. Pure.
+ * ({@link WorkloadKind#outranks}) and is a pod, a container or a service. So a pod's eth0 and the host
+ * side of its veth (in the host's or a node namespace) both serve the pod, a physical NIC serves the
+ * host, and a host-side veth whose peer namespace only has a plain process in it stays the host's (the
+ * process names its own namespace's devices, not the host's: any process can be in such a namespace).
+ * Pure.
  */
 public final class DeviceWorkloads {
   /** A device's workload and the namespace it comes from. */
@@ -39,7 +42,7 @@ public final class DeviceWorkloads {
       OptionalLong peerNs = inventory.linkNetns(d);
       if (peerNs.isPresent() && peerNs.getAsLong() != d.netns()) {
         Workload peer = ofNetns(peerNs.getAsLong());
-        if (peer.kind().isWorkload() && peer.kind().outranks(own.kind())) {
+        if (peer.kind().outranks(WorkloadKind.PROCESS) && peer.kind().outranks(own.kind())) {
           return new Served(peerNs.getAsLong(), peer, true);
         }
       }
