@@ -9,6 +9,7 @@ import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.agent.workload.WorkloadResolver;
 import io.segscope.probes.ProbeMode;
+import io.segscope.probes.Timing;
 import io.segscope.probes.TracepointAttach;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,19 @@ public record AgentOptions(HttpSettings http, Duration interval,
     Optional<TracepointAttach> tracepointAttach,
     DeviceSelection.Config devices,
     CriEndpoints criEndpoints, Duration criTimeout,
-    AdviceIntent intent, Optional<Path> cacheDir) {
+    AdviceIntent intent, Optional<Path> cacheDir, Timing timing, String failLoad) {
+
+  /** Options with the default timing windows and nothing injected. */
+  public AgentOptions(HttpSettings http, Duration interval,
+      SelfCost.Mode selfCost, Duration adviceWindow, Duration adviceOpenAfter,
+      Duration adviceCloseAfter, List<Path> netnsDirs,
+      Optional<ProbeMode> probeMode,
+      Optional<TracepointAttach> tracepointAttach,
+      DeviceSelection.Config devices,
+      CriEndpoints criEndpoints, Duration criTimeout, AdviceIntent intent, Optional<Path> cacheDir) {
+    this(http, interval, selfCost, adviceWindow, adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode,
+        tracepointAttach, devices, criEndpoints, criTimeout, intent, cacheDir, Timing.DEFAULT, "");
+  }
 
   /** Options without accepted findings and without a compile cache. */
   public AgentOptions(HttpSettings http, Duration interval,
@@ -58,7 +71,7 @@ public record AgentOptions(HttpSettings http, Duration interval,
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public ProbeFactory.Request probeRequest() {
     return new ProbeFactory.Request(probeMode, tracepointAttach, ProbeFactory.Request.mapDevices(devices.maxDevices()),
-        cacheDir);
+        cacheDir, timing, failLoad);
   }
 
   /** The workload resolver's configuration. */
