@@ -48,7 +48,8 @@ final class Fixtures {
             new KernelResult.EventRate("net_dev_queue", true, 11_400, 11_400 * 35),
             new KernelResult.EventRate("net_dev_start_xmit", false, 55_000, 55_000 * 36),
             new KernelResult.EventRate("netif_receive_skb", false, 55_000, 55_000 * 34)),
-        superPackets, 45 * superPackets, superPackets, 8_800 * superPackets, List.of("pid 7 (java): net_dev_queue"));
+        superPackets, 45 * superPackets, superPackets, 8_800 * superPackets, List.of("pid 7 (java): net_dev_queue"),
+        List.of("tp_btf__net_dev_queue"));
   }
 
   static AccuracyResult accuracy(long agentSkbs) {
