@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 @Tag("lab")
 class ProbePlanLabTest {
 
-  private static boolean kernelHasKprobes() {
+  static boolean kernelHasKprobes() {
     return Files.isDirectory(Path.of("/sys/bus/event_source/devices/kprobe"))
         || Files.exists(Path.of("/sys/kernel/tracing/kprobe_events"))
         || Files.exists(Path.of("/sys/kernel/debug/tracing/kprobe_events"));
