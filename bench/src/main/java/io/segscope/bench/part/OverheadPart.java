@@ -37,6 +37,8 @@ public final class OverheadPart {
   static final int UDP_PORT = 5400;
   static final int UDP_GSO = 1400;
   static final int UDP_SIZE = 63000;
+  /** The datagram size of the small-packet run: a DNS or VoIP host's packets. */
+  static final int SMALL_UDP = 64;
 
   private final BenchConfig config;
   private final Results results;
@@ -50,6 +52,7 @@ public final class OverheadPart {
     List<OverheadResult.Run> runs = new ArrayList<>();
     List<OverheadResult.UdpRun> udpRuns = new ArrayList<>();
     List<OverheadResult.Start> starts = new ArrayList<>();
+    List<OverheadResult.PpsRun> smallUdp = new ArrayList<>();
     try (Lab lab = Lab.create("bench-overhead")) {
       List<Topology> tcp = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s1GsoMismatch(lab, false));
       Netns ua = lab.namespace("udpa");
@@ -87,6 +90,10 @@ public final class OverheadPart {
                 double[] cpu = cpu(r);
                 runs.add(new OverheadResult.Run(pair, label(t), with, r.gbitsPerSecond(), cpu[0], cpu[1]));
               }
+              Topology s0 = tcp.get(0);
+              IperfResult small = lab.iperfUdp(s0.sender(), s0.receiver(), s0.receiverAddr(), config.overheadRun(),
+                  SMALL_UDP);
+              smallUdp.add(new OverheadResult.PpsRun(pair, with, packetsPerSecond(small)));
               long skbs = 0;
               long timed = 0;
               double nanos = 0;
@@ -113,7 +120,7 @@ public final class OverheadPart {
       }
     }
     OverheadResult result = new OverheadResult(config.overheadRun().toMillis() / 1000.0,
-        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts);
+        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts, smallUdp);
     results.write("overhead", result);
     return result;
   }
@@ -126,6 +133,19 @@ public final class OverheadPart {
   static double attachSeconds(String log) {
     Matcher m = Pattern.compile("probes attached in (\\d+) ms").matcher(log);
     return m.find() ? Long.parseLong(m.group(1)) / 1000.0 : -1;
+  }
+
+  /** The sender's packets per second from iperf3 -u -J's end.sum_sent. */
+  static double packetsPerSecond(IperfResult r) {
+    try {
+      JsonNode s = JSON.readTree(r.rawJson()).path("end").path("sum_sent");
+      if (!s.path("packets").isNumber() || !(s.path("seconds").asDouble() > 0)) {
+        throw new IllegalStateException("read iperf3 UDP packets: end.sum_sent.packets/seconds missing");
+      }
+      return s.path("packets").asDouble() / s.path("seconds").asDouble();
+    } catch (IOException e) {
+      throw new IllegalStateException("read iperf3 UDP packets: " + e.getMessage(), e);
+    }
   }
 
   /** {sender, receiver} CPU percent from iperf3 -J's end.cpu_utilization_percent. */

@@ -53,6 +53,7 @@ final class Targets {
     out.add(endToEnd());
     out.add(iperf("S0", 0.98));
     out.add(iperf("S1", 0.97));
+    out.add(smallUdp());
     out.add(runsPerSuperPacket());
     out.add(metrics(true));
     out.add(metrics(false));
@@ -306,6 +307,22 @@ final class Targets {
       b.append(" Load average at the start of the run: ").append(num(run.loadBefore()[0], 2)).append(".");
       return b.toString();
     });
+  }
+
+  private Check smallUdp() {
+    String t = "≥ 0.95";
+    if (overhead == null || overhead.smallUdpRatio().n() == 0) {
+      return Check.notMeasured("64-byte UDP packets/s with ÷ without the agent, S0 (healthy: nothing segments)", t,
+          overhead == null ? missing("overhead") : "no 64-byte UDP pair in this run");
+    }
+    OverheadResult.Spread r = overhead.smallUdpRatio();
+    String figure = "64-byte UDP packets/s with ÷ without the agent, S0 (healthy: nothing segments; median of "
+        + r.n() + " interleaved pairs)";
+    return Check.atLeast(figure, r.median(), 0.95, num(r.median(), 3), t, () -> "iperf3 -u -l 64 -b 0 over S0, the"
+        + " sender's packets per second: ratios " + num(r.min(), 3) + " to " + num(r.max(), 3) + "; "
+        + count(overhead.medianSmallUdpPps(true)) + " against " + count(overhead.medianSmallUdpPps(false))
+        + " packets/s. On a healthy host only the counting programs run (tracepoint mode: consume_skb on every"
+        + " freed skb, kfree_skb on drops); the timing programs' windows never open.");
   }
 
   // ---- scale ----------------------------------------------------------------------------------

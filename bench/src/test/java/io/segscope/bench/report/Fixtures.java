@@ -72,7 +72,10 @@ final class Fixtures {
     List<OverheadResult.Run> runs = new ArrayList<>();
     List<OverheadResult.UdpRun> udp = new ArrayList<>();
     List<OverheadResult.Start> starts = new ArrayList<>();
+    List<OverheadResult.PpsRun> small = new ArrayList<>();
     for (int p = 0; p < 9; p++) {
+      small.add(new OverheadResult.PpsRun(p, true, 96_000));
+      small.add(new OverheadResult.PpsRun(p, false, 100_000));
       runs.add(new OverheadResult.Run(p, "S0", true, 19.8, 50, 50));
       runs.add(new OverheadResult.Run(p, "S0", false, 20, 50, 50));
       runs.add(new OverheadResult.Run(p, "S1", true, 9.5, 50, 50));
@@ -82,7 +85,7 @@ final class Fixtures {
       udp.add(new OverheadResult.UdpRun(p, false, 10_000, 450_000, 450_000L * 200, 3_000_000_000L, 0, 0, 0));
       starts.add(new OverheadResult.Start(6.0 + p * 0.1, 6.1 + p * 0.1, 1.5));
     }
-    return new OverheadResult(3, 3, runs, udp, starts);
+    return new OverheadResult(3, 3, runs, udp, starts, small);
   }
 
   static ScaleResult scale(double p50At1000, long rssAt1000) {
