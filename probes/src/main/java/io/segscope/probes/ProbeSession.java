@@ -487,6 +487,12 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     try {
       Map<DeviceId, String> nameOf = new HashMap<>();
       names.forEach((k, ko, v, vo) -> nameOf.put(DeviceKey.read(k, ko), nameAt(v, vo)));
+      // the queue counts before the segmentation counts: a super-packet queued and segmented between the two
+      // reads then shows as segmented but not yet queued (offloaded too low for one read: it never goes
+      // backwards, so it catches up), never as queued and not segmented (offloaded too high for good)
+      int stride = (Counts.SIZE + 7) & ~7;
+      Map<DeviceId, Counts> all = new LinkedHashMap<>();
+      counts.forEach((k, ko, v, vo) -> all.put(DeviceKey.read(k, ko), Counts.sumPerCpu(v, vo, cpus, stride)));
       Map<DeviceId, GsoDetail.Summed> gso = new HashMap<>();
       int gstride = (GsoDetail.SIZE + 7) & ~7;
       gsoDetails.forEach((k, ko, v, vo) -> gso.put(DeviceKey.read(k, ko), GsoDetail.sumPerCpu(v, vo, cpus, gstride)));
@@ -495,9 +501,6 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         xdpDetails.forEach((k, ko, v, vo) -> xdp.put(DeviceKey.read(k, ko), XdpDetail.read(v, vo)));
       }
       List<DeviceReading> devices = new ArrayList<>();
-      int stride = (Counts.SIZE + 7) & ~7;
-      Map<DeviceId, Counts> all = new LinkedHashMap<>();
-      counts.forEach((k, ko, v, vo) -> all.put(DeviceKey.read(k, ko), Counts.sumPerCpu(v, vo, cpus, stride)));
       // a device that segmented but queued nothing counted (outside the windows) has no dev_counts entry
       gso.keySet().forEach(key -> all.putIfAbsent(key, Counts.ZERO));
       boolean exactOffloaded = timing.isAlways();

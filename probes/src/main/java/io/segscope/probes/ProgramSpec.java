@@ -130,7 +130,9 @@ public record ProgramSpec(String function, AttachPoint point, boolean onDemand, 
     switch (path) {
       case GSO_TX -> {
         if (mode != ProbeMode.TRACEPOINT) {
-          specs.add(onFunction(mode, "__skb_gso_segment", false));
+          ProgramSpec entry = onFunction(mode, "__skb_gso_segment", false);
+          // fentry: the fexit program counts alone, the entry only stamps the start: a timing program
+          specs.add(mode == ProbeMode.FENTRY ? new ProgramSpec(entry.function(), entry.point(), true, true) : entry);
           specs.add(onFunction(mode, "__skb_gso_segment", true));
         }
       }

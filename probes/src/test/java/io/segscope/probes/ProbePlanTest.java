@@ -122,6 +122,11 @@ class ProbePlanTest {
     assertThat(plan.tracepointAttachVerdicts()).isEmpty();
     assertThat(plan.failure()).isEmpty();
     assertThat(plan.modeLabels()).containsExactly(Map.entry("gso_tx", "fentry"), Map.entry("xdp_generic", "fentry"));
+    // issue 25: the fexit counts alone; the fentry stamp and net_dev_queue are timing programs
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(ProgramSpec::sampled).extracting(ProgramSpec::function)
+        .containsExactlyInAnyOrder("kfunc____skb_gso_segment", "tp_btf__net_dev_queue");
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(s -> !s.onDemand()).extracting(ProgramSpec::function)
+        .containsExactlyInAnyOrder("kretfunc____skb_gso_segment", "tp_btf__kfree_skb");
   }
 
   @Test

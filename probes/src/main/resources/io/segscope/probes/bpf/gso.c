@@ -390,34 +390,94 @@ static __always_inline u64 fentry_caller(const u64 *frames, long got)
 
 #ifdef GSO_MODE_FENTRY
 /*
- * fentry: the caller from the unwinder (fentry_caller), classified as in kprobe mode; where the stack does
- * not show it, a segmentation of the super-packet last queued on this CPU is taken to be after the queue
- * (site xmit: validate_xmit_skb, or a qdisc on that device) and others are "other".
+ * fentry mode: the fexit program is the COUNTING program (always attached; it runs only when something is
+ * segmented): at the exit of __skb_gso_segment the original skb is intact (its headers pushed back), so it
+ * counts exactly as tracepoint mode does at consume_skb, from BTF-typed loads. The fentry program is a
+ * TIMING program (sampling windows only): it stamps {skb, time} for the exit to time.
+ *
+ * The caller comes from the BPF trampoline's frame, not from the unwinder: ctx points at the saved
+ * arguments in the trampoline's frame, above them lie (x86-64) the return value, the saved frame pointer,
+ * the trampoline's return into __skb_gso_segment (+5, the patched call at its entry) and then the return
+ * address of __skb_gso_segment's caller. One probe read of those words; the caller is the word right after
+ * the first one inside __skb_gso_segment, so a different layout is recognised, not misread. Only then is
+ * the unwinder asked (bpf_get_stack, several frames: ~100-500 ns), counted as caller_unwound. Where neither
+ * shows it, a segmentation of the super-packet last queued on this CPU (in a window) is taken to be after
+ * the queue (site xmit) and others are "other".
  */
+#define GSO_TRAMP_WORDS 6
+struct gso_stamp {
+    void *skb;
+    u64 ts;
+};
+BPF_PERCPU_ARRAY(gso_stamp_slot, struct gso_stamp, 1);
+
+static __always_inline u64 trampoline_caller(u64 *ctx)
+{
+    u64 w[GSO_TRAMP_WORDS] = {};
+    /* the three saved arguments come first (skb, features, tx_path) */
+    if (bpf_probe_read_kernel(w, sizeof w, (char *)ctx + 3 * sizeof(u64)))
+        return 0;
+#pragma unroll
+    for (int i = 0; i < GSO_TRAMP_WORDS - 1; i++) {
+        if (in_gso_segment(w[i]) && w[i + 1] && !in_gso_segment(w[i + 1]))
+            return w[i + 1];
+    }
+    return 0;
+}
+
 KFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path)
 {
-    struct gso_call *c = gso_slot();
-    if (!c)
-        return 0;
-    skb_view_btf(skb, &c->s);
-    if (dev_view_btf(c->s.dev, &c->d)) {
-        c->ts = 0;
-        return 0;
-    }
-    u64 frames[GSO_FENTRY_FRAMES] = {};
-    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
-    u64 caller = fentry_caller(frames, got);
     int zero = 0;
-    struct xmit_start *st = xmit_start_slot.lookup(&zero);
-    u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
-    gso_enter(c, skb, caller ? return_address_site(caller, 0, 0, queued)
-                             : (queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER));
+    struct gso_stamp *st = gso_stamp_slot.lookup(&zero);
+    if (st) {
+        st->skb = skb;
+        st->ts = bpf_ktime_get_ns();
+    }
     return 0;
 }
 
 KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *ret)
 {
-    return gso_exit(skb, (u64)ret);
+    u64 r = (u64)ret;
+    if (r == 0) {
+        diag_inc(DIAG_GSO_NULL);
+        return 0;
+    }
+    if (r >= (u64)-SEG_MAX_ERRNO) {
+        diag_inc(DIAG_GSO_ERROR);
+        return 0;
+    }
+    u64 duration = ~0ULL;
+    int zero = 0;
+    struct gso_stamp *st = gso_stamp_slot.lookup(&zero);
+    if (st && st->skb == skb) {
+        u64 now = bpf_ktime_get_ns();
+        if (now >= st->ts)
+            duration = now - st->ts;
+        st->skb = 0;
+    }
+    struct skb_view s = {};
+    struct dev_view d = {};
+    skb_view_btf(skb, &s);
+    if (dev_view_btf(s.dev, &d))
+        return 0;
+    struct gso_info g = {};
+    if (gso_info_read(&s, &g) || !g.gso_size)
+        return 0;
+    u64 caller = trampoline_caller(ctx);
+    if (!caller) {
+        diag_inc(DIAG_CALLER_UNWOUND);
+        u64 frames[GSO_FENTRY_FRAMES] = {};
+        long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+        caller = fentry_caller(frames, got);
+    }
+    struct xmit_start *q = xmit_start_slot.lookup(&zero);
+    u32 queued = q && q->skb == skb ? SITE_AFTER_QUEUE : 0;
+    u32 site = caller ? return_address_site(caller, 0, 0, queued)
+                      : (queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER);
+    u32 segs = g.gso_segs ? g.gso_segs : gso_count_list(ret);
+    count_segmentation(s.dev, &d, &s, &g, segs, site, duration);
+    return 0;
 }
 #else
 
