@@ -263,9 +263,6 @@ abstract class ScenarioSuite {
     System.out.printf("[%s] S1 uplink: %.0f super-packets, %.0f segments, %.0f bytes of %d sent, %.2f Gbit/s;"
         + " oracle %s%n", mode(), skbs, segs, bytes, t.sent().sentBytes(), t.sent().gbitsPerSecond(),
         t.oracle().gso(uplink));
-    // fentry: how many callers the trampoline's frame did not show (the unwinder was asked): printed, not asserted
-    System.out.printf("[%s] S1: callers taken from the unwinder (caller_unwound) %.0f%n", mode(),
-        t.delta("segscope_probe_diagnostic_total", labels("kind", "caller_unwound")));
     assertThat(skbs).as("super-packets segmented in software on the uplink").isGreaterThan(100);
     assertModeLabel(t, "segscope_gso_sw_skbs_total", up);
     assertSegmentationAccountsForTheDevice(t, uplink, skbs, segs, bytes);

@@ -6,8 +6,7 @@ public enum Diagnostic {
   COUNTS_FULL(1, "stats_map_full"),
   DETAIL_FULL(2, "detail_map_full"),
   GSO_NULL(3, "gso_returned_null"),
-  GSO_ERROR(4, "gso_returned_error"),
-  CALLER_UNWOUND(5, "caller_unwound");
+  GSO_ERROR(4, "gso_returned_error");
 
   private final int code;
   private final String label;

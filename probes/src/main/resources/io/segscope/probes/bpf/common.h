@@ -52,7 +52,6 @@
 #define DIAG_DETAIL_FULL 2       /* per-device detail map full: histograms/causes not kept */
 #define DIAG_GSO_NULL 3          /* kprobe/fentry: __skb_gso_segment returned NULL */
 #define DIAG_GSO_ERROR 4         /* kprobe/fentry: __skb_gso_segment returned an ERR_PTR */
-#define DIAG_CALLER_UNWOUND 5    /* fentry: the caller not in the trampoline's frame: asked the unwinder */
 #define DIAGS 8
 
 /* Duration histogram: DUR_SLOTS slots, slot 0 the native zero bucket; dur_slot() is generated. */

@@ -395,35 +395,18 @@ static __always_inline u64 fentry_caller(const u64 *frames, long got)
  * counts exactly as tracepoint mode does at consume_skb, from BTF-typed loads. The fentry program is a
  * TIMING program (sampling windows only): it stamps {skb, time} for the exit to time.
  *
- * The caller comes from the BPF trampoline's frame, not from the unwinder: ctx points at the saved
- * arguments in the trampoline's frame, above them lie (x86-64) the return value, the saved frame pointer,
- * the trampoline's return into __skb_gso_segment (+5, the patched call at its entry) and then the return
- * address of __skb_gso_segment's caller. One probe read of those words; the caller is the word right after
- * the first one inside __skb_gso_segment, so a different layout is recognised, not misread. Only then is
- * the unwinder asked (bpf_get_stack, several frames: ~100-500 ns), counted as caller_unwound. Where neither
- * shows it, a segmentation of the super-packet last queued on this CPU (in a window) is taken to be after
- * the queue (site xmit) and others are "other".
+ * The caller comes from the kernel's unwinder (bpf_get_stack: fentry_caller), at the exit, only for calls that
+ * segmented. (Reading it from the BPF trampoline's frame words instead, one probe read above ctx, was tried
+ * in the Debian 6.1 guest: S1 looked right, but S6's forwarded super-packets came out at site xmit instead
+ * of ip_output_mtu, so the word read was not the caller there; not used.) Where the stack does not show it,
+ * a segmentation of the super-packet last queued on this CPU (in a window) is taken to be after the queue
+ * (site xmit) and others are "other".
  */
-#define GSO_TRAMP_WORDS 6
 struct gso_stamp {
     void *skb;
     u64 ts;
 };
 BPF_PERCPU_ARRAY(gso_stamp_slot, struct gso_stamp, 1);
-
-static __always_inline u64 trampoline_caller(u64 *ctx)
-{
-    u64 w[GSO_TRAMP_WORDS] = {};
-    /* the three saved arguments come first (skb, features, tx_path) */
-    if (bpf_probe_read_kernel(w, sizeof w, (char *)ctx + 3 * sizeof(u64)))
-        return 0;
-#pragma unroll
-    for (int i = 0; i < GSO_TRAMP_WORDS - 1; i++) {
-        if (in_gso_segment(w[i]) && w[i + 1] && !in_gso_segment(w[i + 1]))
-            return w[i + 1];
-    }
-    return 0;
-}
 
 KFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path)
 {
@@ -464,13 +447,9 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
     struct gso_info g = {};
     if (gso_info_read(&s, &g) || !g.gso_size)
         return 0;
-    u64 caller = trampoline_caller(ctx);
-    if (!caller) {
-        diag_inc(DIAG_CALLER_UNWOUND);
-        u64 frames[GSO_FENTRY_FRAMES] = {};
-        long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
-        caller = fentry_caller(frames, got);
-    }
+    u64 frames[GSO_FENTRY_FRAMES] = {};
+    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+    u64 caller = fentry_caller(frames, got);
     struct xmit_start *q = xmit_start_slot.lookup(&zero);
     u32 queued = q && q->skb == skb ? SITE_AFTER_QUEUE : 0;
     u32 site = caller ? return_address_site(caller, 0, 0, queued)
