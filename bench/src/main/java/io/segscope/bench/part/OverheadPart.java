@@ -53,6 +53,7 @@ public final class OverheadPart {
     List<OverheadResult.UdpRun> udpRuns = new ArrayList<>();
     List<OverheadResult.Start> starts = new ArrayList<>();
     List<OverheadResult.PpsRun> smallUdp = new ArrayList<>();
+    OverheadResult.UdpRun timingReference = null;
     try (Lab lab = Lab.create("bench-overhead")) {
       List<Topology> tcp = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s1GsoMismatch(lab, false));
       Netns ua = lab.namespace("udpa");
@@ -116,11 +117,26 @@ public final class OverheadPart {
             }
           }
         }
+        // the denominator of the end-to-end figure: the UDP super-packet's segmentation time, from one more round
+        // with an agent that times every segmentation (the pairs' agents run the default sampling windows, whose
+        // cycle is longer than a round)
+        Path log = results.dir().resolve("agent-overhead-timing.log");
+        try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(), log, List.of(),
+            "--timing-window", "always")) {
+          agent.awaitReady(Duration.ofSeconds(120));
+          agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
+          UdpGsoSender.Sent sent = udp.send(ua, UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
+          PromText after = agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));
+          timingReference = new OverheadResult.UdpRun(-1, true, sent.sends(), sent.segments(), sent.cpuNanos(),
+              sent.wallNanos(), Math.round(after.sum("segscope_gso_sw_skbs_total", udpDevice)),
+              Math.round(after.sum("segscope_gso_sw_duration_seconds_count", udpDevice)),
+              after.sum("segscope_gso_sw_duration_seconds_sum", udpDevice) * 1e9);
+        }
         sink.stop();
       }
     }
     OverheadResult result = new OverheadResult(config.overheadRun().toMillis() / 1000.0,
-        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts, smallUdp);
+        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts, smallUdp, timingReference);
     results.write("overhead", result);
     return result;
   }

@@ -247,7 +247,10 @@ final class Targets {
           .append(num(d.max(), 1)).append(" ns; without the agent ").append(num(without.median(), 1))
           .append(" ns per segment), × ").append(num(segs, 0)).append(" segments = ").append(num(cost, 0))
           .append(" ns per super-packet, against ").append(num(g.median(), 0))
-          .append(" ns of segmentation the agent measured per super-packet on the sender's veth.");
+          .append(" ns of segmentation the agent measured per super-packet on the sender's veth")
+          .append(overhead.udp().stream().anyMatch(u -> u.agent() && u.agentTimed() > 0) ? "."
+              : " (in one more round with --timing-window always: the pairs' agents, on the default sampling"
+                  + " windows, timed none of their rounds).");
       if (kernel != null && kernel.superPackets() > 0) {
         b.append(" For comparison, segscope's programs' own run time in part 1 (TCP, S1, bpf_stats on) is ")
             .append(num(kernel.totalRunTimeNanos() / (double) kernel.superPackets(), 0))
