@@ -239,6 +239,32 @@ static __always_inline void skb_view_btf(void *skb, struct skb_view *v)
 #endif
 }
 
+/*
+ * The fields a segmentation's cause needs (features, limits, the key), BTF-typed: not mtu and xdp_prog, which
+ * lie elsewhere in net_device (xdp_prog with the receive fields, a cache line the transmit path does not touch).
+ */
+static __always_inline int dev_view_btf_tx(void *dev, struct dev_view *v)
+{
+    if (!dev)
+        return -1;
+    v->features = LD(u64, dev, OFF_DEV_FEATURES);
+    v->hw_enc_features = LD(u64, dev, OFF_DEV_HW_ENC_FEATURES);
+    v->ifindex = LD(u32, dev, OFF_DEV_IFINDEX);
+    v->gso_max_size = LD(u32, dev, OFF_DEV_GSO_MAX_SIZE);
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+    v->gso_ipv4_max_size = LD(u32, dev, OFF_DEV_GSO_IPV4_MAX_SIZE);
+#endif
+    v->gso_max_segs = LD(u16, dev, OFF_DEV_GSO_MAX_SEGS);
+    void *net = LD(void *, dev, OFF_DEV_ND_NET);
+    if (net) {
+        v->netns = LD(u32, net, OFF_NET_INUM);
+#ifdef OFF_NET_COOKIE
+        v->netns_cookie = LD(u64, net, OFF_NET_COOKIE);
+#endif
+    }
+    return 0;
+}
+
 static __always_inline int dev_view_btf(void *dev, struct dev_view *v)
 {
     if (!dev)

@@ -124,7 +124,7 @@ int tp_btf__net_dev_queue(u64 *ctx)
     struct skb_view s = {};
     struct dev_view d = {};
     skb_view_btf(skb, &s);
-    dev_view_btf(dev, &d);
+    dev_view_btf_tx(dev, &d);
     queued_body(skb, dev, &s, &d);
     return 0;
 }
@@ -138,7 +138,7 @@ int tp_btf__kfree_skb(u64 *ctx)
     struct skb_view s = {};
     struct dev_view d = {};
     skb_view_btf(skb, &s);
-    if (dev_view_btf(s.dev, &d))
+    if (dev_view_btf_tx(s.dev, &d))
         return 0;
     tx_drop_body(skb, kind, ctx[1], &s, &d);
     return 0;
@@ -204,7 +204,7 @@ int tp_btf__consume_skb(u64 *ctx)
     struct skb_view s = {};
     struct dev_view d = {};
     skb_view_btf(skb, &s);
-    if (dev_view_btf(s.dev, &d))
+    if (dev_view_btf_tx(s.dev, &d))
         return 0;
     consumed_body(skb, site, &s, &d);
     return 0;
@@ -442,7 +442,7 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
     struct skb_view s = {};
     struct dev_view d = {};
     skb_view_btf(skb, &s);
-    if (dev_view_btf(s.dev, &d))
+    if (dev_view_btf_tx(s.dev, &d))
         return 0;
     struct gso_info g = {};
     if (gso_info_read(&s, &g) || !g.gso_size)
