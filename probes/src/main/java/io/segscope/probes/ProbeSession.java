@@ -391,13 +391,15 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     }
     setTimingFlag(0);
     clearStartStamps();
-    // offloaded, from this window: queued - segmented after the queue - dropped, per device
+    // offloaded, from this window: queued - segmented after the queue - dropped, per device, extrapolated to the
+    // cycle the window stands for (cycle / window: 10 by default), an estimate comparable with the exact counts
+    double scale = (double) timing.cycle().toNanos() / timing.window().toNanos();
     Map<DeviceId, long[]> now = queueState();
     now.forEach((id, q) -> {
       long[] before = atWindowOpen.getOrDefault(id, new long[3]);
       long d = (q[0] - before[0]) - (q[1] - before[1]) - (q[2] - before[2]);
       if (d > 0) {
-        offloaded.merge(id, d, Long::sum);
+        offloaded.merge(id, Math.round(d * scale), Long::sum);
       }
     });
     atWindowOpen = Map.of();
