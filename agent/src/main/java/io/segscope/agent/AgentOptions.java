@@ -10,6 +10,7 @@ import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.agent.workload.WorkloadResolver;
 import io.segscope.probes.ProbeMode;
+import io.segscope.probes.Timing;
 import io.segscope.probes.TracepointAttach;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +34,8 @@ import java.util.Optional;
  * @param criTimeout the deadline of one CRI call
  * @param intent the findings the operator accepted (--advice-accept, --advice-config)
  * @param cacheDir where compiled probe programs are kept between starts, empty for no cache
+ * @param timing when the timing programs are attached (--timing-window)
+ * @param failLoad a path:mode whose programs are made to fail to load (hidden --inject-load-failure; empty: none)
  * @param vanishedDeviceGrace how long a vanished device keeps its series (hidden --vanished-device-grace)
  */
 public record AgentOptions(HttpSettings http, Duration interval,
@@ -42,7 +45,20 @@ public record AgentOptions(HttpSettings http, Duration interval,
     Optional<TracepointAttach> tracepointAttach,
     DeviceSelection.Config devices,
     CriEndpoints criEndpoints, Duration criTimeout,
-    AdviceIntent intent, Optional<Path> cacheDir, Duration vanishedDeviceGrace) {
+    AdviceIntent intent, Optional<Path> cacheDir, Timing timing, String failLoad, Duration vanishedDeviceGrace) {
+
+  /** Options with the default timing windows, nothing injected and the default vanished-device grace. */
+  public AgentOptions(HttpSettings http, Duration interval,
+      SelfCost.Mode selfCost, Duration adviceWindow, Duration adviceOpenAfter,
+      Duration adviceCloseAfter, List<Path> netnsDirs,
+      Optional<ProbeMode> probeMode,
+      Optional<TracepointAttach> tracepointAttach,
+      DeviceSelection.Config devices,
+      CriEndpoints criEndpoints, Duration criTimeout, AdviceIntent intent, Optional<Path> cacheDir) {
+    this(http, interval, selfCost, adviceWindow, adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode,
+        tracepointAttach, devices, criEndpoints, criTimeout, intent, cacheDir, Timing.DEFAULT, "",
+        VanishedDevices.GRACE);
+  }
 
   /** Options without accepted findings and without a compile cache. */
   public AgentOptions(HttpSettings http, Duration interval,
@@ -54,13 +70,13 @@ public record AgentOptions(HttpSettings http, Duration interval,
       CriEndpoints criEndpoints, Duration criTimeout) {
     this(http, interval, selfCost, adviceWindow, adviceOpenAfter, adviceCloseAfter, netnsDirs, probeMode,
         tracepointAttach, devices, criEndpoints, criTimeout, AdviceIntent.NONE,
-        Optional.empty(), VanishedDevices.GRACE);
+        Optional.empty());
   }
 
   /** The probes as asked for: the maps hold at least 4096 devices, and at least --max-devices. */
   public ProbeFactory.Request probeRequest() {
     return new ProbeFactory.Request(probeMode, tracepointAttach, ProbeFactory.Request.mapDevices(devices.maxDevices()),
-        cacheDir);
+        cacheDir, timing, failLoad);
   }
 
   /** The workload resolver's configuration. */

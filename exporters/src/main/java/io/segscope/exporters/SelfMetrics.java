@@ -135,6 +135,21 @@ public final class SelfMetrics {
     }
   }
 
+  /**
+   * segscope_timing_sampled_seconds_total and segscope_timing_sampled_ratio: how long the timing programs
+   * (durations, quantiles, offloaded) ran, and that share of the probes' time (1 with --timing-window always).
+   */
+  public <T> void timingSampled(T state, ToDoubleFunction<T> seconds, ToDoubleFunction<T> ratio) {
+    FunctionCounter.builder("segscope.timing.sampled.seconds", state, seconds)
+        .description("How long the timing programs ran (sampling windows): the segmentation durations, their "
+            + "quantiles and the offloaded count come from these windows only; counts are exact")
+        .register(meters);
+    Gauge.builder("segscope.timing.sampled.ratio", state, ratio)
+        .description("Share of the time since the probes opened that the timing programs ran (1 = always: every "
+            + "segmentation timed)")
+        .register(meters);
+  }
+
   /** segscope_devices_dropped_total and segscope_devices_reported, read from the device selection. */
   public <T> void deviceSelection(T selection, ToDoubleFunction<T> dropped, ToDoubleFunction<T> reported) {
     FunctionCounter.builder("segscope.devices.dropped", selection, dropped)

@@ -61,29 +61,44 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   public static final String PATH_GSO_TX = MeasuredPath.GSO_TX.label();
   /** The path measured by the generic-XDP programs. */
   public static final String PATH_XDP_GENERIC = MeasuredPath.XDP_GENERIC.label();
-  /**
-   * Test hook: {@code -Dsegscope.test.failLoad=gso_tx:fentry} makes that path's programs fail to load in that
-   * mode; several {@code PATH:MODE} entries are separated by commas ({@code gso_tx:fentry,xdp_generic:fentry}).
-   */
-  public static final String FAIL_LOAD_PROPERTY = "segscope.test.failLoad";
-  /**
-   * Test hook: {@code -Dsegscope.test.diagCallers=true} compiles kprobe mode with {@code GSO_DIAG_CALLERS}: the
-   * map {@code gso_callers} counts the stack words its call-site rule read and the site it chose (gso.c).
-   */
-  public static final String DIAG_CALLERS_PROPERTY = "segscope.test.diagCallers";
+  /** How often the sampling windows are checked (opened, closed). */
+  private static final long TICK_MILLIS = 100;
 
-  /** How to open a session. */
-  public record Options(int maxDevices, Compiler compiler) {
+  /**
+   * How to open a session.
+   *
+   * @param maxDevices room in the per-device maps
+   * @param compiler how the C text is compiled
+   * @param timing when the timing programs run ({@link Timing})
+   * @param failLoad a fault to inject, for tests of the per-path fallback: {@code PATH:MODE} entries, comma-separated
+   *     ({@code gso_tx:fentry,xdp_generic:fentry}): those paths' programs fail to load in those modes; "" for none
+   */
+  public record Options(int maxDevices, Compiler compiler, Timing timing, String failLoad) {
     public Options {
       if (maxDevices < 16 || maxDevices > 1 << 20) {
         throw new IllegalArgumentException("open probes: max devices must be in [16, 1048576], got " + maxDevices);
       }
       Objects.requireNonNull(compiler, "compiler");
+      Objects.requireNonNull(timing, "timing");
+      Objects.requireNonNull(failLoad, "failLoad");
+    }
+
+    /** With the default timing windows and no injected fault. */
+    public Options(int maxDevices, Compiler compiler) {
+      this(maxDevices, compiler, Timing.DEFAULT, "");
     }
 
     /** 4096 devices, compiled in a child process. */
     public static Options defaults() {
       return new Options(4096, Compiler.childProcess());
+    }
+
+    public Options withTiming(Timing t) {
+      return new Options(maxDevices, compiler, t, failLoad);
+    }
+
+    public Options withFailLoad(String f) {
+      return new Options(maxDevices, compiler, timing, f);
     }
   }
 
@@ -102,12 +117,18 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   private final MapReader xdpDetails;
   private final MapReader names;
   private final Map<DeviceId, Long> offloaded = new HashMap<>();
+  private final Timing timing;
+  private final TimingWindows windows;
+  private final long openedAtNanos = System.nanoTime();
+  private final java.util.concurrent.ScheduledExecutorService ticker;
+  /** At the open of the current window: each device's {queued, after queue, dropped}. */
+  private Map<DeviceId, long[]> atWindowOpen = Map.of();
   private boolean xdpWanted;
-  private boolean segmentationWanted;
+  private volatile boolean segmentationWanted;
   private boolean closed;
 
   private ProbeSession(ProbePlan plan, KernelLayout layout, LoadedObject object, Map<String, ProgramSpec> specs,
-      Map<String, String> pathOf, Map<String, Attachment> attached, Path tracefs, CallSites sites) {
+      Map<String, String> pathOf, Map<String, Attachment> attached, Path tracefs, CallSites sites, Timing timing) {
     this.plan = plan;
     this.callSites = List.copyOf(sites.resolutions());
     this.layout = layout;
@@ -118,9 +139,20 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     this.tracefs = tracefs;
     this.cpus = Cpus.possible();
     this.counts = reader("dev_counts", DeviceKey.SIZE, MapReader.perCpuBytes(Counts.SIZE, cpus));
-    this.gsoDetails = reader("gso_detail", DeviceKey.SIZE, GsoDetail.SIZE);
+    this.gsoDetails = reader("gso_detail", DeviceKey.SIZE, MapReader.perCpuBytes(GsoDetail.SIZE, cpus));
     this.xdpDetails = object.hasMap("xdp_detail") ? reader("xdp_detail", DeviceKey.SIZE, XdpDetail.SIZE) : null;
     this.names = reader("dev_names", DeviceKey.SIZE, 16);
+    this.timing = timing;
+    this.windows = new TimingWindows(timing);
+    this.ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "segscope-timing-windows");
+      t.setDaemon(true);
+      return t;
+    });
+    if (specs.values().stream().anyMatch(ProgramSpec::sampled)) {
+      tick(); // "always" attaches the timing programs before open returns
+      ticker.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
   }
 
   private MapReader reader(String map, int keySize, int valueBytes) {
@@ -184,9 +216,6 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
       cflags.addAll(plan.cflags());
       cflags.add("-DMAX_DEVICES=" + options.maxDevices());
       cflags.add("-DMAP_FLAGS=1"); // BPF_F_NO_PREALLOC: memory grows with the devices seen, not the maximum
-      if (Boolean.getBoolean(DIAG_CALLERS_PROPERTY)) {
-        cflags.add("-DGSO_DIAG_CALLERS=1");
-      }
       if (plan.tracepointAttach() == TracepointAttach.CLASSIC) {
         List<String[]> events = new ArrayList<>();
         for (PathPlan p : plan.paths()) {
@@ -218,7 +247,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
           continue;
         }
         try {
-          attachPath(p, plan.programs(p.path()), object, tracefs, specs, pathOf, attached);
+          attachPath(p, plan.programs(p.path()), object, tracefs, specs, pathOf, attached, options.failLoad());
         } catch (SysException | ProbeException e) {
           failed.add(new ProbePlan.RuledOut(p.path(), p.mode().get(), e.getMessage()));
         }
@@ -227,7 +256,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT,
             "loaded %d programs and attached %d in %.1f s (%s)", specs.size(), attached.size(),
             (System.nanoTime() - t1) / 1e9, plan.modeLabels()));
-        return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs, sites);
+        return new ProbeSession(plan, layout, object, specs, pathOf, attached, tracefs, sites, options.timing());
       }
       attached.values().forEach(Attachment::detach);
       object.close();
@@ -247,11 +276,10 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   }
 
   private static void attachPath(PathPlan p, List<ProgramSpec> programs, LoadedObject object, Path tracefs,
-      Map<String, ProgramSpec> specs, Map<String, String> pathOf, Map<String, Attachment> attached)
+      Map<String, ProgramSpec> specs, Map<String, String> pathOf, Map<String, Attachment> attached, String inject)
       throws SysException, ProbeException {
-    String inject = System.getProperty(FAIL_LOAD_PROPERTY, "");
     if (injectedFailure(inject, p.path(), p.mode().get())) {
-      throw new ProbeException("injected load failure (" + FAIL_LOAD_PROPERTY + "=" + inject + ")");
+      throw new ProbeException("injected load failure (" + inject + ")");
     }
     for (ProgramSpec s : programs) {
       int fd = object.program(s.function(), s.point());
@@ -264,7 +292,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   }
 
   /**
-   * Whether the test hook's value {@code property} ({@link #FAIL_LOAD_PROPERTY}: {@code PATH:MODE} entries,
+   * Whether the injected fault {@code property} ({@link Options#failLoad()}: {@code PATH:MODE} entries,
    * comma-separated, blanks around them ignored) names {@code path} in {@code mode}.
    */
   static boolean injectedFailure(String property, MeasuredPath path, ProbeMode mode) {
@@ -307,31 +335,145 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   }
 
   /**
-   * Tells the probes whether software segmentation is being seen: in tracepoint mode the program on
-   * qdisc:qdisc_dequeue (which moves the start of the segmentation time to the dequeue on queued
-   * devices, and fires for every dequeue) is attached only while it is.
+   * Tells the probes whether software segmentation was seen recently: the sampling windows of the timing
+   * programs ({@link Timing}) open only while it was.
    */
-  public synchronized void setSegmentationSeen(boolean seen) throws ProbeException {
+  public void setSegmentationSeen(boolean seen) {
     segmentationWanted = seen;
-    setOnDemand(PATH_GSO_TX, seen);
+  }
+
+  /** Opens or closes a sampling window when due (the ticker's thread). */
+  private synchronized void tick() {
+    if (closed) {
+      return;
+    }
+    long now = System.nanoTime();
+    try {
+      switch (windows.tick(now, segmentationWanted)) {
+        case OPEN -> openWindow();
+        case CLOSE -> closeWindow();
+        case NONE -> { }
+      }
+    } catch (ProbeException | SysException | RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "timing window: " + e.getMessage());
+      if (windows.isOpen() && !anySampledAttached()) {
+        windows.undoOpen();
+      }
+    }
+  }
+
+  private boolean anySampledAttached() {
+    return specs.values().stream().filter(ProgramSpec::sampled)
+        .anyMatch(s -> attached.get(s.function()) != null && attached.get(s.function()).attached());
+  }
+
+  private void openWindow() throws ProbeException, SysException {
+    if (!timing.isAlways()) {
+      atWindowOpen = queueState();
+    }
+    setTimingFlag(1);
+    for (ProgramSpec s : specs.values()) {
+      if (s.sampled()) {
+        attachOnDemand(s);
+      }
+    }
+  }
+
+  private void closeWindow() throws SysException {
+    for (ProgramSpec s : specs.values()) {
+      Attachment a = attached.get(s.function());
+      if (s.sampled() && a != null && a.attached()) {
+        String problem = a.detach();
+        if (!problem.isEmpty()) {
+          LOG.log(System.Logger.Level.WARNING, problem);
+        }
+      }
+    }
+    setTimingFlag(0);
+    clearStartStamps();
+    // offloaded, from this window: queued - segmented after the queue - dropped, per device, extrapolated to the
+    // cycle the window stands for (cycle / window: 10 by default), an estimate comparable with the exact counts
+    double scale = (double) timing.cycle().toNanos() / timing.window().toNanos();
+    Map<DeviceId, long[]> now = queueState();
+    now.forEach((id, q) -> {
+      long[] before = atWindowOpen.getOrDefault(id, new long[3]);
+      long d = (q[0] - before[0]) - (q[1] - before[1]) - (q[2] - before[2]);
+      if (d > 0) {
+        offloaded.merge(id, Math.round(d * scale), Long::sum);
+      }
+    });
+    atWindowOpen = Map.of();
+  }
+
+  /** Each device's {queued, segmented after the queue, dropped before the driver}, summed over CPUs. */
+  private Map<DeviceId, long[]> queueState() throws SysException {
+    Map<DeviceId, long[]> out = new HashMap<>();
+    int stride = (Counts.SIZE + 7) & ~7;
+    counts.forEach((k, ko, v, vo) -> {
+      Counts c = Counts.sumPerCpu(v, vo, cpus, stride);
+      out.put(DeviceKey.read(k, ko), new long[] {c.gsoQueued(), 0, c.gsoTxDropped()});
+    });
+    int gstride = (GsoDetail.SIZE + 7) & ~7;
+    gsoDetails.forEach((k, ko, v, vo) -> out.computeIfAbsent(DeviceKey.read(k, ko), x -> new long[3])[1] =
+        GsoDetail.sumPerCpu(v, vo, cpus, gstride).sw().afterQueue());
+    return out;
+  }
+
+  /** timing_window[0]: 1 while the timing programs are attached (gso.c counts untimed segmentations then only). */
+  private void setTimingFlag(long on) throws SysException {
+    if (!object.hasMap("timing_window")) {
+      return;
+    }
+    try (Memory key = new Memory(4); Memory value = new Memory(8)) {
+      key.setInt(0, 0);
+      value.setLong(0, on);
+      Bpf.mapUpdate(object.mapFd("timing_window"), key, value, Bpf.UPDATE_ANY);
+    }
+  }
+
+  /** Zeroes every CPU's start stamp: a stamp left from a window never times a later skb at its address. */
+  private void clearStartStamps() throws SysException {
+    if (!object.hasMap("xmit_start_slot")) {
+      return;
+    }
+    int stride = 16; // struct xmit_start {void *skb; u64 ts;}
+    try (Memory key = new Memory(4); Memory value = new Memory((long) stride * cpus)) {
+      key.setInt(0, 0);
+      value.clear();
+      Bpf.mapUpdate(object.mapFd("xmit_start_slot"), key, value, Bpf.UPDATE_ANY);
+    }
+  }
+
+  /** How long the timing programs have been attached since the session opened, and how long it has been open. */
+  public synchronized TimingShare timingShare() {
+    long now = System.nanoTime();
+    return new TimingShare(timing.label(), windows.openNanos(now) / 1e9, (now - openedAtNanos) / 1e9);
+  }
+
+  private void attachOnDemand(ProgramSpec s) throws ProbeException {
+    Attachment a = attached.get(s.function());
+    if (a != null && a.attached()) {
+      return;
+    }
+    try {
+      attached.put(s.function(), Programs.attach(s.function(), object.program(s.function(), s.point()),
+          s.point(), tracefs));
+      detachedWhy.remove(s.function());
+    } catch (SysException e) {
+      detachedWhy.put(s.function(), e.getMessage());
+      throw new ProbeException("attach " + s.describe() + ": " + e.getMessage(), e);
+    }
   }
 
   private void setOnDemand(String path, boolean on) throws ProbeException {
     ensureOpen();
     for (ProgramSpec s : specs.values()) {
-      if (!s.onDemand() || !path.equals(pathOf.get(s.function()))) {
+      if (!s.onDemand() || s.sampled() || !path.equals(pathOf.get(s.function()))) {
         continue;
       }
       Attachment a = attached.get(s.function());
       if (on && (a == null || !a.attached())) {
-        try {
-          attached.put(s.function(), Programs.attach(s.function(), object.program(s.function(), s.point()),
-              s.point(), tracefs));
-          detachedWhy.remove(s.function());
-        } catch (SysException e) {
-          detachedWhy.put(s.function(), e.getMessage());
-          throw new ProbeException("attach " + s.describe() + ": " + e.getMessage(), e);
-        }
+        attachOnDemand(s);
       } else if (!on && a != null && a.attached()) {
         String problem = a.detach();
         if (!problem.isEmpty()) {
@@ -347,24 +489,38 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     try {
       Map<DeviceId, String> nameOf = new HashMap<>();
       names.forEach((k, ko, v, vo) -> nameOf.put(DeviceKey.read(k, ko), nameAt(v, vo)));
-      Map<DeviceId, GsoDetail> gso = new HashMap<>();
-      gsoDetails.forEach((k, ko, v, vo) -> gso.put(DeviceKey.read(k, ko), GsoDetail.read(v, vo)));
+      // the queue counts before the segmentation counts: a super-packet queued and segmented between the two
+      // reads then shows as segmented but not yet queued (offloaded too low for one read: it never goes
+      // backwards, so it catches up), never as queued and not segmented (offloaded too high for good)
+      int stride = (Counts.SIZE + 7) & ~7;
+      Map<DeviceId, Counts> all = new LinkedHashMap<>();
+      counts.forEach((k, ko, v, vo) -> all.put(DeviceKey.read(k, ko), Counts.sumPerCpu(v, vo, cpus, stride)));
+      Map<DeviceId, GsoDetail.Summed> gso = new HashMap<>();
+      int gstride = (GsoDetail.SIZE + 7) & ~7;
+      gsoDetails.forEach((k, ko, v, vo) -> gso.put(DeviceKey.read(k, ko), GsoDetail.sumPerCpu(v, vo, cpus, gstride)));
       Map<DeviceId, XdpDetail> xdp = new HashMap<>();
       if (xdpDetails != null) {
         xdpDetails.forEach((k, ko, v, vo) -> xdp.put(DeviceKey.read(k, ko), XdpDetail.read(v, vo)));
       }
       List<DeviceReading> devices = new ArrayList<>();
-      int stride = (Counts.SIZE + 7) & ~7;
-      counts.forEach((k, ko, v, vo) -> {
-        DeviceId key = DeviceKey.read(k, ko);
-        Counts c = Counts.sumPerCpu(v, vo, cpus, stride);
-        long off = Math.max(offloaded.getOrDefault(key, 0L), Math.max(0, c.offloadedRaw()));
+      // a device that segmented but queued nothing counted (outside the windows) has no dev_counts entry
+      gso.keySet().forEach(key -> all.putIfAbsent(key, Counts.ZERO));
+      boolean exactOffloaded = timing.isAlways();
+      all.forEach((key, counted) -> {
+        GsoDetail.Summed g = gso.get(key);
+        Counts c = g == null ? counted : counted.withSoftware(g.sw().skbs(), g.sw().segments(), g.sw().bytes(),
+            g.sw().afterQueue());
+        long off = exactOffloaded ? Math.max(offloaded.getOrDefault(key, 0L), Math.max(0, c.offloadedRaw()))
+            : offloaded.getOrDefault(key, 0L);
         offloaded.put(key, off);
-        devices.add(new DeviceReading(key, nameOf.getOrDefault(key, ""), c, off, Optional.ofNullable(gso.get(key)),
+        String name = nameOf.getOrDefault(key, g == null ? "" : g.detail().kernelName());
+        devices.add(new DeviceReading(key, name, c, off, Optional.ofNullable(g).map(GsoDetail.Summed::detail),
             Optional.ofNullable(xdp.get(key))));
       });
       offloaded.keySet().retainAll(devices.stream().map(DeviceReading::id).toList());
-      return new ProbeReading(System.nanoTime(), devices, diagnostics());
+      TimingShare share = new TimingShare(timing.label(), windows.openNanos(System.nanoTime()) / 1e9,
+          (System.nanoTime() - openedAtNanos) / 1e9);
+      return new ProbeReading(System.nanoTime(), devices, diagnostics(), share);
     } catch (SysException e) {
       throw new ProbeException("read maps: " + e.getMessage(), e);
     }
@@ -439,7 +595,8 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         Attachment a = attached.get(s.function());
         boolean on = !closed && a != null && a.attached();
         String why = on ? "" : closed ? "closed" : s.onDemand()
-            ? detachedWhy.getOrDefault(s.function(), "on demand: not needed now") : "detached";
+            ? detachedWhy.getOrDefault(s.function(), s.sampled() ? "timing: attached in sampling windows only ("
+                + timing.label() + ")" : "on demand: not needed now") : "detached";
         out.add(new ProbeAttachment(p.path().label(), s.function(), p.mode().get().label(), s.describe(),
             s.point().kind(), on, s.onDemand(), why));
       }
@@ -482,6 +639,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
       return;
     }
     closed = true;
+    ticker.shutdownNow();
     List<String> problems = new ArrayList<>();
     List<Attachment> newestFirst = new ArrayList<>(attached.values());
     Collections.reverse(newestFirst);

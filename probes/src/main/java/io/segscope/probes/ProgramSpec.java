@@ -9,18 +9,28 @@ import java.util.TreeSet;
 
 /**
  * One BPF program of a path: its function in the C text, where it attaches, and whether it runs all
- * the time or only on demand (a program on a per-packet hook that only matters while something exists
- * to measure: netif_receive_skb while a generic XDP program exists, qdisc_dequeue while software
- * segmentation is seen).
+ * the time or only on demand: a program on a per-packet hook that only matters while something exists
+ * to measure (netif_receive_skb while a generic XDP program exists), or a <em>timing</em> program
+ * (net_dev_queue, qdisc_dequeue: the start stamps and the queued count), attached only in the sampling
+ * windows ({@link Timing}) that open while software segmentation is seen.
  *
  * @param function the C function, e.g. {@code tp_btf__consume_skb}, {@code kprobe____skb_gso_segment}
  * @param point where it attaches (which also decides how it is loaded)
  * @param onDemand attached only while the agent says it is needed
+ * @param sampled a timing program: attached only in sampling windows (implies {@code onDemand})
  */
-public record ProgramSpec(String function, AttachPoint point, boolean onDemand) {
+public record ProgramSpec(String function, AttachPoint point, boolean onDemand, boolean sampled) {
   public ProgramSpec {
     Objects.requireNonNull(function, "function");
     Objects.requireNonNull(point, "point");
+    if (sampled && !onDemand) {
+      throw new IllegalArgumentException("program " + function + ": a sampled program is attached on demand");
+    }
+  }
+
+  /** A program that is not a timing program. */
+  public ProgramSpec(String function, AttachPoint point, boolean onDemand) {
+    this(function, point, onDemand, false);
   }
 
   /** {@code tp_btf:consume_skb}, {@code kprobe:__skb_gso_segment}, ... */
@@ -34,8 +44,9 @@ public record ProgramSpec(String function, AttachPoint point, boolean onDemand) 
   }
 
   /** The program on a tracepoint in flavour {@code tp}. */
-  static ProgramSpec tracepoint(TracepointAttach tp, String category, String event, boolean onDemand) {
-    return new ProgramSpec(tp.function(category, event), tp.point(category, event), onDemand);
+  static ProgramSpec tracepoint(TracepointAttach tp, String category, String event, boolean onDemand,
+      boolean sampled) {
+    return new ProgramSpec(tp.function(category, event), tp.point(category, event), onDemand || sampled, sampled);
   }
 
   /** The program at the entry or return of a kernel function in {@code mode}. */
@@ -112,13 +123,16 @@ public record ProgramSpec(String function, AttachPoint point, boolean onDemand) 
   public static List<ProgramSpec> of(MeasuredPath path, ProbeMode mode, TracepointAttach tp) {
     List<ProgramSpec> specs = new ArrayList<>();
     for (String[] t : tracepoints(path, mode)) {
-      boolean onDemand = t[1].equals("qdisc_dequeue") || t[1].equals("netif_receive_skb");
-      specs.add(tracepoint(tp, t[0], t[1], onDemand));
+      // the timing programs: start stamps and the queued count, in sampling windows only
+      boolean sampled = t[1].equals("qdisc_dequeue") || t[1].equals("net_dev_queue");
+      specs.add(tracepoint(tp, t[0], t[1], t[1].equals("netif_receive_skb"), sampled));
     }
     switch (path) {
       case GSO_TX -> {
         if (mode != ProbeMode.TRACEPOINT) {
-          specs.add(onFunction(mode, "__skb_gso_segment", false));
+          ProgramSpec entry = onFunction(mode, "__skb_gso_segment", false);
+          // fentry: the fexit program counts alone, the entry only stamps the start: a timing program
+          specs.add(mode == ProbeMode.FENTRY ? new ProgramSpec(entry.function(), entry.point(), true, true) : entry);
           specs.add(onFunction(mode, "__skb_gso_segment", true));
         }
       }

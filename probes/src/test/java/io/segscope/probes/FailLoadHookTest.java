@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * The test hook {@code -Dsegscope.test.failLoad} ({@link ProbeSession#FAIL_LOAD_PROPERTY}): which path fails to
- * load in which mode. The guest's kprobe boot names every path's fentry mode at once, so that auto mode falls
+ * The injected fault {@link ProbeSession.Options#failLoad()} (the hidden flag {@code --inject-load-failure}):
+ * which path fails to load in which mode. The guest's kprobe boot names every path's fentry mode at once, so that auto mode falls
  * back to kprobe on each.
  */
 class FailLoadHookTest {

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 @Tag("lab")
 class ProbePlanLabTest {
 
-  private static boolean kernelHasKprobes() {
+  static boolean kernelHasKprobes() {
     return Files.isDirectory(Path.of("/sys/bus/event_source/devices/kprobe"))
         || Files.exists(Path.of("/sys/kernel/tracing/kprobe_events"))
         || Files.exists(Path.of("/sys/kernel/debug/tracing/kprobe_events"));
@@ -107,8 +107,8 @@ class ProbePlanLabTest {
   void aPathWhoseRealProgramFailsToLoadFallsBackAndTheOthersKeepRunning() throws Exception {
     requireKernelWithoutKprobes();
     ProbePlan plan = ProbePlan.decide(Optional.empty(), Optional.empty());
-    System.setProperty(ProbeSession.FAIL_LOAD_PROPERTY, "xdp_generic:tracepoint");
-    try (ProbeSession session = ProbeSession.open(plan, ProbeSession.Options.defaults())) {
+    try (ProbeSession session = ProbeSession.open(plan,
+        ProbeSession.Options.defaults().withFailLoad("xdp_generic:tracepoint"))) {
       PathPlan xdp = session.plan().path(MeasuredPath.XDP_GENERIC);
       assertThat(xdp.measured()).as("no mode is left for xdp_generic on this kernel").isFalse();
       assertThat(xdp.verdict(ProbeMode.TRACEPOINT).orElseThrow().reason())
@@ -118,8 +118,6 @@ class ProbePlanLabTest {
           .allSatisfy(a -> assertThat(a.attached()).isTrue());
       assertThat(session.attachments()).filteredOn(a -> a.path().equals("xdp_generic"))
           .allSatisfy(a -> assertThat(a.detail()).startsWith("not measured: "));
-    } finally {
-      System.clearProperty(ProbeSession.FAIL_LOAD_PROPERTY);
     }
   }
 
@@ -129,11 +127,10 @@ class ProbePlanLabTest {
     for (TracepointAttach a : TracepointAttach.values()) {
       ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT), Optional.of(a));
       assertThat(plan.failure()).as(a + ": " + plan.describe()).isEmpty();
-      try (ProbeSession session = ProbeSession.open(plan, ProbeSession.Options.defaults())) {
+      try (ProbeSession session = ProbeSession.open(plan, ProbeSession.Options.defaults().withTiming(Timing.always()))) {
         assertThat(session.attachments()).filteredOn(x -> !x.onDemand())
             .allSatisfy(x -> assertThat(x.attach()).isEqualTo(a.label()));
         session.setGenericXdpPresent(true);
-        session.setSegmentationSeen(true);
         assertThat(session.attachments()).allSatisfy(x -> assertThat(x.attached()).as(x.toString()).isTrue());
       }
     }

@@ -122,6 +122,11 @@ class ProbePlanTest {
     assertThat(plan.tracepointAttachVerdicts()).isEmpty();
     assertThat(plan.failure()).isEmpty();
     assertThat(plan.modeLabels()).containsExactly(Map.entry("gso_tx", "fentry"), Map.entry("xdp_generic", "fentry"));
+    // issue 25: the fexit counts alone; the fentry stamp and net_dev_queue are timing programs
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(ProgramSpec::sampled).extracting(ProgramSpec::function)
+        .containsExactlyInAnyOrder("kfunc____skb_gso_segment", "tp_btf__net_dev_queue");
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(s -> !s.onDemand()).extracting(ProgramSpec::function)
+        .containsExactlyInAnyOrder("kretfunc____skb_gso_segment", "tp_btf__kfree_skb");
   }
 
   @Test
@@ -154,7 +159,10 @@ class ProbePlanTest {
     assertThat(plan.programs(MeasuredPath.GSO_TX)).extracting(ProgramSpec::describe).containsExactly(
         "tp_btf:net_dev_queue", "tp_btf:kfree_skb", "tp_btf:consume_skb", "tp_btf:qdisc_dequeue");
     assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(ProgramSpec::onDemand)
-        .extracting(ProgramSpec::function).containsExactly("tp_btf__qdisc_dequeue");
+        .extracting(ProgramSpec::function).containsExactly("tp_btf__net_dev_queue", "tp_btf__qdisc_dequeue");
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(ProgramSpec::sampled)
+        .as("the timing programs run in sampling windows only")
+        .extracting(ProgramSpec::function).containsExactly("tp_btf__net_dev_queue", "tp_btf__qdisc_dequeue");
     assertThat(plan.programs(MeasuredPath.XDP_GENERIC)).singleElement().satisfies(p -> {
       assertThat(p.function()).isEqualTo("tp_btf__netif_receive_skb");
       assertThat(p.onDemand()).as("fires for every received packet: only while a generic XDP program exists").isTrue();

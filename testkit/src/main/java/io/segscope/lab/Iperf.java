@@ -26,6 +26,11 @@ final class Iperf {
   }
 
   IperfResult run(Netns client, Netns server, String addr, int port, Duration d, Path logDir) {
+    return run(client, server, addr, port, d, logDir, List.of());
+  }
+
+  /** As {@link #run(Netns, Netns, String, int, Duration, Path)}, with {@code clientArgs} added to the client's. */
+  IperfResult run(Netns client, Netns server, String addr, int port, Duration d, Path logDir, List<String> clientArgs) {
     long seconds = Math.max(1, (d.toMillis() + 999) / 1000);
     Path serverLog = logDir.resolve("iperf3-server-" + port + ".log");
     List<String> serverArgv = List.of(ip, "netns", "exec", server.name(), iperf3, "-s", "-1",
@@ -33,8 +38,9 @@ final class Iperf {
     Process srv = startServer(serverArgv, serverLog);
     try {
       awaitListening(server, addr, port, srv, serverArgv, serverLog);
-      List<String> clientArgv = List.of(ip, "netns", "exec", client.name(), iperf3, "-c", addr,
-          "-p", Integer.toString(port), "-t", Long.toString(seconds), "-J", "--connect-timeout", "5000");
+      List<String> clientArgv = new java.util.ArrayList<>(List.of(ip, "netns", "exec", client.name(), iperf3, "-c",
+          addr, "-p", Integer.toString(port), "-t", Long.toString(seconds), "-J", "--connect-timeout", "5000"));
+      clientArgv.addAll(clientArgs);
       Command.Result r = Command.attempt(clientArgv, Duration.ofSeconds(seconds + 30));
       if (!r.ok()) {
         throw new LabException("run `" + Command.line(clientArgv) + "`: exit " + r.exitCode() + ": "

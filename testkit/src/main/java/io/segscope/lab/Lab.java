@@ -378,6 +378,30 @@ public final class Lab implements AutoCloseable {
             port, d, logDir);
   }
 
+  /**
+   * As {@link #iperf}, over UDP at full rate with datagrams of {@code length} bytes ({@code -u -l LENGTH -b 0}):
+   * small packets, the per-packet cost of a host. The result's raw JSON has the sender's packet count
+   * ({@code end.sum_sent.packets}).
+   */
+  public IperfResult iperfUdp(Netns client, Netns server, String serverAddr, Duration d, int length) {
+    if (length < 16 || length > 65507) {
+      throw new IllegalArgumentException("iperf3 UDP datagram length " + length + " outside 16..65507");
+    }
+    int port;
+    Path logDir;
+    synchronized (this) {
+      checkOpen();
+      own(client);
+      own(server);
+      port = nextIperfPort++;
+      logDir = workDir();
+    }
+    return new Iperf(ip, Tools.require("iperf3"), Tools.require("ss"))
+        .run(client, server, LabAddress.host(LabAddress.requireLab(LabAddress.host(serverAddr)
+            + (LabAddress.isIpv6(serverAddr) ? "/128" : "/32"))),
+            port, d, logDir, List.of("-u", "-l", Integer.toString(length), "-b", "0"));
+  }
+
   /** A directory private to this lab (under /run/segscope-lab), removed on close. */
   public synchronized Path workDir() {
     checkOpen();

@@ -1,5 +1,6 @@
 package io.segscope.agent.cli;
 
+import io.segscope.probes.Timing;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.VanishedDevices;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,28 @@ public final class Bounds {
   public static final int PATH_MAX = 4096;
   public static final int REGEX_MAX = 1024;
   public static final int HOST_MAX = 253;
+
+  public static final Duration TIMING_WINDOW_MIN = Duration.ofMillis(100);
+
+  /**
+   * {@code --timing-window}: {@code always}, or how long each sampling window of the timing programs lasts,
+   * 100ms up to the cycle (30s; the cycle itself means always).
+   */
+  public static final class TimingWindow implements ITypeConverter<Timing> {
+    @Override
+    public Timing convert(String value) {
+      if (value.strip().equalsIgnoreCase("always")) {
+        return Timing.always();
+      }
+      Duration d = DurationConverter.parse(value);
+      Duration max = Timing.DEFAULT.cycle();
+      if (d.compareTo(TIMING_WINDOW_MIN) < 0 || d.compareTo(max) > 0) {
+        throw new TypeConversionException("'" + value + "' is outside the bound " + format(TIMING_WINDOW_MIN) + ".."
+            + format(max) + " (or always)");
+      }
+      return Timing.sampled(d);
+    }
+  }
 
   /** A duration (DurationConverter syntax) within [min, max]. */
   abstract static class DurationIn implements ITypeConverter<Duration> {

@@ -34,6 +34,10 @@ public final class DoctorCommand implements Callable<Integer> {
       description = ProbeModeOption.DESCRIPTION)
   ProbeModeOption probeMode;
 
+  /** Hidden, for end-to-end tests of the per-path fallback: PATH:MODE[,PATH:MODE...] fail to load. */
+  @Option(names = "--inject-load-failure", paramLabel = "PATH:MODE", hidden = true, defaultValue = "")
+  String injectLoadFailure;
+
   @Spec
   CommandSpec spec;
 
@@ -41,7 +45,7 @@ public final class DoctorCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     // the checks are the output; logging only what went wrong keeps it readable
     Logging.defaultLevel(Level.WARNING);
-    DoctorReport report = Doctor.examine(probeMode.forced());
+    DoctorReport report = Doctor.examine(probeMode.forced(), injectLoadFailure);
     if (json) {
       spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
           .writeValueAsString(report));

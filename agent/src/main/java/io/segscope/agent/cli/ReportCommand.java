@@ -31,6 +31,7 @@ import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
+import io.segscope.probes.Timing;
 import io.segscope.probes.TracepointAttach;
 import io.segscope.probes.bcc.Bcc;
 import java.io.PrintStream;
@@ -125,8 +126,9 @@ public final class ReportCommand implements Callable<Integer> {
     err.println("segscope report: compiling and attaching the probes ...");
     InventoryConfig inventoryConfig = inventoryConfig();
     DeviceSelection selection = new DeviceSelection(inventory.devices());
+    // a report is short and shows durations: its timing programs run for the whole of it (no sampling windows)
     try (ProbeSession probes = ProbeFactory.open(new ProbeFactory.Request(probeMode.forced(), attach,
-        ProbeFactory.Request.mapDevices(inventory.devices().maxDevices())))) {
+        ProbeFactory.Request.mapDevices(inventory.devices().maxDevices()), Optional.empty(), Timing.always(), ""))) {
       BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(), System.getProperty("os.version"));
       SnapshotAssembler assembler = new SnapshotAssembler(build);
       Inventory all0 = InventoryReader.read(inventoryConfig, new DecodeWarnings());

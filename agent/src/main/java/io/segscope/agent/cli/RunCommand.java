@@ -9,6 +9,7 @@ import io.segscope.agent.http.HttpSettings;
 import io.segscope.agent.http.WebConfig;
 import io.segscope.agent.telemetry.SelfCost;
 import io.segscope.agent.workload.CriEndpoints;
+import io.segscope.probes.Timing;
 import io.segscope.probes.TracepointAttach;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -75,6 +76,17 @@ public final class RunCommand implements Callable<Integer> {
       converter = ProbeModeOption.Converter.class,
       description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
   ProbeModeOption probeMode;
+
+  @Option(names = "--timing-window", paramLabel = "DURATION|always", defaultValue = "3s",
+      converter = Bounds.TimingWindow.class,
+      description = "How long the timing programs (segmentation durations, the queued and offloaded counts) run in "
+          + "every 30 s while software segmentation or generic-XDP copies were seen in the last 5 minutes; 100ms..30s, "
+          + "or always. Counts are exact either way (default: ${DEFAULT-VALUE}).")
+  Timing timingWindow;
+
+  /** Hidden, for end-to-end tests of the per-path fallback: PATH:MODE[,PATH:MODE...] fail to load. */
+  @Option(names = "--inject-load-failure", paramLabel = "PATH:MODE", hidden = true, defaultValue = "")
+  String injectLoadFailure;
 
   @Option(names = "--self-cost", paramLabel = "MODE", defaultValue = "sampled",
       converter = SelfCostConverter.class,
@@ -205,7 +217,8 @@ public final class RunCommand implements Callable<Integer> {
         noBpfStats ? SelfCost.Mode.OFF : selfCost, adviceWindow,
         adviceOpenAfter, adviceCloseAfter, inventory.netnsDirs(), probeMode.forced(), attach, inventory.devices(),
         cri, workload.timeout(), intent,
-        (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir(), vanishedDeviceGrace);
+        (cacheDir == null ? CacheDir.fromEnvironment(System.getenv()) : cacheDir).dir(), timingWindow,
+        injectLoadFailure, vanishedDeviceGrace);
     try (AgentRuntime agent = AgentRuntime.start(options, stop)) {
       agent.awaitStop(stop);
     } catch (StopSignal.Stopped e) {

@@ -94,7 +94,7 @@ public final class CostModel {
       }
       dur = base == null ? g1.duration() : g1.duration().minus(base.duration());
       segs = base == null ? g1.segmentsPerSkb() : g1.segmentsPerSkb().minus(base.segmentsPerSkb());
-      gsoCpu = cpu(swSkbs, dur, s, "software segmentations", gsoTiming(gsoMode));
+      gsoCpu = cpu(swSkbs, dur, g1.duration(), s, "software segmentations", gsoTiming(gsoMode));
     }
     double copied = 0, passed = 0, copiedBytes = 0;
     NativeHistogram copyNanos = Histograms.EMPTY_DURATION;
@@ -115,7 +115,7 @@ public final class CostModel {
                 + "linearization cost measured with an instrumented kernel)", copied / s,
                 UNTIMED_XDP_COPY_NANOS, xdpMode));
       } else {
-        xdpCpu = cpu(copied, copyNanos, s, "generic-XDP copies", "timed from do_xdp_generic to the program run");
+        xdpCpu = cpu(copied, copyNanos, now, s, "generic-XDP copies", "timed from do_xdp_generic to the program run");
       }
     }
     // super-packets segmented before the queue (IP output, UDP receive) never reach net_dev_queue whole
@@ -136,12 +136,24 @@ public final class CostModel {
     };
   }
 
-  private static CpuEstimate cpu(double events, NativeHistogram timed, double s, String what, String how) {
+  /**
+   * The CPU of {@code events} (exact counts) in {@code s} seconds: their timed share in the window ({@code timed})
+   * scaled to all of them; where the window timed none (no sampling window fell in it), the mean of every timing
+   * since the start ({@code lifetime}) times the events.
+   */
+  private static CpuEstimate cpu(double events, NativeHistogram timed, NativeHistogram lifetime, double s,
+      String what, String how) {
     if (events <= 0) {
       return CpuEstimate.NONE;
     }
     long n = timed.count();
     if (n == 0) {
+      if (lifetime.count() > 0) {
+        double mean = lifetime.sum() / lifetime.count();
+        return new CpuEstimate(events * mean / s, "extrapolated", String.format(
+            "%.0f %s, none timed in this window: x the mean of %d timed earlier, %.0f ns (%s)", events, what,
+            lifetime.count(), mean * 1e9, how));
+      }
       return new CpuEstimate(0, "none", events + " " + what + " but none timed");
     }
     double cores = timed.sum() / s;

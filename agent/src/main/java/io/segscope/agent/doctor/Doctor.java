@@ -28,6 +28,14 @@ public final class Doctor {
 
   /** Runs every check; blocking (compiles and attaches BPF programs). */
   public static DoctorReport examine(Optional<ProbeMode> forced) {
+    return examine(forced, "");
+  }
+
+  /**
+   * As {@link #examine(Optional)}, with {@code failLoad} ({@link io.segscope.probes.ProbeSession.Options#failLoad()})
+   * injected into the probe test: for tests of the fallback.
+   */
+  public static DoctorReport examine(Optional<ProbeMode> forced, String failLoad) {
     String release = HostChecks.kernelRelease();
     List<Check> checks = new ArrayList<>();
     checks.add(HostChecks.btf(Btf.KERNEL_BTF));
@@ -44,7 +52,7 @@ public final class Doctor {
       return new DoctorReport(release, mode, false, "not ready: " + describe(caps), checks, List.of(), notRun,
           new DoctorReport.Tracepoints("none", List.of()));
     }
-    ProbeFactory.Request request = new ProbeFactory.Request(forced, Optional.empty(), 4096);
+    ProbeFactory.Request request = new ProbeFactory.Request(forced, Optional.empty(), 4096).withFailLoad(failLoad);
     ProbePlan plan = ProbeFactory.plan(request);
     ProbeTest probeTest = probeTest(plan, request);
     return report(release, mode, checks, probeTest.planShown(plan), probeTest.check());

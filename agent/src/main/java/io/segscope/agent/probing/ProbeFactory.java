@@ -8,10 +8,12 @@ import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbePlan;
 import io.segscope.probes.ProbeSession;
+import io.segscope.probes.Timing;
 import io.segscope.probes.TracepointAttach;
 import io.segscope.probes.bcc.Bcc;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -30,12 +32,30 @@ public final class ProbeFactory {
    * @param attach the only tracepoint attach type to use, empty for the cheapest that works
    * @param maxDevices how many devices the maps hold
    * @param cacheDir where compiled programs are kept between starts ({@link CompileCache}), empty for no cache
+   * @param timing when the timing programs run ({@code --timing-window})
+   * @param failLoad an injected load failure for tests of the fallback ({@link ProbeSession.Options#failLoad()};
+   *     the hidden {@code --inject-load-failure}), "" for none
    */
   public record Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices,
-      Optional<Path> cacheDir) {
+      Optional<Path> cacheDir, Timing timing, String failLoad) {
+    public Request {
+      Objects.requireNonNull(timing, "timing");
+      Objects.requireNonNull(failLoad, "failLoad");
+    }
+
+    /** The default timing windows, nothing injected. */
+    public Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices,
+        Optional<Path> cacheDir) {
+      this(mode, attach, maxDevices, cacheDir, Timing.DEFAULT, "");
+    }
+
     /** No compile cache. */
     public Request(Optional<ProbeMode> mode, Optional<TracepointAttach> attach, int maxDevices) {
       this(mode, attach, maxDevices, Optional.empty());
+    }
+
+    public Request withFailLoad(String f) {
+      return new Request(mode, attach, maxDevices, cacheDir, timing, f);
     }
 
     /** How many devices the maps hold for {@code maxDevices} reported ones: 4096, or more when asked. */
@@ -82,7 +102,7 @@ public final class ProbeFactory {
   }
 
   private static ProbeSession.Options options(Request r) {
-    return new ProbeSession.Options(r.maxDevices(), compiler(r));
+    return new ProbeSession.Options(r.maxDevices(), compiler(r), r.timing(), r.failLoad());
   }
 
   /** The compiler child, behind the compile cache when the request names one. */

@@ -25,6 +25,7 @@ import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ProbeSource;
+import io.segscope.probes.TimingShare;
 import io.segscope.probes.wire.DeviceReading;
 import io.segscope.vocabulary.Diagnostic;
 import java.nio.file.Path;
@@ -64,10 +65,10 @@ public final class TelemetryService {
   private final VanishedDevices vanished;
   private final Map<DeviceId, Long> lastSwSkbs = new HashMap<>();
   /**
-   * How long the on-demand timing program stays attached after the last read that saw software
-   * segmentation grow: bursty traffic does not attach and detach it every interval.
+   * How long the sampling windows of the timing programs keep opening after the last read that saw
+   * software segmentation or generic-XDP copies grow: a healthy host runs only the counting programs.
    */
-  static final Duration SEGMENTATION_LINGER = Duration.ofSeconds(30);
+  static final Duration SEGMENTATION_LINGER = Duration.ofMinutes(5);
   private Instant lastSegmentationGrowth;
   private final AtomicReference<TelemetrySnapshot> latest;
   private final AtomicReference<ProbeReading> lastReading = new AtomicReference<>();
@@ -105,6 +106,12 @@ public final class TelemetryService {
     this.readErrors = self.mapReadErrors();
     self.probeDiagnostics(this, List.of(Diagnostic.values()), Diagnostic::label, TelemetryService::diagnostic);
     self.deviceSelection(selection, DeviceSelection::dropped, DeviceSelection::reported);
+    self.timingSampled(this, t -> t.timing().sampledSeconds(), t -> t.timing().ratio());
+  }
+
+  private TimingShare timing() {
+    ProbeReading r = lastReading.get();
+    return r == null ? new TimingShare("", 0, 0) : r.timing();
   }
 
   private double diagnostic(Diagnostic d) {
@@ -143,7 +150,7 @@ public final class TelemetryService {
       if (reading.devices().stream().anyMatch(r -> vanished.superseded(r.id()))) {
         // a destroyed namespace's counters never appear under the labels of the one that reused its inode
         reading = new ProbeReading(reading.takenAtNanos(), reading.devices().stream()
-            .filter(r -> !vanished.superseded(r.id())).toList(), reading.diagnostics());
+            .filter(r -> !vanished.superseded(r.id())).toList(), reading.diagnostics(), reading.timing());
       }
       DeviceSelection.Selected sel = selection.select(all, reading.devices());
       Inventory inv = sel.inventory();
@@ -205,8 +212,10 @@ public final class TelemetryService {
     return inv.devices().isEmpty() || inv.devices().stream().anyMatch(d -> d.link().xdp().generic());
   }
 
-  /** Whether any device segmented in software since the previous read. */
-  /** Whether software segmentation grew on this read or within {@link #SEGMENTATION_LINGER} before it. */
+  /**
+   * Whether software segmentation or generic-XDP copies grew on this read or within {@link #SEGMENTATION_LINGER}
+   * before it.
+   */
   private boolean segmentationRecent(ProbeReading reading) {
     Instant now = clock.instant();
     if (segmentationGrew(reading)) {
@@ -219,7 +228,7 @@ public final class TelemetryService {
     boolean grew = false;
     Map<DeviceId, Long> now = new HashMap<>();
     for (DeviceReading r : reading.devices()) {
-      long sw = r.counts().swSkbs();
+      long sw = r.counts().swSkbs() + r.counts().xdpCopied();
       now.put(r.id(), sw);
       grew |= sw > lastSwSkbs.getOrDefault(r.id(), 0L);
     }

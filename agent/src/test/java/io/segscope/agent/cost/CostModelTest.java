@@ -63,6 +63,17 @@ class CostModelTest {
   }
 
   @Test
+  void aWindowThatTimedNothingTakesTheMeanOfEveryEarlierTimingTimesTheExactCount() {
+    // issue 25: no sampling window fell in these 10 s; 2,000 segmentations were timed earlier at 8 us each
+    var c = CostModel.window(snap(0, gso(5000, 2000, 16e6, 0)), snap(10, gso(15000, 2000, 16e6, 0)))
+        .get(DeviceId.of(7, 3));
+    assertThat(c.gsoCpu().basis()).isEqualTo("extrapolated");
+    assertThat(c.gsoCpu().cores()).isCloseTo(10000 * 8000e-9 / 10, within(1e-12));
+    assertThat(c.gsoCpu().explanation()).contains("none timed in this window").contains("2000 timed earlier")
+        .contains("8000 ns");
+  }
+
+  @Test
   void aCounterResetCountsFromTheRestart() {
     // the device was forgotten and seen again: its counters restarted below their old values
     var c = CostModel.window(snap(0, gso(90000, 90000, 9e8, 0)), snap(10, gso(2000, 2000, 2e7, 0)))

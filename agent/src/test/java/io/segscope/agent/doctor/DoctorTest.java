@@ -91,7 +91,7 @@ class DoctorTest {
   }
 
   /**
-   * A real program that fails to load (e.g. -Dsegscope.test.failLoad=xdp_generic:kprobe) takes its path to the
+   * A real program that fails to load (e.g. --inject-load-failure xdp_generic:kprobe) takes its path to the
    * next mode when the probe test opens the session, as in run: the report shows the plan that ran, not the
    * trial attaches' plan, and the probe test names the fallback.
    */
@@ -99,7 +99,7 @@ class DoctorTest {
   void aPathThatFellBackInTheProbeTestIsReportedInTheModeItRan() {
     Kernel k = new Kernel(true, true);
     ProbePlan decided = ProbePlan.decide(Optional.empty(), Optional.empty(), k);
-    String why = "its program failed to load: injected load failure (segscope.test.failLoad=xdp_generic:kprobe)";
+    String why = "its program failed to load: injected load failure (xdp_generic:kprobe)";
     ProbePlan ran = decided.without(MeasuredPath.XDP_GENERIC, ProbeMode.KPROBE, why, k);
     assertThat(Doctor.fallbacks(decided, ran)).containsExactly("xdp_generic: kprobe -> tracepoint (fentry: "
         + "bpf BPF_PROG_LOAD segscope_trial: Operation not permitted (errno 1); kprobe: " + why + ")");

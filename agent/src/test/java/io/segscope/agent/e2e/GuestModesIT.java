@@ -3,7 +3,6 @@ package io.segscope.agent.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.lab.Prerequisites;
-import io.segscope.probes.ProbeSession;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,11 +40,6 @@ class GuestModesIT {
   private static final int GUEST_TIMEOUT_SECONDS = 720;
   private static final int OUTPUT_TAIL_LINES = 150;
   private static final List<String> MODES = List.of("kprobe", "fentry");
-  /**
-   * {@code -Dsegscope.guest.diagCallers=true}: the kprobe boot's agent also records, per caller of
-   * {@code __skb_gso_segment}, the stack words and the unwound return address; the kinds' test prints them.
-   */
-  static final String DIAG_PROPERTY = "segscope.guest.diagCallers";
   /**
    * Both JVMs in the guest compile with C1 only: under emulation C2's compile threads take the one
    * vCPU from short-lived test code that never runs long enough to repay them. And they start processes
@@ -106,18 +100,13 @@ class GuestModesIT {
       Path out = repo.resolve("agent/target/guest-runs").resolve(mode);
       deleteTree(out);
       Files.createDirectories(out);
-      // asked for: kprobe mode also records the stack words of its call-site rule (printed by the kinds' test)
-      boolean diagnose = mode.equals("kprobe") && Boolean.getBoolean(DIAG_PROPERTY);
-      String diag = "-D" + ProbeSession.DIAG_CALLERS_PROPERTY + "=" + diagnose;
       List<String> cmd = new ArrayList<>(List.of(repo.resolve("scripts/guest-run").toString(), "--cpus", "1",
           "--timeout", Integer.toString(GUEST_TIMEOUT_SECONDS), "--out", out.toString(), "--",
           "java", "-XX:ErrorFile=" + out + "/hs_err_launcher_%p.log"));
       cmd.addAll(GUEST_JVM);
       cmd.addAll(List.of("-Dsegscope.jar=" + AgentProcess.jar().toAbsolutePath(),
-          "-D" + GuestScenarios.MODE_PROPERTY + "=" + mode, diag,
-          "-Dsegscope.agent.jvmOptions=-XX:ErrorFile=" + out + "/hs_err_agent_%p.log " + String.join(" ", GUEST_JVM)
-              + " "
-              + diag,
+          "-D" + GuestScenarios.MODE_PROPERTY + "=" + mode,
+          "-Dsegscope.agent.jvmOptions=-XX:ErrorFile=" + out + "/hs_err_agent_%p.log " + String.join(" ", GUEST_JVM),
           "-jar", launcher.toString(), "execute",
           "--class-path", testClassPath(),
           "--select-class", GuestScenarios.class.getName()));

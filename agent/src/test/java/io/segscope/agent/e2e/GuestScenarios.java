@@ -11,7 +11,6 @@ import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.probes.ProbeSession;
-import io.segscope.probes.ksym.Kallsyms;
 import io.segscope.probes.sys.StaleKprobeEvents;
 import io.segscope.vocabulary.Site;
 import java.net.http.HttpTimeoutException;
@@ -86,7 +85,7 @@ class GuestScenarios extends ScenarioSuite {
 
   /**
    * The kprobe boot proves the per-path fallback on a real kernel at no extra agent start (issue 12): its agent
-   * runs in auto mode with every path's fentry programs made to fail to load ({@link #agentJvmOptions}), so each
+   * runs in auto mode with every path's fentry programs made to fail to load ({@link #agentArguments}), so each
    * path falls back to kprobe, and every check of this boot (mode label kprobe in every series and evidence) then
    * holds the mode the fallback landed in.
    */
@@ -96,12 +95,12 @@ class GuestScenarios extends ScenarioSuite {
   }
 
   @Override
-  List<String> agentJvmOptions() {
-    if (!mode().equals("kprobe")) {
-      return List.of();
+  List<String> agentArguments() {
+    List<String> args = new ArrayList<>(super.agentArguments());
+    if (mode().equals("kprobe")) {
+      args.addAll(List.of("--inject-load-failure", String.join(",", PATHS.stream().map(p -> p + ":fentry").toList())));
     }
-    return List.of("-D" + ProbeSession.FAIL_LOAD_PROPERTY + "="
-        + String.join(",", PATHS.stream().map(p -> p + ":fentry").toList()));
+    return args;
   }
 
   /**
@@ -201,7 +200,7 @@ class GuestScenarios extends ScenarioSuite {
 
   /**
    * Issue 12 item 4 on a real kernel: in auto mode, fentry passes its trial attach on both paths; the injected
-   * load failure of every path's real fentry programs ({@link #agentJvmOptions}) makes both fall back, in one
+   * load failure of every path's real fentry programs ({@link #agentArguments}) makes both fall back, in one
    * compile more, to kprobe, whose programs are attached (and labelled) on every path; the log says, per path,
    * that fentry failed and why. (Every other check of this boot then holds the kprobe mode it landed in.)
    */
@@ -220,7 +219,7 @@ class GuestScenarios extends ScenarioSuite {
           .filteredOn(x -> x.labels().get("program").startsWith("k"))
           .allSatisfy(x -> assertThat(x.value()).as("%s", x).isEqualTo(1.0));
       assertThat(log).as("the agent's log").contains("probe path " + path
-          + ": mode fentry failed to load (injected load failure (" + ProbeSession.FAIL_LOAD_PROPERTY + "=");
+          + ": mode fentry failed to load (injected load failure (");
     }
     List<String> compiles = log.lines().filter(l -> l.contains("compiling the probe programs")).toList();
     System.out.printf("[%s] agent start: %s%n", mode(), log.lines()
@@ -370,7 +369,6 @@ class GuestScenarios extends ScenarioSuite {
         t.after().samples("segscope_probe_call_site_resolved").stream()
             .map(x -> x.labels().get("call_site") + "=" + (long) x.value() + " " + x.labels().get("function"))
             .toList());
-    printKprobeCallers();
     for (Kind k : kinds) {
       DeviceAt at = k.bad().device(k.segmenting());
       assertSegmentedAt(t, k.bad(), new Segmenting(at, k.site(), k.oracleSite(), k.cause(), k.gsoType(), false, true));
@@ -569,55 +567,6 @@ class GuestScenarios extends ScenarioSuite {
     DeviceAt snd = bad.device("sender");
     assertRecommended(lab, "mtu_mismatch", r1,
         "ip -n " + snd.ns().name() + " link set dev " + snd.name() + " mtu " + Scenarios.ROUTED_EGRESS_MTU);
-  }
-
-  /**
-   * With {@code -Dsegscope.test.diagCallers=true} (the agent compiled with it too, GuestModesIT): the caller the
-   * unwinder gave and the stack words kprobe mode read at {@code __skb_gso_segment} and the site it chose, from the map {@code gso_callers}
-   * (bpftool), named with /proc/kallsyms. A diagnostic: printed, not asserted.
-   */
-  private void printKprobeCallers() throws Exception {
-    if (!mode().equals("kprobe") || !Boolean.getBoolean(ProbeSession.DIAG_CALLERS_PROPERTY)) {
-      return;
-    }
-    Process p = new ProcessBuilder("bpftool", "-j", "map", "dump", "name", "gso_callers").redirectErrorStream(true)
-        .start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    if (p.waitFor() != 0 || !out.strip().startsWith("[")) {
-      System.out.printf("[%s] dump gso_callers: bpftool exit %d: %s%n", mode(), p.exitValue(), out.strip());
-      return;
-    }
-    Kallsyms ksyms = Kallsyms.load();
-    for (Object o : new io.vertx.core.json.JsonArray(out)) {
-      io.vertx.core.json.JsonObject e = (io.vertx.core.json.JsonObject) o;
-      byte[] key = bytes(e.getJsonArray("key"));
-      byte[] value = bytes(e.getJsonArray("value"));
-      java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-      long w0 = k.getLong(0);
-      long w1 = k.getLong(8);
-      long caller = k.getLong(16);
-      int site = k.getInt(24);
-      long n = java.nio.ByteBuffer.wrap(value).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
-      System.out.printf("[%s] kprobe caller: unwound %s; words at sp w0=%s w1=%s -> site code %d (%s%s), %d calls%n",
-          mode(), caller == 0 ? "none" : named(ksyms, caller), named(ksyms, w0), named(ksyms, w1), site,
-          Site.values()[Math.min(site & 15, Site.values().length - 1)].label(),
-          (site & 16) != 0 ? ", after the queue" : "", n);
-    }
-  }
-
-  private static byte[] bytes(io.vertx.core.json.JsonArray hex) {
-    byte[] b = new byte[hex.size()];
-    for (int i = 0; i < b.length; i++) {
-      b[i] = (byte) Integer.parseInt(hex.getString(i).replace("0x", ""), 16);
-    }
-    return b;
-  }
-
-  private static String named(Kallsyms ksyms, long address) {
-    return String.format("%x", address) + ksyms.at(address)
-        .map(s -> " (" + s.name() + "+0x" + Long.toHexString(address - s.start())
-            + (s.module().isEmpty() ? "" : " [" + s.module() + "]") + ")")
-        .orElse("");
   }
 
   /**

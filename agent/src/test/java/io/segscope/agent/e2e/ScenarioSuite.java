@@ -105,9 +105,13 @@ abstract class ScenarioSuite {
     return mode();
   }
 
-  /** JVM options for the agent beyond {@code segscope.agent.jvmOptions} (a test hook's -D). */
-  List<String> agentJvmOptions() {
-    return List.of();
+  /**
+   * The agent's arguments beyond the suite's own: {@code --timing-window always} (the checks hold every
+   * segmentation's duration and the offloaded count to the oracle, so the timing programs run all the time;
+   * TimingWindowsLabTest checks the sampled windows), and a fault a suite injects.
+   */
+  List<String> agentArguments() {
+    return List.of("--timing-window", "always");
   }
 
   /** Runs right before the agent starts: a test that needs kernel state from before it sets it up here. */
@@ -142,9 +146,11 @@ abstract class ScenarioSuite {
     beforeAgentStarts();
     phase("agent starts");
     // short advice windows so a 3 s scenario can open its recommendation (defaults: 30 s / 30 s / 2 m)
-    agent = AgentProcess.start(agentJvmOptions(), "--interval", "1s", "--probe-mode", probeModeArgument(),
+    List<String> args = new ArrayList<>(List.of("--interval", "1s", "--probe-mode", probeModeArgument(),
         "--advice-window", "3s", "--advice-open-after", "2s", "--advice-close-after", "60s", "--advice-accept",
-        ACCEPTED);
+        ACCEPTED));
+    args.addAll(agentArguments());
+    agent = AgentProcess.start(args.toArray(String[]::new));
     agent.awaitReady(readyTimeout());
     phase("agent ready");
   }

@@ -339,19 +339,19 @@ class TelemetryServiceTest {
   }
 
   @Test
-  void theOnDemandTimingProgramStaysWhileSegmentationGrewWithinTheLingerAndGoesAfter() {
+  void theTimingWindowsKeepOpeningWhileSegmentationGrewWithinTheLingerAndStopAfter() {
     Inventory[] inv = {inventory(List.of(device(2, "eth0")))};
     TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
     long[] sw = {0, 0, 40, 40, 40, 40, 90, 90};
-    long[] at = {0, 1, 2, 3, 31, 33, 34, 65};
+    long[] at = {0, 1, 2, 3, 301, 303, 304, 605};
     for (int i = 0; i < sw.length; i++) {
       clock.now = T0.plusSeconds(at[i]);
       probes.reading = new ProbeReading(i, List.of(counters(ROOT, 2, "eth0", sw[i])), Map.of());
       t.refresh();
     }
-    // no growth; none; grew at 2 s; 1 s later; 29 s later (within 30 s); 31 s later (gone);
-    // grew again at 34 s; 31 s after that (gone)
+    // no growth; none; grew at 2 s; 1 s later; 299 s later (within 5 min); 301 s later (gone);
+    // grew again at 304 s; 301 s after that (gone)
     assertThat(probes.segmentationSeen).containsExactly(false, false, true, true, true, false, true, false);
-    assertThat(TelemetryService.SEGMENTATION_LINGER).isEqualTo(Duration.ofSeconds(30));
+    assertThat(TelemetryService.SEGMENTATION_LINGER).isEqualTo(Duration.ofMinutes(5));
   }
 }

@@ -29,7 +29,7 @@ public record BenchConfig(Path root, Path agentJar, Path benchJar, Path launcher
   /** The full run: what BENCHMARKS.md is made from (about 20 minutes here). */
   public static BenchConfig full(Path agentJar, Path benchJar, Path launcherScript) {
     return new BenchConfig(launcherScript.toAbsolutePath().getParent(), agentJar, benchJar, launcherScript,
-        Launcher.read(launcherScript), Duration.ofSeconds(10), 9, Duration.ofSeconds(3), Duration.ofSeconds(3),
+        Launcher.read(launcherScript), Duration.ofSeconds(10), 15, Duration.ofSeconds(3), Duration.ofSeconds(3),
         new int[] {10, 100, 1000}, 100, false, 1000, 128);
   }
 

@@ -66,7 +66,8 @@ public final class KernelPart {
       Topology s1 = Scenarios.s1GsoMismatch(lab, false);
       Topology s2 = Scenarios.s2OffloadLost(lab, false);
       try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(),
-          results.dir().resolve("agent-kernel.log"), List.of(), "--probe-mode", "tracepoint")) {
+          results.dir().resolve("agent-kernel.log"), List.of(), "--probe-mode", "tracepoint",
+          "--timing-window", "always")) {
         agent.awaitReady(Duration.ofSeconds(120));
         // warm up: the path, and the on-demand timing program that segmentation attaches
         lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(2));
@@ -145,8 +146,17 @@ public final class KernelPart {
           Math.round(delta(m0, m1, "segscope_gso_sw_skbs_total", Map.of())),
           Math.round(delta(m0, m1, "segscope_gso_sw_segments_total", Map.of())),
           Math.round(delta(m0, m1, "segscope_gso_sw_duration_seconds_count", Map.of())),
-          delta(m0, m1, "segscope_gso_sw_duration_seconds_sum", Map.of()) * 1e9, foreign);
+          delta(m0, m1, "segscope_gso_sw_duration_seconds_sum", Map.of()) * 1e9, foreign, timingPrograms(m));
     }
+  }
+
+  /** The timing programs (attached in sampling windows only), by the events they hook: see ProgramSpec. */
+  static final Set<String> TIMING_EVENTS = Set.of("net_dev_queue", "qdisc_dequeue");
+
+  /** The agent's timing programs. */
+  static List<String> timingPrograms(PromText m) {
+    return attachedPrograms(m).entrySet().stream().filter(e -> TIMING_EVENTS.contains(e.getValue()))
+        .map(Map.Entry::getKey).toList();
   }
 
   /** program (C function) → the event it runs on, of every tracepoint program the agent lists. */

@@ -5,7 +5,10 @@ import java.util.List;
 /**
  * Part 1: the in-kernel cost of every segscope program in one S1 window with bpf_stats on, next to an
  * empty program of the same attach type on the same event (which also counts how often the kernel fires
- * it), and the software segmentation the agent measured in that window.
+ * it), and the software segmentation the agent measured in that window. The agent runs with
+ * {@code --timing-window always}, so every program runs and every segmentation is timed; the counting
+ * programs alone are what a host pays outside the sampling windows, and the default windows' average is
+ * the counting programs plus the timing programs for {@link #DEFAULT_DUTY} of the time.
  *
  * @param mode the agent's probe mode (segscope_probe_attached's mode label)
  * @param attach how its tracepoint programs attach (tp_btf, raw_tp, tracepoint)
@@ -22,7 +25,45 @@ import java.util.List;
  */
 public record KernelResult(String mode, String attach, double windowSeconds, double gbps, List<ProgramCost> programs,
     List<EventRate> events, long superPackets, long segments, long timedSuperPackets, double segmentationNanos,
-    List<String> foreign) {
+    List<String> foreign, List<String> timingPrograms) {
+  /** The share of the time the timing programs run by default while segmentation is seen: 3 s in every 30 s. */
+  public static final double DEFAULT_DUTY = 3.0 / 30;
+
+  public KernelResult {
+    timingPrograms = timingPrograms == null ? List.of() : List.copyOf(timingPrograms);
+  }
+
+  /** Whether {@code program} is a timing program (attached in sampling windows only). */
+  public boolean timing(String program) {
+    return timingPrograms.contains(program);
+  }
+
+  /** Runs of the counting programs (always attached). */
+  public long countingRuns() {
+    return programs.stream().filter(p -> !timing(p.program())).mapToLong(ProgramCost::runs).sum();
+  }
+
+  /** Run time of the counting programs (always attached). */
+  public long countingRunTimeNanos() {
+    return programs.stream().filter(p -> !timing(p.program())).mapToLong(ProgramCost::runTimeNanos).sum();
+  }
+
+  /** Counting programs' runs per super-packet: what runs outside the sampling windows. */
+  public double countingRunsPerSuperPacket() {
+    return superPackets == 0 ? Double.NaN : (double) countingRuns() / superPackets;
+  }
+
+  /** Counting programs' run time ÷ segmentation time: the cost outside the sampling windows. */
+  public double countingShareOfSegmentation() {
+    return segmentationNanos > 0 ? countingRunTimeNanos() / segmentationNanos : Double.NaN;
+  }
+
+  /** The average share with the timing programs attached {@code duty} of the time. */
+  public double shareAtDuty(double duty) {
+    return segmentationNanos > 0
+        ? (countingRunTimeNanos() + duty * (totalRunTimeNanos() - countingRunTimeNanos())) / segmentationNanos
+        : Double.NaN;
+  }
 
   /**
    * One segscope program in the window.

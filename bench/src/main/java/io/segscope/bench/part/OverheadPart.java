@@ -37,6 +37,8 @@ public final class OverheadPart {
   static final int UDP_PORT = 5400;
   static final int UDP_GSO = 1400;
   static final int UDP_SIZE = 63000;
+  /** The datagram size of the small-packet run: a DNS or VoIP host's packets. */
+  static final int SMALL_UDP = 64;
 
   private final BenchConfig config;
   private final Results results;
@@ -50,6 +52,8 @@ public final class OverheadPart {
     List<OverheadResult.Run> runs = new ArrayList<>();
     List<OverheadResult.UdpRun> udpRuns = new ArrayList<>();
     List<OverheadResult.Start> starts = new ArrayList<>();
+    List<OverheadResult.PpsRun> smallUdp = new ArrayList<>();
+    OverheadResult.UdpRun timingReference = null;
     try (Lab lab = Lab.create("bench-overhead")) {
       List<Topology> tcp = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s1GsoMismatch(lab, false));
       Netns ua = lab.namespace("udpa");
@@ -87,6 +91,10 @@ public final class OverheadPart {
                 double[] cpu = cpu(r);
                 runs.add(new OverheadResult.Run(pair, label(t), with, r.gbitsPerSecond(), cpu[0], cpu[1]));
               }
+              Topology s0 = tcp.get(0);
+              IperfResult small = lab.iperfUdp(s0.sender(), s0.receiver(), s0.receiverAddr(), config.overheadRun(),
+                  SMALL_UDP);
+              smallUdp.add(new OverheadResult.PpsRun(pair, with, packetsPerSecond(small)));
               long skbs = 0;
               long timed = 0;
               double nanos = 0;
@@ -109,11 +117,26 @@ public final class OverheadPart {
             }
           }
         }
+        // the denominator of the end-to-end figure: the UDP super-packet's segmentation time, from one more round
+        // with an agent that times every segmentation (the pairs' agents run the default sampling windows, whose
+        // cycle is longer than a round)
+        Path log = results.dir().resolve("agent-overhead-timing.log");
+        try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(), log, List.of(),
+            "--timing-window", "always")) {
+          agent.awaitReady(Duration.ofSeconds(120));
+          agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
+          UdpGsoSender.Sent sent = udp.send(ua, UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
+          PromText after = agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));
+          timingReference = new OverheadResult.UdpRun(-1, true, sent.sends(), sent.segments(), sent.cpuNanos(),
+              sent.wallNanos(), Math.round(after.sum("segscope_gso_sw_skbs_total", udpDevice)),
+              Math.round(after.sum("segscope_gso_sw_duration_seconds_count", udpDevice)),
+              after.sum("segscope_gso_sw_duration_seconds_sum", udpDevice) * 1e9);
+        }
         sink.stop();
       }
     }
     OverheadResult result = new OverheadResult(config.overheadRun().toMillis() / 1000.0,
-        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts);
+        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts, smallUdp, timingReference);
     results.write("overhead", result);
     return result;
   }
@@ -126,6 +149,19 @@ public final class OverheadPart {
   static double attachSeconds(String log) {
     Matcher m = Pattern.compile("probes attached in (\\d+) ms").matcher(log);
     return m.find() ? Long.parseLong(m.group(1)) / 1000.0 : -1;
+  }
+
+  /** The sender's packets per second from iperf3 -u -J's end.sum_sent. */
+  static double packetsPerSecond(IperfResult r) {
+    try {
+      JsonNode s = JSON.readTree(r.rawJson()).path("end").path("sum_sent");
+      if (!s.path("packets").isNumber() || !(s.path("seconds").asDouble() > 0)) {
+        throw new IllegalStateException("read iperf3 UDP packets: end.sum_sent.packets/seconds missing");
+      }
+      return s.path("packets").asDouble() / s.path("seconds").asDouble();
+    } catch (IOException e) {
+      throw new IllegalStateException("read iperf3 UDP packets: " + e.getMessage(), e);
+    }
   }
 
   /** {sender, receiver} CPU percent from iperf3 -J's end.cpu_utilization_percent. */

@@ -16,7 +16,45 @@ import java.util.function.ToDoubleFunction;
  * @param starts every agent start of the part
  */
 public record OverheadResult(double iperfSeconds, double udpSeconds, List<Run> runs, List<UdpRun> udp,
-    List<Start> starts) {
+    List<Start> starts, List<PpsRun> smallUdp, UdpRun timingReference) {
+  public OverheadResult {
+    smallUdp = smallUdp == null ? List.of() : List.copyOf(smallUdp);
+  }
+
+  /** Without the 64-byte UDP runs and the timing reference (results of earlier runs). */
+  public OverheadResult(double iperfSeconds, double udpSeconds, List<Run> runs, List<UdpRun> udp, List<Start> starts) {
+    this(iperfSeconds, udpSeconds, runs, udp, starts, List.of(), null);
+  }
+
+  /** Without the timing reference. */
+  public OverheadResult(double iperfSeconds, double udpSeconds, List<Run> runs, List<UdpRun> udp, List<Start> starts,
+      List<PpsRun> smallUdp) {
+    this(iperfSeconds, udpSeconds, runs, udp, starts, smallUdp, null);
+  }
+
+  /**
+   * One iperf3 UDP run of 64-byte datagrams at full rate over S0 (nothing segments): the sender's packets per
+   * second, the per-packet cost of a healthy host.
+   */
+  public record PpsRun(int pair, boolean agent, double pps) {}
+
+  /** Per pair: 64-byte UDP packets per second with ÷ without the agent. */
+  public Spread smallUdpRatio() {
+    List<Double> out = new ArrayList<>();
+    for (PpsRun w : smallUdp) {
+      if (w.agent()) {
+        smallUdp.stream().filter(wo -> !wo.agent() && wo.pair() == w.pair() && wo.pps() > 0)
+            .forEach(wo -> out.add(w.pps() / wo.pps()));
+      }
+    }
+    return Spread.of(out);
+  }
+
+  /** Median packets per second of the 64-byte UDP runs with ({@code agent}) or without the agent. */
+  public double medianSmallUdpPps(boolean agent) {
+    List<Double> v = smallUdp.stream().filter(r -> r.agent() == agent).map(PpsRun::pps).toList();
+    return v.isEmpty() ? Double.NaN : Stats.median(v);
+  }
 
   /** One iperf3 run: Gbit/s and iperf3's own CPU figures (percent). */
   public record Run(int pair, String scenario, boolean agent, double gbps, double senderCpu, double receiverCpu) {}
@@ -113,10 +151,18 @@ public record OverheadResult(double iperfSeconds, double udpSeconds, List<Run> r
     return sends == 0 ? Double.NaN : (double) udp.stream().mapToLong(UdpRun::segments).sum() / sends;
   }
 
-  /** The agent's mean segmentation time of one UDP super-packet, per round with the agent. */
+  /**
+   * The agent's mean segmentation time of one UDP super-packet, per round with the agent; where the default
+   * timing windows timed none of the pairs' rounds (a round is shorter than a window's cycle), the one round of
+   * an agent with {@code --timing-window always} after the pairs ({@link #timingReference}).
+   */
   public Spread udpSegmentationNanos() {
-    return Spread.of(udp.stream().filter(u -> u.agent() && u.agentTimed() > 0)
-        .map(u -> u.agentSegmentationNanos() / u.agentTimed()).toList());
+    List<Double> v = udp.stream().filter(u -> u.agent() && u.agentTimed() > 0)
+        .map(u -> u.agentSegmentationNanos() / u.agentTimed()).toList();
+    if (v.isEmpty() && timingReference != null && timingReference.agentTimed() > 0) {
+      v = List.of(timingReference.agentSegmentationNanos() / timingReference.agentTimed());
+    }
+    return Spread.of(v);
   }
 
   /** Spawn to the first scrape with programs attached, over every start. */

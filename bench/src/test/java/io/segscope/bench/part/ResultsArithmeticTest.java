@@ -17,7 +17,7 @@ class ResultsArithmeticTest {
         List.of(
             new KernelResult.EventRate("consume_skb", true, 6500, 6500 * 35),
             new KernelResult.EventRate("net_dev_start_xmit", false, 45_000, 45_000 * 36)),
-        1000, 45_000, 1000, 8_800_000, List.of());
+        1000, 45_000, 1000, 8_800_000, List.of(), List.of("tp_btf__net_dev_queue", "tp_btf__qdisc_dequeue"));
     assertThat(k.totalRuns()).isEqualTo(17_900);
     assertThat(k.runsPerSuperPacket()).isEqualTo(17.9);
     assertThat(k.shareOfSegmentation()).isCloseTo(1_790_000 / 8_800_000.0, within(1e-12));
@@ -26,6 +26,9 @@ class ResultsArithmeticTest {
     assertThat(k.firingsPerSuperPacket("kfree_skb")).isNaN();
     assertThat(k.event("net_dev_start_xmit").nsPerRun()).isEqualTo(36);
     assertThat(k.programs().get(2).nsPerRun()).isNaN();
+    assertThat(k.countingRunsPerSuperPacket()).as("outside the windows: consume_skb alone").isEqualTo(6.5);
+    assertThat(k.countingShareOfSegmentation()).isCloseTo(650_000 / 8_800_000.0, within(1e-12));
+    assertThat(k.shareAtDuty(0.1)).isCloseTo((650_000 + 114_000) / 8_800_000.0, within(1e-12));
   }
 
   private static OverheadResult.Run run(int pair, String s, boolean with, double gbps) {

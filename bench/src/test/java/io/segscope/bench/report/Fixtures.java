@@ -48,7 +48,8 @@ final class Fixtures {
             new KernelResult.EventRate("net_dev_queue", true, 11_400, 11_400 * 35),
             new KernelResult.EventRate("net_dev_start_xmit", false, 55_000, 55_000 * 36),
             new KernelResult.EventRate("netif_receive_skb", false, 55_000, 55_000 * 34)),
-        superPackets, 45 * superPackets, superPackets, 8_800 * superPackets, List.of("pid 7 (java): net_dev_queue"));
+        superPackets, 45 * superPackets, superPackets, 8_800 * superPackets, List.of("pid 7 (java): net_dev_queue"),
+        List.of("tp_btf__net_dev_queue"));
   }
 
   static AccuracyResult accuracy(long agentSkbs) {
@@ -71,7 +72,10 @@ final class Fixtures {
     List<OverheadResult.Run> runs = new ArrayList<>();
     List<OverheadResult.UdpRun> udp = new ArrayList<>();
     List<OverheadResult.Start> starts = new ArrayList<>();
+    List<OverheadResult.PpsRun> small = new ArrayList<>();
     for (int p = 0; p < 9; p++) {
+      small.add(new OverheadResult.PpsRun(p, true, 96_000));
+      small.add(new OverheadResult.PpsRun(p, false, 100_000));
       runs.add(new OverheadResult.Run(p, "S0", true, 19.8, 50, 50));
       runs.add(new OverheadResult.Run(p, "S0", false, 20, 50, 50));
       runs.add(new OverheadResult.Run(p, "S1", true, 9.5, 50, 50));
@@ -81,7 +85,7 @@ final class Fixtures {
       udp.add(new OverheadResult.UdpRun(p, false, 10_000, 450_000, 450_000L * 200, 3_000_000_000L, 0, 0, 0));
       starts.add(new OverheadResult.Start(6.0 + p * 0.1, 6.1 + p * 0.1, 1.5));
     }
-    return new OverheadResult(3, 3, runs, udp, starts);
+    return new OverheadResult(3, 3, runs, udp, starts, small);
   }
 
   static ScaleResult scale(double p50At1000, long rssAt1000) {

@@ -33,6 +33,12 @@ public record Counts(long gsoQueued, long gsoQueuedBytes, long gsoTxDropped, lon
     return new Counts(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
   }
 
+  /** These counts with the software-segmentation ones replaced (the kernel keeps those in gso_detail). */
+  public Counts withSoftware(long skbs, long segments, long bytes, long afterQueue) {
+    return new Counts(gsoQueued, gsoQueuedBytes, gsoTxDropped, skbs, segments, bytes, afterQueue, xdpCopied,
+        xdpCopiedBytes, xdpPassed, xdpPassedBytes);
+  }
+
   /**
    * Super-packets handed intact to the driver: queued, minus those segmented after the queue, minus
    * those dropped on the way. May be transiently negative while a super-packet is between its queue

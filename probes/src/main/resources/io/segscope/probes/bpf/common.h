@@ -71,7 +71,10 @@ struct dev_key {
     u32 ifindex;
 };
 
-/* Per-device counters, one value per CPU (no atomics on the hot path). Java: io.segscope.probes.wire.Counts. */
+/*
+ * Per-device counters, one value per CPU (no atomics on the hot path). Java: io.segscope.probes.wire.Counts.
+ * sw_* stay 0 here: a segmentation counts into gso_detail (one map operation), the reader copies them over.
+ */
 struct dev_counts {
     u64 gso_queued;        /* GSO super-packets queued for transmission on the device */
     u64 gso_queued_bytes;
@@ -87,13 +90,18 @@ struct dev_counts {
 };
 
 /*
- * What a device that segmented in software also gets: shared by all CPUs (atomic adds), created on
- * its first software segmentation, so devices that never segment cost no histogram memory.
- * Java: io.segscope.probes.wire.GsoDetail.
+ * What a device that segmented in software gets, one value per CPU (plain adds: no atomics, no
+ * shared cache lines), created on its first software segmentation, so devices that never segment cost
+ * no histogram memory. A segmentation is ONE lookup of this map: its counts (sw_*) live here, not in
+ * dev_counts (the reader puts them there). Java: io.segscope.probes.wire.GsoDetail.
  */
 struct gso_detail {
-    char name[16];         /* the device's name at its first segmentation */
-    u64 timed;
+    char name[16];         /* the device's name at its first segmentation (on the CPU that created it) */
+    u64 sw_skbs;           /* super-packets segmented in software (any site) on the device: exact */
+    u64 sw_segs;
+    u64 sw_bytes;
+    u64 sw_after_queue;    /* of those, segmented after net_dev_queue on this device (xmit, qdisc) */
+    u64 timed;             /* of those, timed (tracepoint mode: only inside a timing window) */
     u64 timed_ns;
     u64 cause[CAUSES];
     u64 site[SITES];
@@ -116,10 +124,22 @@ struct dev_name {
 };
 
 BPF_F_TABLE("percpu_hash", struct dev_key, struct dev_counts, dev_counts, MAX_DEVICES, MAP_FLAGS);
-BPF_F_TABLE("hash", struct dev_key, struct gso_detail, gso_detail, MAX_DEVICES, MAP_FLAGS);
+BPF_F_TABLE("percpu_hash", struct dev_key, struct gso_detail, gso_detail, MAX_DEVICES, MAP_FLAGS);
 BPF_F_TABLE("hash", struct dev_key, struct dev_name, dev_names, MAX_DEVICES, MAP_FLAGS);
 BPF_PERCPU_ARRAY(diag, u64, DIAGS);
 BPF_PERCPU_ARRAY(zero_gso_detail, struct gso_detail, 1);
+/*
+ * [0]: 1 while the timing programs are attached (a sampling window, or always), written by the agent:
+ * outside windows an untimed segmentation is expected, not a diagnostic.
+ */
+BPF_ARRAY(timing_window, u64, 1);
+
+static __always_inline int timing_open(void)
+{
+    int zero = 0;
+    u64 *on = timing_window.lookup(&zero);
+    return on && *on;
+}
 
 static __always_inline void diag_inc(int idx)
 {
@@ -129,10 +149,19 @@ static __always_inline void diag_inc(int idx)
 }
 
 /*
- * counter[index] += 1 when index < n (atomically: the detail maps are shared by every CPU).
+ * counter[index] += 1 when index < n (a per-CPU value: a plain add).
  * The empty asm makes the index opaque to clang right before its bound check, so the check and the
  * access use the same register (6.1's verifier refuses "R2 unbounded memory access" otherwise).
  */
+#define INC_AT(counter, n, index)                         \
+    do {                                                  \
+        u64 __idx = (index);                              \
+        asm volatile("" : "+r"(__idx));                   \
+        if (__idx < (n))                                  \
+            (counter)[__idx]++;                           \
+    } while (0)
+
+/* The same on a value every CPU shares (xdp_detail): an atomic add. */
 #define ATOMIC_INC_AT(counter, n, index)                  \
     do {                                                  \
         u64 __idx = (index);                              \
@@ -208,6 +237,32 @@ static __always_inline void skb_view_btf(void *skb, struct skb_view *v)
 #ifdef OFF_SKB_REDIRECTED_BYTE
     v->redirected = SKB_BITS(LD(u8, skb, OFF_SKB_REDIRECTED_BYTE), SKB_REDIRECTED_SHIFT, SKB_REDIRECTED_MASK);
 #endif
+}
+
+/*
+ * The fields a segmentation's cause needs (features, limits, the key), BTF-typed: not mtu and xdp_prog, which
+ * lie elsewhere in net_device (xdp_prog with the receive fields, a cache line the transmit path does not touch).
+ */
+static __always_inline int dev_view_btf_tx(void *dev, struct dev_view *v)
+{
+    if (!dev)
+        return -1;
+    v->features = LD(u64, dev, OFF_DEV_FEATURES);
+    v->hw_enc_features = LD(u64, dev, OFF_DEV_HW_ENC_FEATURES);
+    v->ifindex = LD(u32, dev, OFF_DEV_IFINDEX);
+    v->gso_max_size = LD(u32, dev, OFF_DEV_GSO_MAX_SIZE);
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+    v->gso_ipv4_max_size = LD(u32, dev, OFF_DEV_GSO_IPV4_MAX_SIZE);
+#endif
+    v->gso_max_segs = LD(u16, dev, OFF_DEV_GSO_MAX_SEGS);
+    void *net = LD(void *, dev, OFF_DEV_ND_NET);
+    if (net) {
+        v->netns = LD(u32, net, OFF_NET_INUM);
+#ifdef OFF_NET_COOKIE
+        v->netns_cookie = LD(u64, net, OFF_NET_COOKIE);
+#endif
+    }
+    return 0;
 }
 
 static __always_inline int dev_view_btf(void *dev, struct dev_view *v)
@@ -406,8 +461,14 @@ static __always_inline struct gso_detail *gso_detail_for(void *dev, struct dev_k
     bpf_probe_read_kernel(&init->name, sizeof init->name, (char *)dev + OFF_DEV_NAME);
     gso_detail.insert(key, init);
     d = gso_detail.lookup(key);
-    if (!d)
+    if (!d) {
         diag_inc(DIAG_DETAIL_FULL);
+        return 0;
+    }
+    /* the name also where every device's name is kept (a device that segments but never queues in a window) */
+    struct dev_name n = {};
+    __builtin_memcpy(&n.name, init->name, sizeof n.name);
+    dev_names.update(key, &n);
     return d;
 }
 
@@ -497,27 +558,22 @@ static __always_inline void count_segmentation(void *dev, struct dev_view *d, st
     u32 site = code & SITE_MASK;
     struct dev_key key = {};
     dev_key_of(d, &key);
-    struct dev_counts *c = counts_for(dev, &key);
-    if (!c)
-        return;
-    c->sw_skbs++;
-    c->sw_segs += segs;
-    c->sw_bytes += s->len;
-    if (code & SITE_AFTER_QUEUE)
-        c->sw_after_queue++;
     struct gso_detail *det = gso_detail_for(dev, &key);
     if (!det)
         return;
-    ATOMIC_INC_AT(det->cause, CAUSES, cause_of(site, d, s, g));
-    ATOMIC_INC_AT(det->site, SITES, site);
-    ATOMIC_INC_AT(det->gtype, GTYPES, gso_type_class(g->gso_type));
-    ATOMIC_INC_AT(det->seg, SEG_SLOTS, seg_slot(segs));
+    det->sw_skbs++;
+    det->sw_segs += segs;
+    det->sw_bytes += s->len;
+    if (code & SITE_AFTER_QUEUE)
+        det->sw_after_queue++;
+    INC_AT(det->cause, CAUSES, cause_of(site, d, s, g));
+    INC_AT(det->site, SITES, site);
+    INC_AT(det->gtype, GTYPES, gso_type_class(g->gso_type));
+    INC_AT(det->seg, SEG_SLOTS, seg_slot(segs));
     if (duration_ns != ~0ULL) {
-        __sync_fetch_and_add(&det->timed, 1);
-        __sync_fetch_and_add(&det->timed_ns, duration_ns);
-        ATOMIC_INC_AT(det->dur, DUR_SLOTS, dur_slot(duration_ns));
-    } else {
-        diag_inc(DIAG_SEGMENTED_UNTIMED);
+        det->timed++;
+        det->timed_ns += duration_ns;
+        INC_AT(det->dur, DUR_SLOTS, dur_slot(duration_ns));
     }
 }
 

@@ -1,32 +1,42 @@
 /*
  * segscope: TX software segmentation and the fate of every GSO super-packet, in every mode.
  *
+ * Two kinds of program (ProgramSpec says which is which; docs/probing.md what each costs):
+ *   COUNTING, always attached: one per mode on the event where a super-packet's fate is decided. It
+ *   counts exactly (super-packets, segments, bytes, cause, site, type) with one per-CPU map operation.
+ *   TIMING, attached only in sampling windows (a few seconds in every cycle while software segmentation
+ *   was seen recently; always with --timing-window always): the start stamps and the queued count.
+ *
  * Every mode (when the gso_tx path is measured):
- *   net:net_dev_queue(skb)             a GSO super-packet queued on skb->dev: gso_queued (+ the start of
- *                                      its segmentation time in tracepoint mode)
- *   skb:kfree_skb(skb, location)       a GSO super-packet dropped on the transmit path before the
- *                                      driver (location in the TX functions): gso_tx_dropped; or, at
+ *   net:net_dev_queue(skb)             TIMING. A GSO super-packet queued on skb->dev: gso_queued (the
+ *                                      reader derives "offloaded" from the windows) and a per-CPU start
+ *                                      stamp {skb, time} (tracepoint mode times from it; kprobe/fentry
+ *                                      modes use it to tell a segmentation after the queue)
+ *   skb:kfree_skb(skb, location)       COUNTING. A GSO super-packet dropped on the transmit path before
+ *                                      the driver (location in the TX functions): gso_tx_dropped; or, at
  *                                      tbf's enqueue, the original of a super-packet tbf segmented and
  *                                      whose every segment it dropped: a segmentation (tracepoint mode)
  * Tracepoint mode (no kprobes/fentry):
- *   skb:consume_skb(skb, location)     location inside a function that segments (validate_xmit_skb,
- *                                      ip_finish_output_gso, tbf/cake/netem/taprio, xfrm, udp rx, ...)
- *                                      and the skb still a super-packet: it was just segmented in
- *                                      software there and the original is freed. Count, site, cause,
- *                                      and the time since net_dev_queue / qdisc_dequeue on this CPU.
- *   qdisc:qdisc_dequeue(.., skb)       (attached only while software segmentation is seen) the start
- *                                      moves to the dequeue on queued devices
+ *   skb:consume_skb(skb, location)     COUNTING. location inside a function that segments
+ *                                      (validate_xmit_skb, ip_finish_output_gso, tbf/cake/netem/taprio,
+ *                                      xfrm, udp rx, ...) and the skb still a super-packet: it was just
+ *                                      segmented in software there and the original is freed. Count,
+ *                                      site, cause, and (in a window) the time since the stamp.
+ *   qdisc:qdisc_dequeue(.., skb)       TIMING. The stamp moves to the dequeue on queued devices.
  * kprobe / fentry modes:
  *   __skb_gso_segment entry/exit       one segmentation, timed exactly (both tx_path values)
- * "Offloaded" (handed intact to the driver) is derived by the reader: queued - segmented after the
- * queue (sites xmit, qdisc) - dropped before the driver. No program runs per segment.
+ * No program runs per segment.
  *
  * Entry points exist per attach type: TP_ATTACH_BTF (tp_btf: BTF-typed args, plain loads),
  * TP_ATTACH_RAW (raw_tp: probe reads) or TP_ATTACH_CLASSIC (classic tracepoints, BCC's args struct).
  */
 #if defined(GSO_MODE_TRACEPOINT) || defined(GSO_MODE_KPROBE) || defined(GSO_MODE_FENTRY)
 
-/* The last GSO super-packet queued (or dequeued) on this CPU and when: pairs queue and segmentation. */
+/*
+ * The last GSO super-packet queued (or dequeued) on this CPU and when: pairs queue and segmentation.
+ * Written only by the timing programs; the agent zeroes it when a window closes, so a stale stamp never
+ * times a later skb at the same address.
+ */
 struct xmit_start {
     void *skb;
     u64 ts;
@@ -61,6 +71,8 @@ static __always_inline void consumed_body(void *skb, u32 site, struct skb_view *
         if (now >= st->ts)
             duration = now - st->ts;
         st->skb = 0;
+    } else if (timing_open()) {
+        diag_inc(DIAG_SEGMENTED_UNTIMED); /* in a window, its start was not seen on this CPU */
     }
     count_segmentation(s->dev, d, s, &g, segments_of(skb, s, &g), site, duration);
 }
@@ -112,7 +124,7 @@ int tp_btf__net_dev_queue(u64 *ctx)
     struct skb_view s = {};
     struct dev_view d = {};
     skb_view_btf(skb, &s);
-    dev_view_btf(dev, &d);
+    dev_view_btf_tx(dev, &d);
     queued_body(skb, dev, &s, &d);
     return 0;
 }
@@ -126,7 +138,7 @@ int tp_btf__kfree_skb(u64 *ctx)
     struct skb_view s = {};
     struct dev_view d = {};
     skb_view_btf(skb, &s);
-    if (dev_view_btf(s.dev, &d))
+    if (dev_view_btf_tx(s.dev, &d))
         return 0;
     tx_drop_body(skb, kind, ctx[1], &s, &d);
     return 0;
@@ -192,7 +204,7 @@ int tp_btf__consume_skb(u64 *ctx)
     struct skb_view s = {};
     struct dev_view d = {};
     skb_view_btf(skb, &s);
-    if (dev_view_btf(s.dev, &d))
+    if (dev_view_btf_tx(s.dev, &d))
         return 0;
     consumed_body(skb, site, &s, &d);
     return 0;
@@ -378,51 +390,75 @@ static __always_inline u64 fentry_caller(const u64 *frames, long got)
 
 #ifdef GSO_MODE_FENTRY
 /*
- * fentry: the caller from the unwinder (fentry_caller), classified as in kprobe mode; where the stack does
- * not show it, a segmentation of the super-packet last queued on this CPU is taken to be after the queue
- * (site xmit: validate_xmit_skb, or a qdisc on that device) and others are "other".
+ * fentry mode: the fexit program is the COUNTING program (always attached; it runs only when something is
+ * segmented): at the exit of __skb_gso_segment the original skb is intact (its headers pushed back), so it
+ * counts exactly as tracepoint mode does at consume_skb, from BTF-typed loads. The fentry program is a
+ * TIMING program (sampling windows only): it stamps {skb, time} for the exit to time.
+ *
+ * The caller comes from the kernel's unwinder (bpf_get_stack: fentry_caller), at the exit, only for calls that
+ * segmented. (Reading it from the BPF trampoline's frame words instead, one probe read above ctx, was tried
+ * in the Debian 6.1 guest: S1 looked right, but S6's forwarded super-packets came out at site xmit instead
+ * of ip_output_mtu, so the word read was not the caller there; not used.) Where the stack does not show it,
+ * a segmentation of the super-packet last queued on this CPU (in a window) is taken to be after the queue
+ * (site xmit) and others are "other".
  */
+struct gso_stamp {
+    void *skb;
+    u64 ts;
+};
+BPF_PERCPU_ARRAY(gso_stamp_slot, struct gso_stamp, 1);
+
 KFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path)
 {
-    struct gso_call *c = gso_slot();
-    if (!c)
-        return 0;
-    skb_view_btf(skb, &c->s);
-    if (dev_view_btf(c->s.dev, &c->d)) {
-        c->ts = 0;
-        return 0;
-    }
-    u64 frames[GSO_FENTRY_FRAMES] = {};
-    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
-    u64 caller = fentry_caller(frames, got);
     int zero = 0;
-    struct xmit_start *st = xmit_start_slot.lookup(&zero);
-    u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
-    gso_enter(c, skb, caller ? return_address_site(caller, 0, 0, queued)
-                             : (queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER));
+    struct gso_stamp *st = gso_stamp_slot.lookup(&zero);
+    if (st) {
+        st->skb = skb;
+        st->ts = bpf_ktime_get_ns();
+    }
     return 0;
 }
 
 KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *ret)
 {
-    return gso_exit(skb, (u64)ret);
+    u64 r = (u64)ret;
+    if (r == 0) {
+        diag_inc(DIAG_GSO_NULL);
+        return 0;
+    }
+    if (r >= (u64)-SEG_MAX_ERRNO) {
+        diag_inc(DIAG_GSO_ERROR);
+        return 0;
+    }
+    u64 duration = ~0ULL;
+    int zero = 0;
+    struct gso_stamp *st = gso_stamp_slot.lookup(&zero);
+    if (st && st->skb == skb) {
+        u64 now = bpf_ktime_get_ns();
+        if (now >= st->ts)
+            duration = now - st->ts;
+        st->skb = 0;
+    }
+    struct skb_view s = {};
+    struct dev_view d = {};
+    skb_view_btf(skb, &s);
+    if (dev_view_btf_tx(s.dev, &d))
+        return 0;
+    struct gso_info g = {};
+    if (gso_info_read(&s, &g) || !g.gso_size)
+        return 0;
+    u64 frames[GSO_FENTRY_FRAMES] = {};
+    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+    u64 caller = fentry_caller(frames, got);
+    struct xmit_start *q = xmit_start_slot.lookup(&zero);
+    u32 queued = q && q->skb == skb ? SITE_AFTER_QUEUE : 0;
+    u32 site = caller ? return_address_site(caller, 0, 0, queued)
+                      : (queued ? (SITE_XMIT | SITE_AFTER_QUEUE) : SITE_OTHER);
+    u32 segs = g.gso_segs ? g.gso_segs : gso_count_list(ret);
+    count_segmentation(s.dev, &d, &s, &g, segs, site, duration);
+    return 0;
 }
 #else
-#ifdef GSO_DIAG_CALLERS
-/*
- * Test-only (-DGSO_DIAG_CALLERS=1, set by the system property segscope.test.diagCallers=true; never in
- * the shipped program): the two stack words kprobe mode reads and the site it chose, counted, so a test
- * can dump them (bpftool map dump name gso_callers) and name them with /proc/kallsyms.
- */
-struct gso_caller {
-    u64 w0;
-    u64 w1;
-    u64 caller;
-    u32 site;
-    u32 pad;
-};
-BPF_HASH(gso_callers, struct gso_caller, u64, 256);
-#endif
 
 
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
@@ -450,15 +486,6 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
     u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
     u32 site = caller ? return_address_site(caller, 0, 0, queued)
                       : return_address_site(words[0], words[1], unread, queued);
-#ifdef GSO_DIAG_CALLERS
-    struct gso_caller k = {.w0 = words[0], .w1 = words[1], .caller = caller, .site = site};
-    u64 one = 1;
-    u64 *n = gso_callers.lookup(&k);
-    if (n)
-        __sync_fetch_and_add(n, 1);
-    else
-        gso_callers.update(&k, &one);
-#endif
     gso_enter(c, skb, site);
     return 0;
 }

@@ -48,20 +48,4 @@ class EveryModeCompilesLabTest {
     }
     assertThat(o.programs()).allSatisfy(p -> assertThat(p.code()).as(p.name()).isNotEmpty());
   }
-
-  /** The test-only call-site diagnostic of kprobe mode (GuestModesIT turns it on in the guest) compiles too. */
-  @Test
-  void kprobeModeCompilesWithTheCallerDiagnostic() throws Exception {
-    Requirement.require(Files.isReadable(Path.of("/sys/kernel/btf/vmlinux")), "needs the kernel's BTF");
-    Requirement.require(ProcessHandle.current().info().user().map("root"::equals).orElse(false),
-        "needs root (kallsyms addresses)");
-    KernelLayout layout = KernelLayout.fromBtf(Btf.loadKernel());
-    String text = ProgramText.of(CallSites.resolve(Kallsyms.load()));
-    List<String> cflags = new ArrayList<>(layout.cflags());
-    cflags.addAll(List.of("-DGSO_MODE_KPROBE=1", "-DGSO_DIAG_CALLERS=1", TracepointAttach.TP_BTF.cflag(),
-        "-DMAX_DEVICES=4096", "-DMAP_FLAGS=1"));
-    CompiledObject o = BccCompiler.compile("segscope-diag", text, cflags);
-    assertThat(o.programs().stream().map(CompiledObject.Program::name)).contains("kprobe____skb_gso_segment");
-    assertThat(o.maps().stream().map(CompiledObject.MapDef::name)).contains("gso_callers");
-  }
 }
