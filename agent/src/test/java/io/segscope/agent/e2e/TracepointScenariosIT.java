@@ -208,7 +208,8 @@ class TracepointScenariosIT extends ScenarioSuite {
       long pid = n.path("pid").asLong();
       if ((hook.equals("net_dev_queue") || hook.equals("consume_skb")) && !ours.contains(pid)) {
         String command = ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("?");
-        found.add(pid + " (" + command.substring(0, Math.min(80, command.length())) + "): " + hook + " "
+        String shown = command.replaceAll("\\s+", " ");
+        found.add(pid + " (" + shown.substring(0, Math.min(80, shown.length())) + "): " + hook + " "
             + n.path("fd_type").asText());
       }
     }
