@@ -354,8 +354,15 @@ class DashboardsTest {
   void overviewShowsCostPerHostAndDeviceTopDevicesAndRecommendations() {
     JsonNode d = dashboard("segscope-overview");
     String all = Dashboards.queries(d).stream().map(Dashboards.Query::expr).collect(Collectors.joining("\n"));
-    assertThat(all).contains("sum by (instance) ((rate(segscope_gso_sw_duration_seconds_sum",
-        "sum by (instance, netns, device) ((rate(segscope_gso_sw_duration_seconds_sum",
+    // software-GSO CPU is estimated: the exact count x the mean of the durations timed in the windows
+    String estimate = "((rate(segscope_gso_sw_skbs_total{job=\"$job\", instance=~\"$instance\", netns=~\"$netns\", "
+        + "device=~\"$device\"}[$__rate_interval]) * ((rate(segscope_gso_sw_duration_seconds_sum{";
+    assertThat(all).contains("sum by (instance) " + estimate, "sum by (instance, netns, device) " + estimate,
+        "rate(segscope_gso_sw_duration_seconds_count{");
+    assertThat(Dashboards.queries(d)).as("a software-GSO CPU panel that sums only the timed durations")
+        .noneMatch(q -> q.expr().contains("segscope_gso_sw_duration_seconds_sum")
+            && !q.expr().contains("segscope_gso_sw_duration_seconds_count"));
+    assertThat(all).contains(
         "segscope_gso_offloaded_skbs_total", "topk(10,", "segscope_recommendation_info",
         "segscope_recommendation_cpu_saving_ratio", "outcome=\"copied\"");
   }
@@ -398,7 +405,8 @@ class DashboardsTest {
     Dashboards.Query top = Dashboards.queries(overview).stream()
         .filter(q -> q.panelTitle().equals("Top workloads by software-segmentation CPU")).findFirst().orElseThrow();
     soft.assertThat(top.expr()).startsWith("topk(10, sum by (instance, workload_kind, workload, pod_namespace, pod) ("
-        + "sum by (instance, netns, device) ((rate(segscope_gso_sw_duration_seconds_sum{").contains("[$__range]")
+        + "sum by (instance, netns, device) ((rate(segscope_gso_sw_skbs_total{").contains("[$__range]")
+        .contains("rate(segscope_gso_sw_duration_seconds_count{")
         .contains(join);
     soft.assertThat(top.format()).isEqualTo("table");
     soft.assertThat(Dashboards.queries(overview).stream().map(Dashboards.Query::panelTitle))
