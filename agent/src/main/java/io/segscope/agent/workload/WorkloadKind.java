@@ -13,7 +13,10 @@ public enum WorkloadKind {
   SERVICE("service"),
   /** A plain process, by its name. */
   PROCESS("process"),
-  /** A namespace bind-mounted under /run/netns (or a --netns-dir) that no process is in. */
+  /**
+   * A namespace bind-mounted under /run/netns (or a --netns-dir) with no pod, container or service in it
+   * (plain processes, or none): named by its name.
+   */
   NAMED("named"),
   /** The host's own (initial) namespace. */
   HOST("host"),

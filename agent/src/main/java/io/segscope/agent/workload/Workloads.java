@@ -20,15 +20,16 @@ public record Workloads(Map<Long, Workload> byNetns, Instant resolvedAt) {
   }
 
   /**
-   * The workload of {@code ns}: the resolved one, else the host for the root namespace, else its
-   * name for a named one, else unknown (not resolved yet).
+   * The workload of {@code ns}: the host for the root namespace; the resolved one, unless that is a plain
+   * process in a named namespace (the name says what the namespace is for, any process may be in it);
+   * else its name for a named one, else unknown (not resolved yet).
    */
   public Workload of(Netns ns) {
     if (ns.root()) {
       return Workload.host();
     }
     Workload w = byNetns.get(ns.inode());
-    if (w != null) {
+    if (w != null && !(w.kind() == WorkloadKind.PROCESS && !ns.name().isEmpty())) {
       return w;
     }
     return ns.name().isEmpty() ? Workload.unknown() : Workload.named(ns.name());

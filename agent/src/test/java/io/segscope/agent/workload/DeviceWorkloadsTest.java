@@ -94,7 +94,8 @@ class DeviceWorkloadsTest {
         .isEqualTo(WorkloadKind.HOST);
     // issue 27: S1's uplink in the root namespace got the receiver namespace's iperf3 as its workload; a
     // plain process names its own namespace's devices, never a device of the host's
-    assertThat(d.served(DeviceId.of(PLAIN, 2)).workload().kind()).isEqualTo(WorkloadKind.PROCESS);
+    assertThat(d.served(DeviceId.of(PLAIN, 2)).workload()).as("a named namespace with only a plain process in it")
+        .isEqualTo(Workload.named("zbs1r"));
     assertThat(d.served(DeviceId.of(HOST, 14)).workload()).as("peer in a namespace where a plain process runs")
         .isEqualTo(Workload.host());
     assertThat(d.served(DeviceId.of(HOST, 14)).viaLink()).isFalse();
