@@ -199,9 +199,11 @@ class ContainerImageIT {
       JsonNode rec = awaitRecommendation(kubelet, Duration.ofSeconds(10));
       assertThat(rec.path("subject").path("device").asText()).isEqualTo(receiver.hostVeth());
       assertThat(rec.path("subject").path("workload").path("pod").asText()).isEqualTo("receiver");
-      // the pod's namespace is named under the node's /run/netns (where containerd pins it), so `ip -n` reaches it
-      assertThat(rec.path("commands").get(0).asText()).as("the fix, in the sender pod's namespace")
-          .isEqualTo("ip -n " + sender.netnsPath().getFileName() + " link set dev eth0 gso_max_size 16384");
+      // issue 28: the host-side veth's 16384 is a setting (a veth takes 524280), so the fix raises it to what the
+      // sender pod's eth0 uses; it is in the node's namespace, the agent's own (hostNetwork): a plain `ip`
+      assertThat(rec.path("evidence").path("limit_case").asText()).isEqualTo("setting");
+      assertThat(rec.path("commands").get(0).asText()).as("the fix, on the node's side of the receiver's veth")
+          .isEqualTo("ip link set dev " + receiver.hostVeth() + " gso_max_size 65536");
 
       scrapeWithTheServiceMonitorAndLoadThePrometheusRule(fwd.port());
 

@@ -246,13 +246,17 @@ class ContainerdPodsIT {
         List<String> podsInvolved = new ArrayList<>();
         rec.path("devices").forEach(d -> podsInvolved.add(d.path("device").asText() + ":"
             + d.path("workload").path("pod").asText()));
-        assertThat(podsInvolved).contains(receiver.hostVeth() + ":receiver", "eth0:sender");
-        assertThat(rec.path("commands").get(0).asText()).as("the fix, in the sender pod's namespace")
-            .isEqualTo("nsenter --net=" + sender.netnsPath() + " -- ip link set dev eth0 gso_max_size 16384");
+        assertThat(podsInvolved).contains(receiver.hostVeth() + ":receiver");
+        // issue 28: the host-side veth's 16384 is a setting (a veth takes 524280), so the fix raises it to what
+        // the sender pod's eth0 uses, on the node, instead of shrinking the pod's super-packets
+        assertThat(rec.path("evidence").path("limit_case").asText()).isEqualTo("setting");
+        assertThat(rec.path("commands").get(0).asText()).as("the fix, on the node's side of the receiver's veth")
+            .isEqualTo("ip -n " + containerd.node().name() + " link set dev " + receiver.hostVeth()
+                + " gso_max_size 65536");
         List<String> argv = new ArrayList<>();
         rec.path("argv").get(0).forEach(a -> argv.add(a.asText()));
-        assertThat(argv).containsExactly("nsenter", "--net=" + sender.netnsPath(), "--", "ip", "link", "set", "dev",
-            "eth0", "gso_max_size", "16384");
+        assertThat(argv).containsExactly("ip", "-n", containerd.node().name(), "link", "set", "dev",
+            receiver.hostVeth(), "gso_max_size", "65536");
 
         // the workload panels, with the pod selector on the receiver, show the receiver's cost
         checkWorkloadPanels(prom, instance);
