@@ -44,7 +44,7 @@ final class MetricContract {
     SERIES.put("segscope_recommendation_verified_saving_cores", Set.of("id", "rule", "netns", "device", "state"));
     SERIES.put("segscope_recommendation_verification_info", Set.of("id", "rule", "netns", "device", "state",
         "verdict"));
-    SERIES.put("segscope_probe_attached", Set.of("path", "program", "mode"));
+    SERIES.put("segscope_probe_attached", Set.of("path", "program", "mode", "attach", "schedule"));
     SERIES.put("segscope_probe_call_site_resolved", Set.of("call_site", "site", "function"));
     SERIES.put("segscope_probe_run_seconds_total", Set.of("program"));
     SERIES.put("segscope_probe_runs_total", Set.of("program"));

@@ -94,8 +94,9 @@ final class Families {
       Family.gauge(
           "segscope_probe_attached",
           "1 if the probe program for this kernel path is attached in this mode, 0 if it is not;"
-              + " attach is how (tp_btf, raw_tp, tracepoint, kprobe, kretprobe, fentry, fexit).",
-          null, "path", "program", MODE, "attach");
+              + " attach is how (tp_btf, raw_tp, tracepoint, kprobe, kretprobe, fentry, fexit); schedule"
+              + " is always or on_demand (attached only while needed, e.g. in the timing windows: 0 is normal).",
+          null, "path", "program", MODE, "attach", "schedule");
   static final Family PROBE_CALL_SITE_RESOLVED =
       Family.gauge(
           "segscope_probe_call_site_resolved",

@@ -186,7 +186,7 @@ final class SnapshotTranslator {
         new Sample(
             PROBE_ATTACHED,
             GaugeDataPointSnapshot.builder()
-                .labels(PROBE_ATTACHED.labels(r.path(), r.program(), r.mode(), r.attach()))
+                .labels(PROBE_ATTACHED.labels(r.path(), r.program(), r.mode(), r.attach(), r.schedule()))
                 .value(r.attached() ? 1 : 0)
                 .build()));
   }

@@ -87,7 +87,7 @@ final class Fixtures {
         .addXdp(timedXdp())
         .addXdp(untimedXdp())
         .addProbe(new ProbeStatus("gso_tx", "tp_btf__consume_skb", "tracepoint", "tp_btf", true))
-        .addProbe(new ProbeStatus("gso_tx", "tp_btf__qdisc_dequeue", "tracepoint", "tp_btf", false))
+        .addProbe(new ProbeStatus("gso_tx", "tp_btf__qdisc_dequeue", "tracepoint", "tp_btf", false, true))
         .addProbe(new ProbeStatus("xdp_generic", "kprobe__do_xdp_generic", "kprobe", "kprobe", true))
         .addCallSite(new CallSiteStatus("validate_xmit_skb", "xmit", "validate_xmit_skb.isra.0", true))
         .addCallSite(new CallSiteStatus("tbf_segment", "qdisc", "tbf_enqueue", true))

@@ -48,7 +48,7 @@ class SegscopeCollectorTest {
     GoldenFiles.assertMatches("no-devices.om.txt", text);
     assertThat(text)
         .contains(
-            "segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"tp_btf__consume_skb\"} 0")
+            "segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"tp_btf__consume_skb\",schedule=\"always\"} 0")
         .contains("segscope_build_info{kernel=\"6.18.0-test\",libbcc=\"0.26.0\",version=\"0.1.0\"} 1")
         .doesNotContain("segscope_gso_");
   }
@@ -83,7 +83,7 @@ class SegscopeCollectorTest {
         .contains("segscope_gso_sw_skbs_total{device=\"uplink0\",mode=\"tracepoint\",netns=\"4026532281\"} 10.0")
         .contains(
             "segscope_gso_offloaded_skbs_total{device=\"veth-s1\",mode=\"tracepoint\",netns=\"4026531840\"} 1200.0")
-        .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"p\"} 1")
+        .contains("segscope_probe_attached{attach=\"tp_btf\",mode=\"tracepoint\",path=\"gso_tx\",program=\"p\",schedule=\"always\"} 1")
         .doesNotContain(" 99.0");
   }
 

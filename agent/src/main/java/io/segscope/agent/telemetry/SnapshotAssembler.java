@@ -97,7 +97,7 @@ public final class SnapshotAssembler {
     }
     for (ProbeAttachment a : attachments) {
       try {
-        b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attach(), a.attached()));
+        b.addProbe(new ProbeStatus(a.path(), a.program(), a.mode(), a.attach(), a.attached(), a.onDemand()));
       } catch (RuntimeException e) {
         errors.skipped(TranslationErrorListener.PROBE, a.path() + "/" + a.program(), a.toString(), e);
       }
