@@ -25,11 +25,10 @@ record ContainerImage(List<String> entrypoint, Map<String, String> env) {
   }
 
   /**
-   * The instructions of stage {@code index} (0 = after the first FROM) of a Containerfile's text, the
-   * FROM itself first: continuation lines joined, comments and blank lines dropped, runs of white
-   * space folded to one space.
+   * Every instruction of a Containerfile's text: continuation lines joined, comments and blank lines
+   * dropped, runs of white space folded to one space.
    */
-  static List<String> stage(String containerfile, int index) {
+  static List<String> instructions(String containerfile) {
     List<String> all = new ArrayList<>();
     StringBuilder cur = new StringBuilder();
     for (String raw : containerfile.split("\n")) {
@@ -44,9 +43,18 @@ record ContainerImage(List<String> entrypoint, Map<String, String> env) {
         cur.setLength(0);
       }
     }
+    return all;
+  }
+
+  /**
+   * The instructions of stage {@code index} (0 = after the first FROM) of a Containerfile's text, the
+   * FROM itself first: continuation lines joined, comments and blank lines dropped, runs of white
+   * space folded to one space.
+   */
+  static List<String> stage(String containerfile, int index) {
     List<String> stage = new ArrayList<>();
     int seen = -1;
-    for (String i : all) {
+    for (String i : instructions(containerfile)) {
       if (i.startsWith("FROM ")) {
         seen++;
       }

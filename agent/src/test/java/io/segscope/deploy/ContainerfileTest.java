@@ -19,21 +19,7 @@ class ContainerfileTest {
 
   /** Instructions with continuation lines joined, comments dropped. */
   private static List<String> instructions() {
-    List<String> out = new ArrayList<>();
-    StringBuilder cur = new StringBuilder();
-    for (String raw : RepoFiles.text(FILE).split("\n")) {
-      String line = raw.strip();
-      if (line.startsWith("#") || (line.isEmpty() && cur.length() == 0)) {
-        continue;
-      }
-      boolean more = line.endsWith("\\");
-      cur.append(more ? line.substring(0, line.length() - 1) : line).append(' ');
-      if (!more) {
-        out.add(cur.toString().strip().replaceAll("\\s+", " "));
-        cur.setLength(0);
-      }
-    }
-    return out;
+    return ContainerImage.instructions(RepoFiles.text(FILE));
   }
 
   private static List<String> starting(String keyword) {
