@@ -110,7 +110,7 @@ public final class CostModel {
       NativeHistogram now = x1.copyDuration().orElse(Histograms.EMPTY_DURATION);
       copyNanos = base == null ? now : now.minus(base.copyDuration().orElse(Histograms.EMPTY_DURATION));
       if (copied > 0 && copyNanos.count() == 0) {
-        xdpCpu = new CpuEstimate(copied * UNTIMED_XDP_COPY_NANOS / 1e9 / s, "estimated",
+        xdpCpu = new CpuEstimate(copied * UNTIMED_XDP_COPY_NANOS / 1e9 / s, "estimated", Double.NaN,
             String.format("%.0f copies/s x %.0f ns (the %s mode cannot time copies; 600 ns is the median "
                 + "linearization cost measured with an instrumented kernel)", copied / s,
                 UNTIMED_XDP_COPY_NANOS, xdpMode));
@@ -150,19 +150,28 @@ public final class CostModel {
     if (n == 0) {
       if (lifetime.count() > 0) {
         double mean = lifetime.sum() / lifetime.count();
-        return new CpuEstimate(events * mean / s, "extrapolated", String.format(
-            "%.0f %s, none timed in this window: x the mean of %d timed earlier, %.0f ns (%s)", events, what,
-            lifetime.count(), mean * 1e9, how));
+        double error = Histograms.meanRelativeError(lifetime, Double.POSITIVE_INFINITY);
+        return new CpuEstimate(events * mean / s, "extrapolated", error, String.format(
+            "%.0f %s, none timed in this window: x the mean of %d timed earlier, %.0f ns%s (%s)", events, what,
+            lifetime.count(), mean * 1e9, errorText(error), how));
       }
-      return new CpuEstimate(0, "none", events + " " + what + " but none timed");
+      return new CpuEstimate(0, "none", Double.NaN, events + " " + what + " but none timed");
     }
     double cores = timed.sum() / s;
     if (n >= events) {
-      return new CpuEstimate(cores, "measured", String.format("%d %s timed (%s)", n, what, how));
+      return new CpuEstimate(cores, "measured", 0, String.format("%d %s timed (%s)", n, what, how));
     }
     double scaled = cores * (events / n);
-    return new CpuEstimate(scaled, "extrapolated", String.format(
-        "%d of %.0f %s timed (%.0f%%), scaled to all of them (%s)", n, events, what, 100.0 * n / events, how));
+    double error = Histograms.meanRelativeError(timed, events);
+    return new CpuEstimate(scaled, "extrapolated", error, String.format(
+        "%d of %.0f %s timed (%.0f%%), scaled to all of them%s (%s)", n, events, what, 100.0 * n / events,
+        errorText(error), how));
+  }
+
+  /** The sampling error in words: " (+/- 2.1 %, 95 % confidence from the timed sample)", or "" if unknown. */
+  private static String errorText(double relativeError) {
+    return Double.isNaN(relativeError) ? ""
+        : String.format(" (+/- %.1f %%, 95 %% confidence from the timed sample)", 100 * relativeError);
   }
 
 }

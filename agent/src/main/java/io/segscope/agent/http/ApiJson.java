@@ -123,12 +123,15 @@ final class ApiJson {
             .put("software_skbs_per_sec", c.swSkbsPerSec()).put("segments_per_sec", c.swSegmentsPerSec())
             .put("bytes_per_sec", c.swBytesPerSec()).put("offloaded_skbs_per_sec", c.offloadedSkbsPerSec())
             .put("causes_per_sec", causes).put("cpu_cores", c.gsoCpu().cores()).put("cpu_basis", c.gsoCpu().basis())
+            .put("cpu_relative_error", finite(c.gsoCpu().relativeError()))
+            .put("timed_skbs", c.swDuration().count())
             .put("duration_p50_ns", finite(c.swDurationQuantileNanos(0.5)))
+            .put("duration_p90_ns", finite(c.swDurationQuantileNanos(0.9)))
             .put("duration_p99_ns", finite(c.swDurationQuantileNanos(0.99))))
         .put("xdp_generic", new JsonObject().put("mode", c.xdpMode())
             .put("copied_per_sec", c.xdpCopiedPerSec()).put("passed_per_sec", c.xdpPassedPerSec())
             .put("copied_bytes_per_sec", c.xdpCopiedBytesPerSec()).put("cpu_cores", c.xdpCpu().cores())
-            .put("cpu_basis", c.xdpCpu().basis()));
+            .put("cpu_basis", c.xdpCpu().basis()).put("cpu_relative_error", finite(c.xdpCpu().relativeError())));
   }
 
   static JsonObject recommendations(List<Recommendation> open) {

@@ -60,6 +60,18 @@ class CostModelTest {
     assertThat(c.gsoCpu().basis()).isEqualTo("extrapolated");
     assertThat(c.gsoCpu().cores()).isCloseTo(2 * 40e6 / 1e9 / 10, within(1e-12));
     assertThat(c.gsoCpu().explanation()).contains("50%");
+    // every timed one took 8 us: the sample shows no spread beyond its bucket, so the error is ~0 and known
+    assertThat(c.gsoCpu().relativeError()).isBetween(0.0, 1e-9);
+    assertThat(c.gsoCpu().explanation()).contains("95 % confidence from the timed sample");
+  }
+
+  @Test
+  void measuredCpuHasNoSamplingErrorAndAnUntimedEstimateHasNoneKnown() {
+    var c = CostModel.window(snap(0, gso(1000, 1000, 8e6, 0)), snap(10, gso(11000, 11000, 88e6, 500)))
+        .get(DeviceId.of(7, 3));
+    assertThat(c.gsoCpu().relativeError()).isZero();
+    assertThat(CpuEstimate.NONE.relativeError()).isNaN();
+    assertThatThrownBy(() -> new CpuEstimate(1, "measured", -0.1, "x")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -97,6 +109,7 @@ class CostModelTest {
     var c = CostModel.window(snap(0), after).get(DeviceId.of(7, 3));
     assertThat(c.xdpCopiedPerSec()).isEqualTo(36000.0);
     assertThat(c.xdpCpu().basis()).isEqualTo("estimated");
+    assertThat(c.xdpCpu().relativeError()).as("a stated per-copy cost: no error known").isNaN();
     assertThat(c.xdpCpu().cores()).isCloseTo(36000 * 600e-9, within(1e-12));
     assertThat(c.xdpCpu().explanation()).contains("cannot time");
   }

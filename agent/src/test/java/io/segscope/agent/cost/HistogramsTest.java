@@ -59,4 +59,52 @@ class HistogramsTest {
     assertThat(Histograms.EMPTY_DURATION.zeroThreshold())
         .isEqualTo(Histograms.EMPTY_DURATION.upperBound(DurationBuckets.MIN_INDEX - 1));
   }
+
+  /** Durations in the kernel's slots, as the probes count them. */
+  private static NativeHistogram counted(long... nanos) {
+    long[] slots = new long[DurationBuckets.SLOTS];
+    long sum = 0;
+    for (long v : nanos) {
+      slots[DurationBuckets.slotOf(v)]++;
+      sum += v;
+    }
+    return Histograms.duration(slots, sum);
+  }
+
+  @Test
+  void theMeansErrorComesFromTheSamplesSpreadAndShrinksWithTheirNumber() {
+    // 1,000 samples: half 8 us, half 12 us; mean 10 us, sd ~2 us: 1.96 * 2 / sqrt(1000) / 10 = 1.24 %,
+    // within the 9 % bucket width of the exact figure
+    long[] sample = new long[1000];
+    for (int i = 0; i < sample.length; i++) {
+      sample[i] = i % 2 == 0 ? 8000 : 12000;
+    }
+    double exact = 1.96 * (2000.0 * Math.sqrt(1000.0 / 999)) / Math.sqrt(1000) / 10000;
+    double e = Histograms.meanRelativeError(counted(sample), 1e9);
+    assertThat(e).isBetween(0.85 * exact, 1.15 * exact);
+    // four times the samples, half the error
+    long[] more = new long[4000];
+    for (int i = 0; i < more.length; i++) {
+      more[i] = sample[i % 1000];
+    }
+    assertThat(Histograms.meanRelativeError(counted(more), 1e9)).isCloseTo(e / 2,
+        org.assertj.core.api.Assertions.within(e * 0.02));
+    // all alike: no spread beyond the bucket's, so (almost) no error
+    long[] same = new long[1000];
+    java.util.Arrays.fill(same, 9000);
+    assertThat(Histograms.meanRelativeError(counted(same), 1e9)).isLessThan(1e-9);
+  }
+
+  @Test
+  void everyEventTimedHasNoSamplingErrorAndTooFewSamplesHaveNoneKnown() {
+    assertThat(Histograms.meanRelativeError(counted(8000, 12000, 9000), 3)).isZero();
+    // the finite-population correction: timing 3,999 of 4,000 leaves almost nothing unknown
+    long[] sample = new long[3999];
+    for (int i = 0; i < sample.length; i++) {
+      sample[i] = i % 2 == 0 ? 8000 : 12000;
+    }
+    assertThat(Histograms.meanRelativeError(counted(sample), 4000))
+        .isLessThan(0.02 * Histograms.meanRelativeError(counted(sample), 1e9));
+    assertThat(Histograms.meanRelativeError(counted(8000), 100)).isNaN();
+  }
 }
