@@ -36,13 +36,25 @@ public final class BpftraceRun implements AutoCloseable {
 
   /** Writes {@code script} to {@code dir/NAME.bt} and starts {@code bpftrace -f json} on it. */
   public static BpftraceRun start(String name, String script, Path dir) {
+    return start(name, script, dir, 0);
+  }
+
+  /**
+   * The same, with room for {@code mapKeys} keys per map ({@code BPFTRACE_MAP_KEYS_MAX}; 0 keeps
+   * bpftrace's default of 4,096).
+   */
+  public static BpftraceRun start(String name, String script, Path dir, int mapKeys) {
     Path file = dir.resolve(name + ".bt");
     Path out = dir.resolve(name + ".out.json");
     Path err = dir.resolve(name + ".err");
     try {
       Files.writeString(file, script);
-      Process p = new ProcessBuilder(Tools.require("bpftrace"), "-f", "json", file.toString())
-          .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      ProcessBuilder pb = new ProcessBuilder(Tools.require("bpftrace"), "-f", "json", file.toString())
+          .redirectOutput(out.toFile()).redirectError(err.toFile());
+      if (mapKeys > 0) {
+        pb.environment().put("BPFTRACE_MAP_KEYS_MAX", Integer.toString(mapKeys));
+      }
+      Process p = pb.start();
       return new BpftraceRun(p, out, err, name);
     } catch (IOException e) {
       throw new IllegalStateException("start bpftrace " + file + ": " + e.getMessage(), e);

@@ -45,6 +45,9 @@ import java.util.logging.Logger;
  *       traffic;
  *   <li>oracle window: bpf_stats off again, empty programs gone, the bpftrace oracle attached; S1 and
  *       S2 traffic; every lab device's counts from the agent against the oracle's.
+ *   <li>sampled timing (part 1c, a second agent with default flags: timing in windows): S1 for six
+ *       kernel windows (60 s) while the bpftrace duration oracle times every segmentation on the uplink;
+ *       the agent's estimate (exact count × the windows' mean) and its quantiles against the exact ones.
  * </ol>
  */
 public final class KernelPart {
@@ -82,7 +85,86 @@ public final class KernelPart {
         LOG.info(String.format("oracle: worst error %.4f %%", 100 * accuracy.worstError()));
         agent.stop();
       }
+      SampledResult sampled = sampledWindow(lab, s1);
+      results.write("sampled", sampled);
+      LOG.info(String.format("sampled timing: estimate %.2f %% from the exact sum, quantiles within %.2f %%",
+          100 * sampled.estimateError(), 100 * sampled.worstQuantileError()));
     }
+  }
+
+  /** The advice window of the sampled agent: longer than its life before the API is read, so it covers it all. */
+  private static final Duration SAMPLED_ADVICE_WINDOW = Duration.ofMinutes(10);
+
+  /**
+   * Part 1c. The perf tracepoints are held (a bpftrace run with empty programs) from before the agent
+   * attaches, so the oracle's programs, which share the kernel's perf probe, run before the agent's at
+   * both ends of the interval and each tool's own work falls alike outside the other's interval.
+   */
+  private SampledResult sampledWindow(Lab lab, Topology s1) throws Exception {
+    DeviceAt uplink = s1.device("uplink");
+    long netns = uplink.ns().inode();
+    int ifindex = new ObjectMapper().readTree(lab.exec(uplink.ns(), "ip", "-j", "link", "show", "dev",
+        uplink.name())).get(0).path("ifindex").asInt();
+    Map<String, String> dev = Map.of("netns", Long.toString(netns), "device", uplink.name());
+    Duration traffic = config.kernelWindow().multipliedBy(6);
+    String hold = "tracepoint:net:net_dev_queue {}\ntracepoint:skb:consume_skb {}\ntracepoint:skb:kfree_skb {}\n";
+    try (BpftraceRun holding = BpftraceRun.start("hold", hold, results.dir())) {
+      holding.awaitAttached(Duration.ofSeconds(60));
+      try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(),
+          results.dir().resolve("agent-sampled.log"), List.of(), "--probe-mode", "tracepoint",
+          "--advice-window", SAMPLED_ADVICE_WINDOW.toSeconds() + "s")) {
+        agent.awaitReady(Duration.ofSeconds(120));
+        String script = resource("durations.bt").replace("IFINDEX", Integer.toString(ifindex))
+            .replace("NETNS", Long.toString(netns));
+        try (BpftraceRun oracle = BpftraceRun.start("durations", script, results.dir(), 1 << 20)) {
+          oracle.awaitAttached(Duration.ofSeconds(60));
+          PromText before = agent.scrapeAfter(Instant.now(), READ_WAIT);
+          lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), traffic);
+          PromText after = agent.scrapeAfter(Instant.now(), READ_WAIT);
+          var response = agent.get("/api/v1/devices?netns=" + netns, "application/json", false);
+          Map<String, Map<String, Long>> maps = oracle.stop();
+          var gso = apiCost(response.body(), uplink.name()).path("gso");
+          double[] q = {gso.path("duration_p50_ns").asDouble(Double.NaN),
+              gso.path("duration_p90_ns").asDouble(Double.NaN), gso.path("duration_p99_ns").asDouble(Double.NaN)};
+          double error = gso.path("cpu_relative_error").isNumber() ? gso.path("cpu_relative_error").asDouble()
+              : Double.NaN;
+          long count = segmentedAtXmit(maps.get("@n"));
+          long sum = segmentedAtXmit(maps.get("@sum"));
+          TreeMap<Long, Long> steps = new TreeMap<>();
+          maps.getOrDefault("@q", Map.of()).forEach((k, v) -> {
+            int comma = k.lastIndexOf(',');
+            if (comma > 0 && isXmit(k.substring(0, comma))) {
+              steps.merge(Long.parseLong(k.substring(comma + 1).trim()), v, Long::sum);
+            }
+          });
+          return new SampledResult(traffic.toMillis() / 1e3,
+              Math.round(delta(before, after, "segscope_gso_sw_skbs_total", dev)),
+              Math.round(delta(before, after, "segscope_gso_sw_duration_seconds_count", dev)),
+              delta(before, after, "segscope_gso_sw_duration_seconds_sum", dev) * 1e9,
+              delta(before, after, "segscope_timing_sampled_seconds_total", Map.of()), q, error, count, sum, steps);
+        }
+      }
+    }
+  }
+
+  /** The {@code cost} of device {@code name} in an /api/v1/devices answer (missing node when absent). */
+  static com.fasterxml.jackson.databind.JsonNode apiCost(byte[] body, String name) throws IOException {
+    for (var d : new ObjectMapper().readTree(body).path("devices")) {
+      if (d.path("name").asText().equals(name)) {
+        return d.path("cost");
+      }
+    }
+    throw new IllegalStateException("the agent's /api/v1/devices lists no device " + name);
+  }
+
+  /** The oracle's per-call-site values summed over validate_xmit_skb and its clones. */
+  static long segmentedAtXmit(Map<String, Long> bySite) {
+    return bySite == null ? 0 : bySite.entrySet().stream().filter(e -> isXmit(e.getKey()))
+        .mapToLong(Map.Entry::getValue).sum();
+  }
+
+  private static boolean isXmit(String site) {
+    return site.equals("validate_xmit_skb") || site.startsWith("validate_xmit_skb.");
   }
 
   private KernelResult costWindow(Lab lab, Topology s1, AgentProcess agent) throws Exception {

@@ -14,6 +14,7 @@ import io.segscope.bench.part.GuestResult;
 import io.segscope.bench.part.JmhResult;
 import io.segscope.bench.part.KernelResult;
 import io.segscope.bench.part.OverheadResult;
+import io.segscope.bench.part.SampledResult;
 import io.segscope.bench.part.ScaleResult;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,17 +31,19 @@ public final class BenchmarksMarkdown {
   private final RunInfo run;
   private final KernelResult kernel;
   private final AccuracyResult accuracy;
+  private final SampledResult sampled;
   private final OverheadResult overhead;
   private final ScaleResult scale;
   private final GuestResult guest;
   private final JmhResult jmh;
   private final StringBuilder md = new StringBuilder();
 
-  BenchmarksMarkdown(RunInfo run, KernelResult kernel, AccuracyResult accuracy, OverheadResult overhead,
-      ScaleResult scale, GuestResult guest, JmhResult jmh) {
+  BenchmarksMarkdown(RunInfo run, KernelResult kernel, AccuracyResult accuracy, SampledResult sampled,
+      OverheadResult overhead, ScaleResult scale, GuestResult guest, JmhResult jmh) {
     this.run = run;
     this.kernel = kernel;
     this.accuracy = accuracy;
+    this.sampled = sampled;
     this.overhead = overhead;
     this.scale = scale;
     this.guest = guest;
@@ -54,7 +57,8 @@ public final class BenchmarksMarkdown {
       throw new IllegalStateException("render " + file + ": " + results.dir() + " has no run.json");
     }
     String text = new BenchmarksMarkdown(run, results.read("kernel", KernelResult.class),
-        results.read("accuracy", AccuracyResult.class), results.read("overhead", OverheadResult.class),
+        results.read("accuracy", AccuracyResult.class), results.read("sampled", SampledResult.class),
+        results.read("overhead", OverheadResult.class),
         results.read("scale", ScaleResult.class), results.read("guest", GuestResult.class),
         results.read("jmh", JmhResult.class)).render();
     try {
@@ -65,12 +69,13 @@ public final class BenchmarksMarkdown {
   }
 
   String render() {
-    List<Check> checks = new Targets(run, kernel, accuracy, overhead, scale, guest, jmh).checks();
+    List<Check> checks = new Targets(run, kernel, accuracy, sampled, overhead, scale, guest, jmh).checks();
     header();
     summary(checks);
     misses(checks);
     kernelSection();
     accuracySection();
+    sampledSection();
     overheadSection();
     scaleSection();
     guestSection();
@@ -205,6 +210,46 @@ public final class BenchmarksMarkdown {
     String failure = run.failures().get(part);
     return failure != null ? "the part failed: " + failure : run.parts().contains(part) ? "no result"
         : "not run (`--parts`)";
+  }
+
+  private void sampledSection() {
+    md.append("## 2b. Sampled timing against an oracle that times everything\n\n");
+    if (sampled == null) {
+      md.append("Not measured: part kernel did not write it.\n\n");
+      return;
+    }
+    SampledResult r = sampled;
+    md.append("A second agent with default flags (tracepoint mode; the timing programs attached 3 s in every 30 s once")
+        .append(" segmentation is seen; `--advice-window` long enough for its API to cover the whole run) and S1 for ")
+        .append(num(r.seconds(), 0)).append(" s, while a bpftrace oracle (`bench/src/main/resources/io/segscope/bench/")
+        .append(
+            "durations.bt`, no code shared with segscope) timed every software segmentation on the uplink, from its")
+        .append(
+            " net_dev_queue to the consume_skb of the original at validate_xmit_skb. The perf tracepoints were held")
+        .append(" from before the agent attached, so the oracle runs first at both ends.\n\n");
+    md.append("| | agent | oracle |\n| --- | ---: | ---: |\n");
+    md.append("| super-packets segmented (agent: exact count) | ").append(count(r.agentSkbs())).append(" | ")
+        .append(count(r.oracleCount())).append(" |\n");
+    md.append("| of those timed | ").append(count(r.agentTimed())).append(" (")
+        .append(Fmt.pct(r.agentSkbs() == 0 ? Double.NaN : (double) r.agentTimed() / r.agentSkbs(), 1))
+        .append("; timing programs attached ").append(num(r.sampledSeconds(), 1)).append(" s of ")
+        .append(num(r.seconds(), 0)).append(" s) | ").append(count(r.oracleCount())).append(" (all) |\n");
+    md.append("| mean time to segment, ns | ").append(num(r.agentTimed() == 0 ? Double.NaN
+        : r.agentTimedNanos() / r.agentTimed(), 0)).append(" | ").append(num(r.oracleCount() == 0 ? Double.NaN
+            : (double) r.oracleSumNanos() / r.oracleCount(), 0))
+        .append(" |\n");
+    md.append("| segmentation time, ms (agent: count × the windows' mean) | ").append(num(r.estimatedNanos() / 1e6, 1))
+        .append(" (stated error ± ").append(Fmt.pct(r.apiRelativeError(), 1)).append(") | ")
+        .append(num(r.oracleSumNanos() / 1e6, 1)).append(" |\n");
+    for (int i = 0; i < SampledResult.QUANTILES.length; i++) {
+      double q = SampledResult.QUANTILES[i];
+      md.append("| p").append(num(q * 100, 0)).append(", ns (agent: its API, native buckets of the windows) | ")
+          .append(num(r.apiQuantilesNanos()[i], 0)).append(" | ").append(num(r.exactQuantileNanos(q), 0))
+          .append(" |\n");
+    }
+    md.append(
+        "\nThe stated error is the agent's own (`cpu_relative_error`, docs/api.md): the spread of the timed sample;")
+        .append(" it does not cover a change of the cost between the windows and the time outside them.\n\n");
   }
 
   private void accuracySection() {

@@ -13,6 +13,7 @@ import io.segscope.bench.part.GuestResult;
 import io.segscope.bench.part.JmhResult;
 import io.segscope.bench.part.KernelResult;
 import io.segscope.bench.part.OverheadResult;
+import io.segscope.bench.part.SampledResult;
 import io.segscope.bench.part.ScaleResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,16 +32,18 @@ final class Targets {
   private final RunInfo run;
   private final KernelResult kernel;
   private final AccuracyResult accuracy;
+  private final SampledResult sampled;
   private final OverheadResult overhead;
   private final ScaleResult scale;
   private final GuestResult guest;
   private final JmhResult jmh;
 
-  Targets(RunInfo run, KernelResult kernel, AccuracyResult accuracy, OverheadResult overhead, ScaleResult scale,
-      GuestResult guest, JmhResult jmh) {
+  Targets(RunInfo run, KernelResult kernel, AccuracyResult accuracy, SampledResult sampled, OverheadResult overhead,
+      ScaleResult scale, GuestResult guest, JmhResult jmh) {
     this.run = run;
     this.kernel = kernel;
     this.accuracy = accuracy;
+    this.sampled = sampled;
     this.overhead = overhead;
     this.scale = scale;
     this.guest = guest;
@@ -61,6 +64,8 @@ final class Targets {
     out.add(guestMemory());
     out.add(start());
     out.add(oracle());
+    out.add(sampledEstimate());
+    out.add(sampledQuantiles());
     return out;
   }
 
@@ -478,6 +483,48 @@ final class Targets {
         }
       }
       return "agent / oracle where they differ: " + String.join("; ", off) + ".";
+    });
+  }
+
+  // ---- sampled timing -------------------------------------------------------------------------
+
+  private String sampledFigure(String what) {
+    return what + ", S1 over " + (sampled == null ? "60" : num(sampled.seconds(), 0))
+        + " s, default timing windows, vs the bpftrace oracle timing every segmentation";
+  }
+
+  private Check sampledEstimate() {
+    String figure = sampledFigure("estimated segmentation time (exact count × the windows' mean)");
+    if (sampled == null) {
+      return Check.notMeasured(figure, "within 5 %", missing("kernel"));
+    }
+    SampledResult r = sampled;
+    double e = r.estimateError();
+    return Check.atMost(figure, 100 * e, 5, Fmt.pct(e, 2), "within 5 %", () -> "the windows timed "
+        + count(r.agentTimed()) + " of " + count(r.agentSkbs()) + " super-packets at a mean of "
+        + num(r.agentTimedNanos() / r.agentTimed(), 0) + " ns; the oracle's mean over all "
+        + count(r.oracleCount()) + " is " + num((double) r.oracleSumNanos() / r.oracleCount(), 0)
+        + " ns, so the time in the windows was not typical of the rest (the agent states ± "
+        + Fmt.pct(r.apiRelativeError(), 1) + " from the sample's spread alone); counts: agent "
+        + count(r.agentSkbs()) + ", oracle " + count(r.oracleCount()) + ".");
+  }
+
+  private Check sampledQuantiles() {
+    String figure = sampledFigure("p50 / p90 / p99 from the windows (worst)");
+    if (sampled == null) {
+      return Check.notMeasured(figure, "within 10 %", missing("kernel"));
+    }
+    SampledResult r = sampled;
+    double e = r.worstQuantileError();
+    return Check.atMost(figure, 100 * e, 10, Fmt.pct(e, 1), "within 10 %", () -> {
+      StringBuilder b = new StringBuilder("agent / exact:");
+      for (int i = 0; i < SampledResult.QUANTILES.length; i++) {
+        b.append(i == 0 ? " " : ", ").append("p").append(num(SampledResult.QUANTILES[i] * 100, 0)).append(" ")
+            .append(num(r.apiQuantilesNanos()[i], 0)).append(" / ")
+            .append(num(r.exactQuantileNanos(SampledResult.QUANTILES[i]), 0)).append(" ns");
+      }
+      return b.append("; the windows timed ").append(count(r.agentTimed())).append(" of ")
+          .append(count(r.agentSkbs())).append(" super-packets.").toString();
     });
   }
 

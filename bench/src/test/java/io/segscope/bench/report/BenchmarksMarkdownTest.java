@@ -65,8 +65,9 @@ class BenchmarksMarkdownTest {
         + " of 9 interleaved pairs) | 0.960 | ≥ 0.95 | met |");
     assertThat(text).contains("| iperf3 throughput with ÷ without the agent, S1 (median of 9 interleaved pairs) |"
         + " 0.950 | ≥ 0.97 | **missed** |");
-    assertThat(text).contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
-        + " counting programs' run_cnt ÷ super-packets) | 6.5 | ≤ 5.5 | **missed** |");
+    assertThat(text)
+        .contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
+            + " counting programs' run_cnt ÷ super-packets) | 6.5 | ≤ 5.5 | **missed** |");
     assertThat(text).contains("| /metrics p50 at 1,000 devices (gzip, as Prometheus asks) | 12.0 ms | ≤ 5 ms |"
         + " **missed** |");
     assertThat(text).contains("| /metrics p99 at 1,000 devices (gzip, as Prometheus asks) | 48.0 ms | ≤ 20 ms |"
@@ -142,8 +143,9 @@ class BenchmarksMarkdownTest {
     // 6,500 consume_skb firings for 10,000 super-packets
     String text = Run.of(dir, "kernel").with("kernel", Fixtures.kernel(10_000)).markdown();
     // 0.65 runs per super-packet would meet ≤ 5.5, but not from windows that do not match: not judged
-    assertThat(text).contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
-        + " counting programs' run_cnt ÷ super-packets) | 0.7 | ≤ 5.5 | not measured |");
+    assertThat(text)
+        .contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
+            + " counting programs' run_cnt ÷ super-packets) | 0.7 | ≤ 5.5 | not measured |");
     assertThat(text).contains("(0.7 against ≤ 5.5, not measured): consume_skb fired fewer times than the agent counted"
         + " super-packets");
     assertThat(text).contains("| segscope programs' run time ÷ segmentation time measured, S1 (tracepoint mode,"
