@@ -3,11 +3,13 @@ package io.segscope.probes;
 import io.segscope.probes.btf.Btf;
 import io.segscope.probes.btf.BtfException;
 import io.segscope.probes.btf.FieldOffset;
+import io.segscope.probes.load.Kfuncs;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The kernel struct layout the BPF programs need, taken from the running kernel's BTF and handed to
@@ -93,7 +95,23 @@ public final class KernelLayout {
     d.put("NETIF_F_GSO_SHIFT", btf.enumValue("NETIF_F_GSO_SHIFT"));
     d.put("NETIF_F_GSO_LAST", btf.enumValue("NETIF_F_GSO_LAST"));
     spans(btf, d);
+    rdonlyCast(btf, d);
     return new KernelLayout(d);
+  }
+
+  /**
+   * Where the kernel has the kfunc {@code bpf_rdonly_cast} (6.2+; a feature found in BTF, not a version
+   * check): the BTF id of {@code struct skb_shared_info} and the placeholder the programs call, which
+   * the loader turns into the kfunc call ({@link io.segscope.probes.load.Kfuncs}). BTF-typed programs then
+   * read a skb's GSO fields with plain loads, which the verifier checks against BTF, instead of a probe
+   * read (~20 ns). Absent: the programs keep the probe read.
+   */
+  private static void rdonlyCast(Btf btf, Map<String, Long> d) {
+    OptionalInt shinfo = btf.structId("skb_shared_info");
+    if (btf.hasFunction(Kfuncs.RDONLY_CAST) && shinfo.isPresent()) {
+      d.put("BTF_ID_SKB_SHARED_INFO", (long) shinfo.getAsInt());
+      d.put("SEG_KFUNC_RDONLY_CAST", (long) Kfuncs.RDONLY_CAST_PLACEHOLDER);
+    }
   }
 
   /** The SKB_GSO_* bits the programs classify (absent ones are 0: never set). */

@@ -199,6 +199,19 @@ public final class Btf {
     }
   }
 
+  /**
+   * The BTF type id of the struct or union {@code name} (through a typedef), what {@code bpf_rdonly_cast}
+   * takes; empty when the BTF has none.
+   */
+  public OptionalInt structId(String name) {
+    Objects.requireNonNull(name, "name");
+    try {
+      return OptionalInt.of(resolver.composite(name, name));
+    } catch (BtfException e) {
+      return OptionalInt.empty();
+    }
+  }
+
   /** Size in bytes of the struct or union of that name (or typedef of one); empty when absent or only declared. */
   public OptionalLong structSize(String name) {
     Objects.requireNonNull(name, "name");

@@ -22,11 +22,14 @@ public final class KernelAbi {
   private final Btf btf;
   private final Map<String, OptionalInt> tracepointIds;
   private final Map<String, OptionalInt> functionIds;
+  /** The BTF id of the kfunc bpf_rdonly_cast; empty on kernels without it (before 6.2) or without BTF. */
+  final OptionalInt rdonlyCast;
 
   private KernelAbi(Btf btf, Map<String, OptionalInt> tracepointIds, Map<String, OptionalInt> functionIds) {
     this.btf = tracepointIds == null ? btf : null;
     this.tracepointIds = tracepointIds;
     this.functionIds = functionIds;
+    rdonlyCast = btf == null ? OptionalInt.empty() : btf.functionId(Kfuncs.RDONLY_CAST);
     progTypeKprobe = value(btf, "BPF_PROG_TYPE_KPROBE", 2);
     progTypeTracepoint = value(btf, "BPF_PROG_TYPE_TRACEPOINT", 5);
     progTypeRawTracepoint = value(btf, "BPF_PROG_TYPE_RAW_TRACEPOINT", 17);

@@ -48,7 +48,8 @@ public final class Programs {
       expected = f.exit() ? abi.attachTraceFexit : abi.attachTraceFentry;
       btfId = require(abi.functionBtfId(f.function()), name, f.function() + " has no BTF FUNC in the kernel's BTF");
     }
-    return Bpf.progLoad(new Bpf.ProgramLoad(name, type, code, license, kernelVersion, expected, btfId));
+    byte[] relocated = Kfuncs.relocate(code, abi.rdonlyCast, name);
+    return Bpf.progLoad(new Bpf.ProgramLoad(name, type, relocated, license, kernelVersion, expected, btfId));
   }
 
   private static int require(OptionalInt id, String name, String why) throws SysException {

@@ -410,15 +410,35 @@ struct gso_info {
     u32 gso_type;
 };
 
+#if defined(SEG_KFUNC_RDONLY_CAST) && defined(BTF_ID_SKB_SHARED_INFO) && defined(TP_ATTACH_BTF)
+/*
+ * The kfunc bpf_rdonly_cast (kernel 6.2+, found in BTF by KernelLayout): a read-only view of the shared
+ * info typed by BTF, so its fields are plain loads the verifier checks (a faulting one reads 0) instead
+ * of a probe read. BCC cannot emit a kfunc call: this calls a placeholder helper number that the loader
+ * turns into the kfunc call (io.segscope.probes.load.Kfuncs); the verifier inlines it to a move.
+ */
+#define SEG_SHINFO_TYPED 1
+static void *(*seg_rdonly_cast)(void *obj, u32 btf_id) = (void *)SEG_KFUNC_RDONLY_CAST;
+#endif
+
 static __always_inline int gso_info_read(struct skb_view *v, struct gso_info *g)
 {
     void *shinfo = skb_shinfo_of(v);
+#ifdef SEG_SHINFO_TYPED
+    if (!shinfo)
+        return -1;
+    void *sh = seg_rdonly_cast(shinfo, BTF_ID_SKB_SHARED_INFO);
+    g->gso_size = LD(u16, sh, OFF_SHINFO_GSO_SIZE);
+    g->gso_segs = LD(u16, sh, OFF_SHINFO_GSO_SEGS);
+    g->gso_type = LD(u32, sh, OFF_SHINFO_GSO_TYPE);
+#else
     u64 buf[(SHINFO_SPAN_LEN + 7) / 8];
     if (!shinfo || bpf_probe_read_kernel(buf, SHINFO_SPAN_LEN, shinfo))
         return -1;
     g->gso_size = AT(buf, 0, u16, OFF_SHINFO_GSO_SIZE);
     g->gso_segs = AT(buf, 0, u16, OFF_SHINFO_GSO_SEGS);
     g->gso_type = AT(buf, 0, u32, OFF_SHINFO_GSO_TYPE);
+#endif
     return 0;
 }
 
