@@ -41,6 +41,9 @@ public final class Bounds {
   public static final int HOST_MAX = 253;
 
   public static final Duration TIMING_WINDOW_MIN = Duration.ofMillis(100);
+  /** The bounds of the timing cycle in {@code --timing-window WINDOW/CYCLE}. */
+  public static final Duration TIMING_CYCLE_MIN = Duration.ofSeconds(1);
+  public static final Duration TIMING_CYCLE_MAX = Duration.ofMinutes(10);
 
   /**
    * {@code --timing-window}: {@code always}, or how long each sampling window of the timing programs lasts,
@@ -52,13 +55,21 @@ public final class Bounds {
       if (value.strip().equalsIgnoreCase("always")) {
         return Timing.always();
       }
-      Duration d = DurationConverter.parse(value);
-      Duration max = Timing.DEFAULT.cycle();
-      if (d.compareTo(TIMING_WINDOW_MIN) < 0 || d.compareTo(max) > 0) {
-        throw new TypeConversionException("'" + value + "' is outside the bound " + format(TIMING_WINDOW_MIN) + ".."
-            + format(max) + " (or always)");
+      int slash = value.indexOf('/');
+      Duration cycle = Timing.DEFAULT.cycle();
+      if (slash >= 0) {
+        cycle = DurationConverter.parse(value.substring(slash + 1));
+        if (cycle.compareTo(TIMING_CYCLE_MIN) < 0 || cycle.compareTo(TIMING_CYCLE_MAX) > 0) {
+          throw new TypeConversionException("'" + value + "': the cycle " + format(cycle) + " is outside the bound "
+              + format(TIMING_CYCLE_MIN) + ".." + format(TIMING_CYCLE_MAX));
+        }
       }
-      return Timing.sampled(d);
+      Duration d = DurationConverter.parse(slash >= 0 ? value.substring(0, slash) : value);
+      if (d.compareTo(TIMING_WINDOW_MIN) < 0 || d.compareTo(cycle) > 0) {
+        throw new TypeConversionException("'" + value + "': the window " + format(d) + " is outside the bound "
+            + format(TIMING_WINDOW_MIN) + ".." + format(cycle) + " (the cycle; or always)");
+      }
+      return new Timing(d, cycle);
     }
   }
 

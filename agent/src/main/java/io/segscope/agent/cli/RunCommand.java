@@ -77,11 +77,12 @@ public final class RunCommand implements Callable<Integer> {
       description = ProbeModeOption.DESCRIPTION + " A forced mode that cannot work fails the start.")
   ProbeModeOption probeMode;
 
-  @Option(names = "--timing-window", paramLabel = "DURATION|always", defaultValue = "3s",
+  @Option(names = "--timing-window", paramLabel = "WINDOW[/CYCLE]|always", defaultValue = "3s",
       converter = Bounds.TimingWindow.class,
       description = "How long the timing programs (segmentation durations, the queued and offloaded counts) run in "
-          + "every 30 s while software segmentation or generic-XDP copies were seen in the last 5 minutes; 100ms..30s, "
-          + "or always. Counts are exact either way (default: ${DEFAULT-VALUE}).")
+          + "every CYCLE (default 30s; 1s..10m) while software segmentation or generic-XDP copies were seen in the last "
+          + "5 minutes; WINDOW 100ms..CYCLE, e.g. 3s or 1s/10s, or always. Counts are exact either way (default: "
+          + "${DEFAULT-VALUE}).")
   Timing timingWindow;
 
   /** Hidden, for end-to-end tests of the per-path fallback: PATH:MODE[,PATH:MODE...] fail to load. */

@@ -34,6 +34,20 @@ class ConvertersTest {
   }
 
   @Test
+  void timingWindows() {
+    Bounds.TimingWindow c = new Bounds.TimingWindow();
+    assertThat(c.convert("always").isAlways()).isTrue();
+    assertThat(c.convert("2s")).isEqualTo(new io.segscope.probes.Timing(Duration.ofSeconds(2),
+        io.segscope.probes.Timing.DEFAULT.cycle()));
+    assertThat(c.convert("500ms/5s")).isEqualTo(new io.segscope.probes.Timing(Duration.ofMillis(500),
+        Duration.ofSeconds(5)));
+    assertThat(c.convert("1s/10s").label()).isEqualTo("1s/10s");
+    for (String bad : new String[] {"50ms", "5s/2s", "1s/500ms", "1s/11m", "1s/", "/10s", "soon", "1s/10s/2"}) {
+      assertThatThrownBy(() -> c.convert(bad)).as(bad).isInstanceOf(CommandLine.TypeConversionException.class);
+    }
+  }
+
+  @Test
   void listenAddresses() {
     assertThat(ListenAddress.parse("127.0.0.1:9810")).isEqualTo(new ListenAddress("127.0.0.1", 9810));
     assertThat(ListenAddress.parse(":9810")).isEqualTo(new ListenAddress("0.0.0.0", 9810));
