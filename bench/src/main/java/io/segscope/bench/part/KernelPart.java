@@ -141,7 +141,9 @@ public final class KernelPart {
               Math.round(delta(before, after, "segscope_gso_sw_skbs_total", dev)),
               Math.round(delta(before, after, "segscope_gso_sw_duration_seconds_count", dev)),
               delta(before, after, "segscope_gso_sw_duration_seconds_sum", dev) * 1e9,
-              delta(before, after, "segscope_timing_sampled_seconds_total", Map.of()), q, error, count, sum, steps);
+              delta(before, after, "segscope_timing_sampled_seconds_total", Map.of()),
+              delta(before, after, "segscope_probe_diagnostic_total", Map.of("kind", "segmented_untimed")), q, error,
+              count, sum, steps);
         }
       }
     }

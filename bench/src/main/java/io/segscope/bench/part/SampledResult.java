@@ -13,6 +13,8 @@ import java.util.TreeMap;
  * @param agentTimed of those, timed in the windows
  * @param agentTimedNanos their summed time
  * @param sampledSeconds how long the timing programs ran (segscope_timing_sampled_seconds_total delta)
+ * @param untimed segmentations counted in a window whose start the agent did not see on that CPU
+ *     (segscope_probe_diagnostic_total{kind="segmented_untimed"} delta, all devices)
  * @param apiQuantilesNanos p50, p90, p99 the agent's API gives for the uplink (the advice window covers the
  *     traffic): from the windows' timed events
  * @param apiRelativeError the 95 % half-width the agent states for its CPU estimate (NaN: none stated)
@@ -21,7 +23,7 @@ import java.util.TreeMap;
  * @param oracleSteps the oracle's durations: 64 ns step index → segmentations
  */
 public record SampledResult(double seconds, long agentSkbs, long agentTimed, double agentTimedNanos,
-    double sampledSeconds, double[] apiQuantilesNanos, double apiRelativeError, long oracleCount,
+    double sampledSeconds, double untimed, double[] apiQuantilesNanos, double apiRelativeError, long oracleCount,
     long oracleSumNanos, TreeMap<Long, Long> oracleSteps) {
   public static final long STEP_NANOS = 64;
   public static final double[] QUANTILES = {0.5, 0.9, 0.99};

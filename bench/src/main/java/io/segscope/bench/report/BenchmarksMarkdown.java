@@ -233,7 +233,8 @@ public final class BenchmarksMarkdown {
     md.append("| of those timed | ").append(count(r.agentTimed())).append(" (")
         .append(Fmt.pct(r.agentSkbs() == 0 ? Double.NaN : (double) r.agentTimed() / r.agentSkbs(), 1))
         .append("; timing programs attached ").append(num(r.sampledSeconds(), 1)).append(" s of ")
-        .append(num(r.seconds(), 0)).append(" s) | ").append(count(r.oracleCount())).append(" (all) |\n");
+        .append(num(r.seconds(), 0)).append(" s; ").append(count(Math.round(r.untimed())))
+        .append(" counted in a window without their start seen) | ").append(count(r.oracleCount())).append(" (all) |\n");
     md.append("| mean time to segment, ns | ").append(num(r.agentTimed() == 0 ? Double.NaN
         : r.agentTimedNanos() / r.agentTimed(), 0)).append(" | ").append(num(r.oracleCount() == 0 ? Double.NaN
             : (double) r.oracleSumNanos() / r.oracleCount(), 0))

@@ -19,7 +19,7 @@ class SampledResultTest {
 
   private static SampledResult result(long skbs, long timed, double timedNanos, double[] q) {
     long sum = 50 * 8000L + 40 * 10000L + 9 * 16000L + 40000L;
-    return new SampledResult(60, skbs, timed, timedNanos, 6, q, 0.02, 100, sum, steps());
+    return new SampledResult(60, skbs, timed, timedNanos, 6, 0, q, 0.02, 100, sum, steps());
   }
 
   @Test
