@@ -75,12 +75,23 @@ public final class AgentProcess implements AutoCloseable {
     return ProcessHandle.current().info().command().orElse("java");
   }
 
+  /**
+   * A port free now, chosen at random below the kernel's ephemeral range (32768 and up by default): the
+   * agent binds it seconds later, and in the ephemeral range any outgoing connection of another process
+   * (a build downloading, another test's client) may take it meanwhile.
+   */
   private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException("find a free port: " + e.getMessage(), e);
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    IOException last = null;
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int port = random.nextInt(20_000, 32_000);
+      try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        return s.getLocalPort();
+      } catch (IOException e) {
+        last = e;
+      }
     }
+    throw new IllegalStateException("find a free port in 20000..31999: " + last.getMessage(), last);
   }
 
   public long pid() {
@@ -110,7 +121,8 @@ public final class AgentProcess implements AutoCloseable {
             firstScrapeSeconds = (now - startedAt) / 1e9;
           }
         }
-        if (firstScrapeSeconds >= 0 && get("/readyz", null, false).statusCode() == 200) {
+        // only our agent: another process that took the port first answers too until ours fails to bind
+        if (firstScrapeSeconds >= 0 && servingOurPort() && get("/readyz", null, false).statusCode() == 200) {
           readySeconds = (System.nanoTime() - startedAt) / 1e9;
           return;
         }
@@ -120,6 +132,11 @@ public final class AgentProcess implements AutoCloseable {
       sleep(20);
     }
     throw new IllegalStateException("start the agent: not ready within " + timeout.toSeconds() + " s: " + tail());
+  }
+
+  /** Whether this agent's own log says it serves on its port. */
+  private boolean servingOurPort() {
+    return log().contains(" on http://127.0.0.1:" + port + " ");
   }
 
   static boolean probesAttached(PromText m) {

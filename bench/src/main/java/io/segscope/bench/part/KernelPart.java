@@ -85,7 +85,7 @@ public final class KernelPart {
         LOG.info(String.format("oracle: worst error %.4f %%", 100 * accuracy.worstError()));
         agent.stop();
       }
-      SampledResult sampled = sampledWindow(lab, s1);
+      SampledResult sampled = sampledWindow(lab, s1, Scenarios.s1GsoMismatch(lab, true));
       results.write("sampled", sampled);
       LOG.info(String.format("sampled timing: estimate %.2f %% from the exact sum, quantiles within %.2f %%",
           100 * sampled.estimateError(), 100 * sampled.worstQuantileError()));
@@ -100,7 +100,7 @@ public final class KernelPart {
    * attaches, so the oracle's programs, which share the kernel's perf probe, run before the agent's at
    * both ends of the interval and each tool's own work falls alike outside the other's interval.
    */
-  private SampledResult sampledWindow(Lab lab, Topology s1) throws Exception {
+  private SampledResult sampledWindow(Lab lab, Topology s1, Topology s0) throws Exception {
     DeviceAt uplink = s1.device("uplink");
     long netns = uplink.ns().inode();
     int ifindex = new ObjectMapper().readTree(lab.exec(uplink.ns(), "ip", "-j", "link", "show", "dev",
@@ -114,6 +114,11 @@ public final class KernelPart {
           results.dir().resolve("agent-sampled.log"), List.of(), "--probe-mode", "tracepoint",
           "--advice-window", SAMPLED_ADVICE_WINDOW.toSeconds() + "s")) {
         agent.awaitReady(Duration.ofSeconds(120));
+        HealthyResult healthy = healthyWindow(lab, s0, agent);
+        results.write("healthy", healthy);
+        LOG.info(String.format("healthy host: programs that ran %s, %.3f runs per transmitted skb, consume_skb %.2fx"
+            + " the empty program", healthy.ran(), healthy.runsPerTransmittedSkb(),
+            healthy.ratioToEmpty("consume_skb")));
         String script = resource("durations.bt").replace("IFINDEX", Integer.toString(ifindex))
             .replace("NETNS", Long.toString(netns));
         try (BpftraceRun oracle = BpftraceRun.start("durations", script, results.dir(), 1 << 20)) {
@@ -146,6 +151,51 @@ public final class KernelPart {
               count, sum, steps);
         }
       }
+    }
+  }
+
+  /**
+   * Part 1d, with the agent of part 1c before any segmentation it saw: S0 (nothing segments, so no timing
+   * window opens) with bpf_stats on and empty programs beside the agent's on every event it can hook.
+   */
+  private HealthyResult healthyWindow(Lab lab, Topology s0, AgentProcess agent) throws Exception {
+    PromText m = agent.scrape();
+    Map<String, String> attached = attachedPrograms(m);
+    Set<String> events = new LinkedHashSet<>(attached.values());
+    events.addAll(PER_PACKET_EVENTS);
+    Map<Integer, String> names = ProgramNames.kernelNames();
+    try (EmptyPrograms empties = EmptyPrograms.attach(List.copyOf(events), label(m, "attach"))) {
+      Map<String, BpfFdinfo.Program> p0;
+      Map<String, BpfFdinfo.Program> p1;
+      Map<String, long[]> e0;
+      Map<String, long[]> e1;
+      IperfResult traffic;
+      long t0;
+      long t1;
+      try (BpfStats stats = BpfStats.enable()) {
+        p0 = ProgramNames.match(attached.keySet(), BpfFdinfo.of(agent.pid()).programs(), names);
+        e0 = empties.stats();
+        t0 = System.nanoTime();
+        traffic = lab.iperf(s0.sender(), s0.receiver(), s0.receiverAddr(), config.kernelWindow());
+        e1 = empties.stats();
+        p1 = ProgramNames.match(attached.keySet(), BpfFdinfo.of(agent.pid()).programs(), names);
+        t1 = System.nanoTime();
+      }
+      List<KernelResult.ProgramCost> programs = new ArrayList<>();
+      attached.forEach((program, event) -> {
+        BpfFdinfo.Program a = p0.get(program);
+        BpfFdinfo.Program b = p1.get(program);
+        long runs = b == null ? 0 : b.runCount() - (a == null ? 0 : a.runCount());
+        long time = b == null ? 0 : b.runTimeNanos() - (a == null ? 0 : a.runTimeNanos());
+        programs.add(new KernelResult.ProgramCost(program, event, runs, time));
+      });
+      List<KernelResult.EventRate> rates = new ArrayList<>();
+      for (String event : events) {
+        long[] a = e0.get(event);
+        long[] b = e1.get(event);
+        rates.add(new KernelResult.EventRate(event, attached.containsValue(event), b[1] - a[1], b[0] - a[0]));
+      }
+      return new HealthyResult((t1 - t0) / 1e9, traffic.gbitsPerSecond(), programs, rates);
     }
   }
 

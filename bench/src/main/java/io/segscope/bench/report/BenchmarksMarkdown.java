@@ -11,6 +11,7 @@ import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;
 import io.segscope.bench.part.GuestResult;
+import io.segscope.bench.part.HealthyResult;
 import io.segscope.bench.part.JmhResult;
 import io.segscope.bench.part.KernelResult;
 import io.segscope.bench.part.OverheadResult;
@@ -32,6 +33,7 @@ public final class BenchmarksMarkdown {
   private final KernelResult kernel;
   private final AccuracyResult accuracy;
   private final SampledResult sampled;
+  private final HealthyResult healthy;
   private final OverheadResult overhead;
   private final ScaleResult scale;
   private final GuestResult guest;
@@ -39,7 +41,8 @@ public final class BenchmarksMarkdown {
   private final StringBuilder md = new StringBuilder();
 
   BenchmarksMarkdown(RunInfo run, KernelResult kernel, AccuracyResult accuracy, SampledResult sampled,
-      OverheadResult overhead, ScaleResult scale, GuestResult guest, JmhResult jmh) {
+      HealthyResult healthy, OverheadResult overhead, ScaleResult scale, GuestResult guest, JmhResult jmh) {
+    this.healthy = healthy;
     this.run = run;
     this.kernel = kernel;
     this.accuracy = accuracy;
@@ -58,6 +61,7 @@ public final class BenchmarksMarkdown {
     }
     String text = new BenchmarksMarkdown(run, results.read("kernel", KernelResult.class),
         results.read("accuracy", AccuracyResult.class), results.read("sampled", SampledResult.class),
+        results.read("healthy", HealthyResult.class),
         results.read("overhead", OverheadResult.class),
         results.read("scale", ScaleResult.class), results.read("guest", GuestResult.class),
         results.read("jmh", JmhResult.class)).render();
@@ -69,13 +73,14 @@ public final class BenchmarksMarkdown {
   }
 
   String render() {
-    List<Check> checks = new Targets(run, kernel, accuracy, sampled, overhead, scale, guest, jmh).checks();
+    List<Check> checks = new Targets(run, kernel, accuracy, sampled, healthy, overhead, scale, guest, jmh).checks();
     header();
     summary(checks);
     misses(checks);
     kernelSection();
     accuracySection();
     sampledSection();
+    healthySection();
     overheadSection();
     scaleSection();
     guestSection();
@@ -212,6 +217,32 @@ public final class BenchmarksMarkdown {
         : "not run (`--parts`)";
   }
 
+  private void healthySection() {
+    md.append("## 2c. A healthy host\n\n");
+    if (healthy == null) {
+      md.append("Not measured: part kernel did not write it.\n\n");
+      return;
+    }
+    md.append("The agent of 2b before it saw any segmentation (default flags: no timing window opens), S0 (the S1 path")
+        .append(" with nothing segmented) for ").append(num(healthy.seconds(), 1)).append(" s at ")
+        .append(num(healthy.gbps(), 2)).append(" Gbit/s, bpf_stats on, and an empty program of the same attach type on")
+        .append(" every event. Every run of a program here is an early exit.\n\n");
+    md.append(
+        "| segscope program | runs | ns/run | empty program ns/run | ratio |\n| --- | ---: | ---: | ---: | ---: |\n");
+    for (var p : healthy.programs()) {
+      var e = healthy.events().stream().filter(x -> x.event().equals(p.event())).findFirst();
+      md.append("| `").append(p.program()).append("` | ").append(count(p.runs())).append(" | ")
+          .append(p.runs() == 0 ? "— (not attached)" : num(p.nsPerRun(), 1)).append(" | ")
+          .append(e.map(x -> num(x.nsPerRun(), 1)).orElse("—")).append(" | ")
+          .append(p.runs() == 0 ? "—" : num(healthy.ratioToEmpty(p.event()), 2) + "x").append(" |\n");
+    }
+    md.append("\n| event | fired |\n| --- | ---: |\n");
+    for (var e : healthy.events()) {
+      md.append("| ").append(e.event()).append(" | ").append(count(e.runs())).append(" |\n");
+    }
+    md.append("\n");
+  }
+
   private void sampledSection() {
     md.append("## 2b. Sampled timing against an oracle that times everything\n\n");
     if (sampled == null) {
@@ -234,7 +265,8 @@ public final class BenchmarksMarkdown {
         .append(Fmt.pct(r.agentSkbs() == 0 ? Double.NaN : (double) r.agentTimed() / r.agentSkbs(), 1))
         .append("; timing programs attached ").append(num(r.sampledSeconds(), 1)).append(" s of ")
         .append(num(r.seconds(), 0)).append(" s; ").append(count(Math.round(r.untimed())))
-        .append(" counted in a window without their start seen) | ").append(count(r.oracleCount())).append(" (all) |\n");
+        .append(" counted in a window without their start seen) | ").append(count(r.oracleCount()))
+        .append(" (all) |\n");
     md.append("| mean time to segment, ns | ").append(num(r.agentTimed() == 0 ? Double.NaN
         : r.agentTimedNanos() / r.agentTimed(), 0)).append(" | ").append(num(r.oracleCount() == 0 ? Double.NaN
             : (double) r.oracleSumNanos() / r.oracleCount(), 0))

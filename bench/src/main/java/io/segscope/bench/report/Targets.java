@@ -10,6 +10,7 @@ import io.segscope.bench.common.Stats;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.part.AccuracyResult;
 import io.segscope.bench.part.GuestResult;
+import io.segscope.bench.part.HealthyResult;
 import io.segscope.bench.part.JmhResult;
 import io.segscope.bench.part.KernelResult;
 import io.segscope.bench.part.OverheadResult;
@@ -33,13 +34,15 @@ final class Targets {
   private final KernelResult kernel;
   private final AccuracyResult accuracy;
   private final SampledResult sampled;
+  private final HealthyResult healthy;
   private final OverheadResult overhead;
   private final ScaleResult scale;
   private final GuestResult guest;
   private final JmhResult jmh;
 
-  Targets(RunInfo run, KernelResult kernel, AccuracyResult accuracy, SampledResult sampled, OverheadResult overhead,
-      ScaleResult scale, GuestResult guest, JmhResult jmh) {
+  Targets(RunInfo run, KernelResult kernel, AccuracyResult accuracy, SampledResult sampled, HealthyResult healthy,
+      OverheadResult overhead, ScaleResult scale, GuestResult guest, JmhResult jmh) {
+    this.healthy = healthy;
     this.run = run;
     this.kernel = kernel;
     this.accuracy = accuracy;
@@ -58,6 +61,8 @@ final class Targets {
     out.add(iperf("S1", 0.97));
     out.add(smallUdp());
     out.add(runsPerSuperPacket());
+    out.add(healthyPrograms());
+    out.add(healthyEarlyExit());
     out.add(metrics(true));
     out.add(metrics(false));
     out.add(rss());
@@ -483,6 +488,47 @@ final class Targets {
         }
       }
       return "agent / oracle where they differ: " + String.join("; ", off) + ".";
+    });
+  }
+
+  // ---- a healthy host ---------------------------------------------------------------------------
+
+  private static final java.util.Set<String> HEALTHY_ALLOWED = java.util.Set.of("consume_skb", "kfree_skb");
+
+  private Check healthyPrograms() {
+    String figure = "segscope programs that run on a healthy host (S0, default flags: no timing window opens)";
+    String target = "consume_skb (and kfree_skb on drops) only";
+    if (healthy == null) {
+      return Check.notMeasured(figure, target, missing("kernel"));
+    }
+    List<String> ran = healthy.ran();
+    boolean met = HEALTHY_ALLOWED.containsAll(ran);
+    String measured = (ran.isEmpty() ? "none" : String.join(", ", ran)) + "; "
+        + num(healthy.runsPerTransmittedSkb(), 2) + " runs per transmitted skb";
+    return met ? new Check(figure, measured, target, Check.Verdict.MET, "")
+        : new Check(figure, measured, target, Check.Verdict.MISSED, "programs outside consume_skb/kfree_skb ran: "
+            + ran.stream().filter(e -> !HEALTHY_ALLOWED.contains(e)).toList()
+            + " (a timing window opened: something on the host segmented in software while the agent ran)");
+  }
+
+  private Check healthyEarlyExit() {
+    String figure = "consume_skb counting program ns/run ÷ empty tp_btf program's, healthy host (S0: every run an"
+        + " early exit), same run";
+    if (healthy == null) {
+      return Check.notMeasured(figure, "≤ 1.3x", missing("kernel"));
+    }
+    double r = healthy.ratioToEmpty("consume_skb");
+    return Check.atMost(figure, r, 1.3, num(r, 2) + "x", "≤ 1.3x", () -> {
+      StringBuilder b = new StringBuilder();
+      for (var p : healthy.programs()) {
+        if (p.event().equals("consume_skb")) {
+          b.append(p.program()).append(" ").append(num(p.nsPerRun(), 1)).append(" ns per run over ")
+              .append(count(p.runs())).append(" runs");
+        }
+      }
+      healthy.events().stream().filter(e -> e.event().equals("consume_skb")).findFirst().ifPresent(e -> b
+          .append(", the empty program ").append(num(e.nsPerRun(), 1)).append(" ns over ").append(count(e.runs())));
+      return b.append(": bpf_stats' own clock reads are in both; the difference is the call-site test.").toString();
     });
   }
 
