@@ -65,8 +65,9 @@ class BenchmarksMarkdownTest {
         + " of 9 interleaved pairs) | 0.960 | ≥ 0.95 | met |");
     assertThat(text).contains("| iperf3 throughput with ÷ without the agent, S1 (median of 9 interleaved pairs) |"
         + " 0.950 | ≥ 0.97 | **missed** |");
-    assertThat(text).contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
-        + " counting programs' run_cnt ÷ super-packets) | 6.5 | ≤ 5.5 | **missed** |");
+    assertThat(text)
+        .contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
+            + " counting programs' run_cnt ÷ super-packets) | 6.5 | ≤ 5.5 | **missed** |");
     assertThat(text).contains("| /metrics p50 at 1,000 devices (gzip, as Prometheus asks) | 12.0 ms | ≤ 5 ms |"
         + " **missed** |");
     assertThat(text).contains("| /metrics p99 at 1,000 devices (gzip, as Prometheus asks) | 48.0 ms | ≤ 20 ms |"
@@ -142,12 +143,39 @@ class BenchmarksMarkdownTest {
     // 6,500 consume_skb firings for 10,000 super-packets
     String text = Run.of(dir, "kernel").with("kernel", Fixtures.kernel(10_000)).markdown();
     // 0.65 runs per super-packet would meet ≤ 5.5, but not from windows that do not match: not judged
-    assertThat(text).contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
-        + " counting programs' run_cnt ÷ super-packets) | 0.7 | ≤ 5.5 | not measured |");
+    assertThat(text)
+        .contains("| segscope BPF program runs per software-segmented super-packet outside the timing windows, S1 (the"
+            + " counting programs' run_cnt ÷ super-packets) | 0.7 | ≤ 5.5 | not measured |");
     assertThat(text).contains("(0.7 against ≤ 5.5, not measured): consume_skb fired fewer times than the agent counted"
         + " super-packets");
     assertThat(text).contains("| segscope programs' run time ÷ segmentation time measured, S1 (tracepoint mode,"
         + " tp_btf; default timing windows: counting programs always, timing programs 3 s in every 30 s) | 0.87 % | ≤ 5 % | not measured |");
+  }
+
+  @Test
+  void theContainerIsJudgedAgainstTheManifestsLimitAndRequest(@TempDir Path dir) throws Exception {
+    String text = Run.full(dir, Fixtures.run(List.of("kernel", "overhead", "scale", "jmh", "container"), Map.of()),
+        false).with("container", Fixtures.container(120L << 20, 0.05, 0.12)).markdown();
+    assertThat(text).contains("| container memory as deployed (its memory cgroup's charge, which the limit is held"
+        + " against) at 1,000 devices | 120.0 MiB | ≤ 512.0 MiB (the manifest's limit) | met |");
+    assertThat(text).contains("| agent RSS in the container as deployed (VmRSS) at 1,000 devices | 130.0 MiB |"
+        + " ≤ 512.0 MiB (the manifest's limit) | met |");
+    assertThat(text).contains("| container CPU as deployed, idle (no scrape; the kubelet's probes only) at 1,000"
+        + " devices (cgroup CPU time over 60 s) | 0.050 cores | ≤ 0.100 cores (the manifest's request) | met |");
+    assertThat(text).contains("| container CPU as deployed while Prometheus scrapes /metrics at 1,000 devices (cgroup"
+        + " CPU time over 60 s, a scrape every 15 s) | 0.120 cores | ≤ 0.100 cores (the manifest's request) |"
+        + " **missed** |");
+    assertThat(text).contains("idle 0.050 cores, scraped 0.120 cores (4 scrapes, p50 30.0 ms, 87.9 KiB gzip each),"
+        + " against the 0.100 requested");
+    assertThat(text).contains("## 7. The container as deployed: memory and CPU at 1,000 devices");
+    assertThat(text).contains("| memory cgroup charge (peak) | 120.0 MiB (150.0 MiB) | limit 512.0 MiB |");
+    assertThat(text).contains("| working set (charge − inactive files) | 100.0 MiB | request 256.0 MiB |");
+    // without the part: not measured, saying why
+    String without = Run.full(dir.resolve("b"), Fixtures.run(ALL, Map.of()), false).markdown();
+    assertThat(without).contains("| container memory as deployed (its memory cgroup's charge, which the limit is"
+        + " held against) at 1,000 devices | — | ≤ the manifest's memory limit | not measured |");
+    assertThat(without).contains("## 7. The container as deployed: memory and CPU at 1,000 devices\n\nNot measured:"
+        + " not run (`--parts`).");
   }
 
   @Test
