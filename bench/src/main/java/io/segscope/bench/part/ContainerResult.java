@@ -17,7 +17,8 @@ import io.segscope.bench.common.Stats;
  * @param cpuLimitCores its resources.limits.cpu (0 when absent)
  * @param fleetDevices the lab's veth devices (in namespaces the container sees under its /run/netns)
  * @param inventoryDevices devices in the agent's inventory (/api/v1/devices: the node's own included)
- * @param fleetDevicesCounted fleet devices with GSO series in a scrape after the traffic
+ * @param fleetDevicesCounted fleet devices with offloaded-GSO series in a scrape after the traffic (that count
+ *     is sampled in timing windows, which open only on software segmentation: 0 on the fleet's veths)
  * @param readySeconds container start to the readiness probe's first success
  * @param cgroupMemoryBytes the container's memory cgroup charge (v1 memory.usage_in_bytes, v2
  *     memory.current) at the end, what the limit is held against
