@@ -1,8 +1,8 @@
 package io.segscope.agent.cli;
 
+import io.segscope.probes.Timing;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.VanishedDevices;
-import io.segscope.probes.Timing;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
