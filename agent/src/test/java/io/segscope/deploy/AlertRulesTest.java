@@ -2,6 +2,8 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.deploy.RepoFiles;
+import io.segscope.testkit.deploy.Tree;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

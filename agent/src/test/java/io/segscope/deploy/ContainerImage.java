@@ -2,6 +2,7 @@ package io.segscope.deploy;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.testkit.deploy.RepoFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayDeque;

@@ -4,17 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.segscope.agent.workload.lab.PrivateContainerd;
-import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
-import io.segscope.agent.workload.lab.criv1.Capability;
-import io.segscope.agent.workload.lab.criv1.ContainerConfig;
-import io.segscope.agent.workload.lab.criv1.ContainerState;
-import io.segscope.agent.workload.lab.criv1.ContainerStatusResponse;
 import io.segscope.agent.e2e.KernelOracle;
 import io.segscope.agent.e2e.PromText;
+import io.segscope.agent.inventory.NetnsThread;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Prerequisites;
+import io.segscope.lab.containerd.PrivateContainerd;
+import io.segscope.lab.containerd.PrivateContainerd.Pod;
+import io.segscope.lab.containerd.criv1.Capability;
+import io.segscope.lab.containerd.criv1.ContainerConfig;
+import io.segscope.lab.containerd.criv1.ContainerState;
+import io.segscope.lab.containerd.criv1.ContainerStatusResponse;
+import io.segscope.testkit.deploy.AgentContainer;
+import io.segscope.testkit.deploy.AgentPod;
+import io.segscope.testkit.deploy.Kubelet;
+import io.segscope.testkit.deploy.NetnsForward;
+import io.segscope.testkit.deploy.RenderedManifest;
+import io.segscope.testkit.deploy.Tree;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
@@ -72,7 +79,9 @@ import org.yaml.snakeyaml.Yaml;
  * path, scheme and interval and loads the PrometheusRule's rules; and StopContainer with the pod's
  * termination grace period ends it with no BPF program, link or map of it left. S1's software
  * segmentations counted by the containerized agent equal the kernel oracle's (bpftrace). Last, the
- * container's RSS and CPU at 1,000 devices are printed, and its RSS held under the memory limit.
+ * container's RSS at 1,000 devices is held under the memory limit (the figures, memory and CPU against
+ * the limit and the request, are the bench's part container, in BENCHMARKS.md; it runs the container
+ * with the same testkit support).
  */
 @Tag("lab")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -104,7 +113,7 @@ class ContainerImageIT {
     PrometheusServer.require();
     long t0 = System.nanoTime();
     image = "localhost/segscope:it";
-    Path archive = buildImage(image);
+    Path archive = AgentContainer.buildImage(jar(), image);
     long built = System.nanoTime();
     manifest = RenderedManifest.render();
     pod = AgentPod.of(manifest);
@@ -147,7 +156,8 @@ class ContainerImageIT {
     fewer.remove("SYSLOG");
     ContainerConfig c = full.toBuilder().setLinux(full.getLinux().toBuilder().setSecurityContext(
         full.getLinux().getSecurityContext().toBuilder().setCapabilities(Capability.newBuilder()
-            .addAllAddCapabilities(fewer).addAllDropCapabilities(pod.capabilitiesDropped())))).build();
+            .addAllAddCapabilities(fewer).addAllDropCapabilities(pod.capabilitiesDropped()))))
+        .build();
     String id = containerd.startContainer(p, c);
     ContainerStatusResponse s = awaitExited(id, Duration.ofSeconds(60));
     String log = Files.readString(containerd.containerLog(p, c));
@@ -168,7 +178,7 @@ class ContainerImageIT {
     long pid = pid(id);
     Path log = containerd.containerLog(p, c);
     AgentPod.Probe startup = pod.probe("startupProbe");
-    try (NetnsForward fwd = NetnsForward.open(nodeNetns(), new InetSocketAddress(NODE_IP, startup.port()));
+    try (NetnsForward fwd = forward(startup.port());
         Kubelet kubelet = new Kubelet(fwd.port(), log,
             () -> containerd.containerStatus(id).getStatus().getState() == ContainerState.CONTAINER_RUNNING)) {
       kubelet.awaitStarted(startup);
@@ -237,8 +247,8 @@ class ContainerImageIT {
   /**
    * The container as deployed (the manifest's args alone) on a node with 1,000 more devices (500 veth
    * pairs between the node's namespace and another): its RSS against the manifest's memory limit, its
-   * CPU over 30 s against its request. Figures for BENCHMARKS.md, printed; only the limit is asserted
-   * (above it the container is OOM-killed).
+   * CPU over 30 s against its request, printed; only the limit is asserted (above it the container is
+   * OOM-killed). The figures of record are the bench's (scripts/bench, part container: BENCHMARKS.md).
    */
   @Test
   @Order(3)
@@ -272,7 +282,7 @@ class ContainerImageIT {
     Pod p = containerd.runHostPod("segscope-scale", "segscope");
     ContainerConfig c = config(p, "scale.log", List.of());
     String id = containerd.startContainer(p, c);
-    try (NetnsForward fwd = NetnsForward.open(nodeNetns(), new InetSocketAddress(NODE_IP, pod.port("metrics")));
+    try (NetnsForward fwd = forward(pod.port("metrics"));
         Kubelet k = new Kubelet(fwd.port(), containerd.containerLog(p, c),
             () -> containerd.containerStatus(id).getStatus().getState() == ContainerState.CONTAINER_RUNNING)) {
       long pid = pid(id);
@@ -287,20 +297,21 @@ class ContainerImageIT {
       }
       assertThat(devices).as("devices in the agent's inventory").isGreaterThanOrEqualTo(1000);
       PromText.parse(k.get("/metrics").body()); // a first scrape, as Prometheus makes them
-      long cpu0 = cgroupValue(pid, "cpuacct", "cpuacct.usage");
+      long cpu0 = AgentContainer.cgroupValue(pid, "cpuacct", "cpuacct.usage");
       long t0 = System.nanoTime();
       for (int i = 0; i < 2; i++) { // two scrapes in 30 s, as the ServiceMonitor's 15 s interval makes
         Thread.sleep(15_000);
         k.get("/metrics");
       }
-      double cores = (cgroupValue(pid, "cpuacct", "cpuacct.usage") - cpu0) / (double) (System.nanoTime() - t0);
+      double cores =
+          (AgentContainer.cgroupValue(pid, "cpuacct", "cpuacct.usage") - cpu0) / (double) (System.nanoTime() - t0);
       long rss = 0;
       for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
         if (line.startsWith("VmRSS:")) {
           rss = Long.parseLong(line.replaceAll("\\D", "")) * 1024;
         }
       }
-      long cgroupMem = cgroupValue(pid, "memory", "memory.usage_in_bytes");
+      long cgroupMem = AgentContainer.cgroupValue(pid, "memory", "memory.usage_in_bytes");
       var r = pod.resources();
       double request = Math.round(r.getCpuShares() * 1000 / 1024.0) / 1000.0;
       System.out.printf("ContainerImageIT: at %d devices: RSS %.1f MiB (cgroup %.1f MiB) of the %d MiB limit; CPU %.4f"
@@ -316,34 +327,20 @@ class ContainerImageIT {
 
   // ---- the node's side
 
-  private Path buildImage(String tag) throws Exception {
-    Path script = RepoFiles.path("scripts/image");
-    List<String> cmd = List.of(script.toString(), "--jar", jar().toString(), "--tag", tag, "--quiet");
-    Process proc = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!proc.waitFor(20, TimeUnit.MINUTES)) {
-      proc.destroyForcibly();
-      throw new AssertionError("scripts/image did not finish within 20 min");
-    }
-    assertThat(proc.exitValue()).as("scripts/image exit code; stdout: %s", out).isZero();
-    List<String> lines = out.lines().toList();
-    Path archive = Path.of(lines.get(lines.size() - 1));
-    assertThat(archive).isRegularFile();
-    return archive;
+  private ContainerConfig config(Pod p, String logName, List<String> extraArgs) throws IOException {
+    return AgentContainer.config(pod, containerd, lab, image, NODE_IP, p, logName, extraArgs);
   }
 
-  private ContainerConfig config(Pod p, String logName, List<String> extraArgs) throws IOException {
-    Map<String, String> hostPaths = Map.of("/run/netns", containerd.netnsDir().toString(),
-        "/run/containerd/containerd.sock", containerd.socket().toString());
-    Path volumes = Files.createDirectories(lab.workDir().resolve("volumes/" + p.uid()));
-    return pod.containerConfig(image, Map.of("status.hostIP", NODE_IP), h -> hostPaths.getOrDefault(h, h),
-        name -> {
-          try {
-            return Files.createDirectories(volumes.resolve(name)).toString();
-          } catch (IOException e) {
-            throw new IllegalStateException(e);
-          }
-        }, logName, extraArgs);
+  /** A forward from the host's loopback to {@code port} of the node's address, inside the node's namespace. */
+  private NetnsForward forward(int port) throws IOException {
+    NetnsThread thread = new NetnsThread("netns-forward");
+    var node = nodeNetns();
+    var target = new InetSocketAddress(NODE_IP, port);
+    return NetnsForward.open(() -> thread.call(node, () -> {
+      java.net.Socket s = new java.net.Socket();
+      s.connect(target, 5000);
+      return s;
+    }), thread);
   }
 
   private io.segscope.agent.inventory.model.Netns nodeNetns() {
@@ -352,10 +349,7 @@ class ContainerImageIT {
   }
 
   private long pid(String id) throws Exception {
-    JsonNode info = JSON.readTree(containerd.containerStatus(id).getInfoOrThrow("info"));
-    long pid = info.path("pid").asLong();
-    assertThat(pid).as("pid of container %s: %s", id, info).isPositive();
-    return pid;
+    return AgentContainer.pid(containerd, id);
   }
 
   private ContainerStatusResponse awaitExited(String id, Duration timeout) throws Exception {
@@ -408,10 +402,10 @@ class ContainerImageIT {
     assertThat(argv).as("the image's ENTRYPOINT and the manifest's args").isEqualTo(expected);
     assertThat(c.getArgsList()).startsWith("run", "--listen", NODE_IP + ":" + pod.port("metrics"));
     var r = pod.resources();
-    assertThat(cgroupValue(pid, "memory", "memory.limit_in_bytes")).isEqualTo(r.getMemoryLimitInBytes());
-    assertThat(cgroupValue(pid, "cpu", "cpu.cfs_quota_us")).isEqualTo(r.getCpuQuota());
-    assertThat(cgroupValue(pid, "cpu", "cpu.cfs_period_us")).isEqualTo(r.getCpuPeriod());
-    assertThat(cgroupValue(pid, "cpu", "cpu.shares")).isEqualTo(r.getCpuShares());
+    assertThat(AgentContainer.cgroupValue(pid, "memory", "memory.limit_in_bytes")).isEqualTo(r.getMemoryLimitInBytes());
+    assertThat(AgentContainer.cgroupValue(pid, "cpu", "cpu.cfs_quota_us")).isEqualTo(r.getCpuQuota());
+    assertThat(AgentContainer.cgroupValue(pid, "cpu", "cpu.cfs_period_us")).isEqualTo(r.getCpuPeriod());
+    assertThat(AgentContainer.cgroupValue(pid, "cpu", "cpu.shares")).isEqualTo(r.getCpuShares());
     String seccomp = status.get("Seccomp");
     assertThat(seccomp).as("seccomp mode (2: filter, the runtime's default profile)").isEqualTo("2");
   }
@@ -430,16 +424,6 @@ class ContainerImageIT {
       cur = next;
     }
     return cur.toString();
-  }
-
-  private static long cgroupValue(long pid, String controller, String file) throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/cgroup"))) {
-      String[] f = line.split(":", 3);
-      if (List.of(f[1].split(",")).contains(controller)) {
-        return Long.parseLong(Files.readString(Path.of("/sys/fs/cgroup", f[1], f[2], file)).strip());
-      }
-    }
-    throw new AssertionError("no " + controller + " cgroup for " + pid);
   }
 
   private static final Map<Integer, String> CAPS = Map.of(21, "SYS_ADMIN", 34, "SYSLOG", 38, "PERFMON", 39, "BPF");
@@ -650,120 +634,5 @@ class ContainerImageIT {
     assertThat(p != null && Files.isRegularFile(Path.of(p)))
         .as("the agent jar (system property segscope.jar=%s): run with 'mvn verify'", p).isTrue();
     return Path.of(p);
-  }
-
-  /**
-   * The kubelet's probes against the pod's address (through the forward): the startup probe until it
-   * succeeds or fails failureThreshold times in a row, then liveness and readiness at their periods.
-   */
-  private static final class Kubelet implements AutoCloseable {
-    private final int port;
-    private final Path log;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final AtomicInteger livenessInARow = new AtomicInteger();
-    private final AtomicInteger worstLiveness = new AtomicInteger();
-    private final AtomicReference<Boolean> ready = new AtomicReference<>(false);
-    private final List<Thread> pollers = new ArrayList<>();
-    private final java.util.function.BooleanSupplier running;
-    private volatile boolean closed;
-
-    Kubelet(int port, Path log, java.util.function.BooleanSupplier running) {
-      this.port = port;
-      this.log = log;
-      this.running = running;
-    }
-
-    HttpResponse<String> get(String path) throws IOException, InterruptedException {
-      return get(path, Duration.ofSeconds(10));
-    }
-
-    HttpResponse<String> get(String path, Duration timeout) throws IOException, InterruptedException {
-      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(timeout)
-          .build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Whether an HTTP GET probe succeeds (2xx or 3xx within its timeout), as the kubelet judges it. */
-    boolean probe(AgentPod.Probe p) {
-      try {
-        int code = get(p.path(), Duration.ofSeconds(p.timeoutSeconds())).statusCode();
-        return code >= 200 && code < 400;
-      } catch (IOException e) {
-        return false;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
-
-    void awaitStarted(AgentPod.Probe startup) throws Exception {
-      for (int failures = 0; failures < startup.failureThreshold(); failures++) {
-        if (probe(startup)) {
-          return;
-        }
-        if (!running.getAsBoolean()) {
-          throw new AssertionError("the container exited before its startup probe succeeded\nlog:\n" + log());
-        }
-        Thread.sleep(startup.periodSeconds() * 1000L);
-      }
-      throw new AssertionError("the startup probe " + startup + " failed " + startup.failureThreshold()
-          + " times: the kubelet restarts the container\nlog:\n" + log());
-    }
-
-    void pollLivenessAndReadiness(AgentPod.Probe liveness, AgentPod.Probe readiness) {
-      pollers.add(poller("liveness", liveness, ok -> {
-        int n = ok ? 0 : livenessInARow.incrementAndGet();
-        if (ok) {
-          livenessInARow.set(0);
-        }
-        worstLiveness.accumulateAndGet(n, Math::max);
-      }));
-      pollers.add(poller("readiness", readiness, ready::set));
-    }
-
-    private Thread poller(String name, AgentPod.Probe p, java.util.function.Consumer<Boolean> result) {
-      Thread t = new Thread(() -> loop(p, result), "kubelet-" + name);
-      t.setDaemon(true);
-      t.start();
-      return t;
-    }
-
-    private void loop(AgentPod.Probe p, java.util.function.Consumer<Boolean> result) {
-      while (!closed) {
-        result.accept(probe(p));
-        try {
-          Thread.sleep(p.periodSeconds() * 1000L);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    void awaitReady(Duration timeout) throws Exception {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (!ready.get()) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("the readiness probe did not succeed within " + timeout + "\nlog:\n" + log());
-        }
-        Thread.sleep(200);
-      }
-    }
-
-    int livenessFailuresInARow() {
-      return worstLiveness.get();
-    }
-
-    String log() {
-      try {
-        return Files.readString(log);
-      } catch (IOException e) {
-        return "(no log: " + e + ")";
-      }
-    }
-
-    @Override
-    public void close() {
-      closed = true;
-      pollers.forEach(Thread::interrupt);
-    }
   }
 }

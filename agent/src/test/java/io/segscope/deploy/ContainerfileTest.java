@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.testkit.deploy.RepoFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;

@@ -8,6 +8,7 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.testkit.deploy.RepoFiles;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

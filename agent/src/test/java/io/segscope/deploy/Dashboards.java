@@ -1,6 +1,7 @@
 package io.segscope.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.segscope.testkit.deploy.RepoFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,8 @@ package io.segscope.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.segscope.testkit.deploy.RepoFiles;
+import io.segscope.testkit.deploy.Tree;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

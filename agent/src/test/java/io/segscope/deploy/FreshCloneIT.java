@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.lab.Prerequisites;
 import io.segscope.testing.Readiness;
+import io.segscope.testkit.deploy.RepoFiles;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package io.segscope.deploy;
 
+import io.segscope.testkit.deploy.RepoFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package io.segscope.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.probes.compile.CompilerProcess;
+import io.segscope.testkit.deploy.RepoFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

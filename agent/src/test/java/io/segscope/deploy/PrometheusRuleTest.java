@@ -2,6 +2,8 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.deploy.RepoFiles;
+import io.segscope.testkit.deploy.Tree;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.segscope.agent.http.DoorServer;
 import io.segscope.agent.http.WebConfig;
+import io.segscope.testkit.deploy.RepoFiles;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -3,9 +3,13 @@ package io.segscope.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.segscope.agent.workload.lab.criv1.ContainerConfig;
-import io.segscope.agent.workload.lab.criv1.MountPropagation;
 import io.segscope.lab.Tools;
+import io.segscope.lab.containerd.criv1.ContainerConfig;
+import io.segscope.lab.containerd.criv1.MountPropagation;
+import io.segscope.testkit.deploy.AgentPod;
+import io.segscope.testkit.deploy.RenderedManifest;
+import io.segscope.testkit.deploy.RepoFiles;
+import io.segscope.testkit.deploy.Tree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

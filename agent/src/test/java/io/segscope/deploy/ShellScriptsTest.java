@@ -2,6 +2,7 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.deploy.RepoFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,6 +2,7 @@ package io.segscope.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.deploy.RepoFiles;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

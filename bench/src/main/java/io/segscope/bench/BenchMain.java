@@ -5,6 +5,7 @@ import io.segscope.bench.common.Machine;
 import io.segscope.bench.common.Results;
 import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.part.BenchConfig;
+import io.segscope.bench.part.ContainerPart;
 import io.segscope.bench.part.GuestMemory;
 import io.segscope.bench.part.GuestPart;
 import io.segscope.bench.part.JmhPart;
@@ -36,7 +37,9 @@ import java.util.logging.Logger;
  *
  * Parts: {@code kernel} (in-kernel cost, runs per super-packet, counts against the oracle),
  * {@code overhead} (UDP sender CPU per segment, iperf3, agent starts), {@code scale} (10/100/1,000
- * devices), {@code guest} (kernel map memory with 128 possible CPUs), {@code jmh}. Each part writes its
+ * devices), {@code guest} (kernel map memory with 128 possible CPUs), {@code jmh}, {@code container} (the
+ * image as the DaemonSet runs it, through CRI on a private containerd: memory and CPU at 1,000 devices
+ * against the manifest's limit and request; in the default run only where its tools are). Each part writes its
  * raw results under DIR; a part that fails is recorded and the others still run. The report is rendered
  * from DIR into FILE. {@code guest-memory} is what the guest part runs inside the guest. Exit codes: 0
  * all parts ran, 1 a part failed, 2 bad arguments.
@@ -47,8 +50,11 @@ public final class BenchMain {
   }
 
   private static final Logger LOG = Logger.getLogger(BenchMain.class.getName());
-  static final List<String> PARTS = List.of("kernel", "overhead", "scale", "guest", "jmh");
-  /** What --quick runs unless --parts says otherwise: the guest boots and compiles for minutes. */
+  static final List<String> PARTS = List.of("kernel", "overhead", "scale", "guest", "jmh", "container");
+  /**
+   * What --quick runs unless --parts says otherwise: the guest boots and compiles for minutes, the container
+   * part builds an image and runs for minutes.
+   */
   static final List<String> QUICK_PARTS = List.of("kernel", "overhead", "scale", "jmh");
 
   private BenchMain() {}
@@ -86,7 +92,8 @@ public final class BenchMain {
     double[] loadBefore = Machine.loadAverage();
     Map<String, String> failures = new LinkedHashMap<>();
     long t0 = System.nanoTime();
-    List<String> parts = a.parts() != null ? a.parts() : a.quick() ? QUICK_PARTS : PARTS;
+    List<String> parts =
+        a.parts() != null ? a.parts() : a.quick() ? QUICK_PARTS : defaultParts(ContainerPart.missing());
     for (String part : parts) {
       LOG.info("part " + part + " ...");
       long p0 = System.nanoTime();
@@ -97,6 +104,7 @@ public final class BenchMain {
           case "scale" -> new ScalePart(config, results).run();
           case "guest" -> new GuestPart(config, results).run();
           case "jmh" -> new JmhPart(config, results).run();
+          case "container" -> new ContainerPart(config, results).run();
           default -> throw new IllegalStateException("unknown part " + part);
         }
         LOG.info(String.format("part %s done in %.0f s", part, (System.nanoTime() - p0) / 1e9));
@@ -114,6 +122,15 @@ public final class BenchMain {
     BenchmarksMarkdown.write(results, a.markdown());
     LOG.info("wrote " + a.markdown() + " and raw results under " + a.out());
     return failures.isEmpty() ? 0 : 1;
+  }
+
+  /** Every part; the container part only when nothing it needs is missing (it says what is, and is left out). */
+  static List<String> defaultParts(List<String> containerMissing) {
+    if (containerMissing.isEmpty()) {
+      return PARTS;
+    }
+    LOG.warning("part container left out: missing " + containerMissing + " (scripts/setup --with-test-tools)");
+    return PARTS.stream().filter(p -> !p.equals("container")).toList();
   }
 
   private static String relative(Path out) {

@@ -22,8 +22,15 @@ class BenchMainArgsTest {
     // no --parts: the run's default (every part; --quick leaves the guest out)
     assertThat(BenchMain.Args.parse(new String[] {"run", "--agent-jar", jar.toString(), "--launcher",
         launcher.toString(), "--out", "o", "--markdown", "B.md"}).parts()).isNull();
-    assertThat(BenchMain.PARTS).containsExactly("kernel", "overhead", "scale", "guest", "jmh");
-    assertThat(BenchMain.QUICK_PARTS).doesNotContain("guest");
+    assertThat(BenchMain.PARTS).containsExactly("kernel", "overhead", "scale", "guest", "jmh", "container");
+    assertThat(BenchMain.QUICK_PARTS).doesNotContain("guest", "container");
+  }
+
+  @Test
+  void theDefaultRunLeavesTheContainerPartOutOnlyWhenItsToolsAreMissing() {
+    assertThat(BenchMain.defaultParts(List.of())).isEqualTo(BenchMain.PARTS);
+    assertThat(BenchMain.defaultParts(List.of("podman"))).containsExactly("kernel", "overhead", "scale", "guest",
+        "jmh");
   }
 
   @Test

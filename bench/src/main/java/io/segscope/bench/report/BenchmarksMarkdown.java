@@ -10,6 +10,7 @@ import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;
+import io.segscope.bench.part.ContainerResult;
 import io.segscope.bench.part.GuestResult;
 import io.segscope.bench.part.HealthyResult;
 import io.segscope.bench.part.JmhResult;
@@ -38,10 +39,12 @@ public final class BenchmarksMarkdown {
   private final ScaleResult scale;
   private final GuestResult guest;
   private final JmhResult jmh;
+  private final ContainerResult container;
   private final StringBuilder md = new StringBuilder();
 
   BenchmarksMarkdown(RunInfo run, KernelResult kernel, AccuracyResult accuracy, SampledResult sampled,
-      HealthyResult healthy, OverheadResult overhead, ScaleResult scale, GuestResult guest, JmhResult jmh) {
+      HealthyResult healthy, OverheadResult overhead, ScaleResult scale, GuestResult guest, JmhResult jmh,
+      ContainerResult container) {
     this.healthy = healthy;
     this.run = run;
     this.kernel = kernel;
@@ -51,6 +54,7 @@ public final class BenchmarksMarkdown {
     this.scale = scale;
     this.guest = guest;
     this.jmh = jmh;
+    this.container = container;
   }
 
   /** Reads the run's results from {@code results} and writes the report to {@code file}. */
@@ -64,7 +68,7 @@ public final class BenchmarksMarkdown {
         results.read("healthy", HealthyResult.class),
         results.read("overhead", OverheadResult.class),
         results.read("scale", ScaleResult.class), results.read("guest", GuestResult.class),
-        results.read("jmh", JmhResult.class)).render();
+        results.read("jmh", JmhResult.class), results.read("container", ContainerResult.class)).render();
     try {
       Files.writeString(file, text);
     } catch (IOException e) {
@@ -73,7 +77,8 @@ public final class BenchmarksMarkdown {
   }
 
   String render() {
-    List<Check> checks = new Targets(run, kernel, accuracy, sampled, healthy, overhead, scale, guest, jmh).checks();
+    List<Check> checks = new Targets(run, kernel, accuracy, sampled, healthy, overhead, scale, guest, jmh, container)
+        .checks();
     header();
     summary(checks);
     misses(checks);
@@ -85,6 +90,7 @@ public final class BenchmarksMarkdown {
     scaleSection();
     guestSection();
     jmhSection();
+    containerSection();
     md.append("## How to reproduce\n\n`scripts/bench` as root (this run: ").append(num(run.seconds() / 60, 1))
         .append(" min plus the build; README.md, \"Benchmarks\"). Raw results of this run: `")
         .append(run.resultsDir()).append("/` (not committed).\n");
@@ -493,6 +499,42 @@ public final class BenchmarksMarkdown {
     md.append("| ").append(name).append(" | ").append(mib(before)).append(" | ").append(mib(with)).append(" | ")
         .append(mib(after)).append(" | ").append(mib(with - before)).append(" | ").append(mib(with - after))
         .append(" |\n");
+  }
+
+  private void containerSection() {
+    md.append("## 7. The container as deployed: memory and CPU at 1,000 devices\n\n");
+    if (container == null) {
+      md.append("Not measured: ").append(why("container")).append(".\n\n");
+      return;
+    }
+    ContainerResult c = container;
+    md.append("The image built by `scripts/image` (`").append(c.image()).append("`, ").append(num(c.imageSeconds(), 0))
+        .append(" s in this run), run through CRI on the lab's private containerd as a kubelet runs the DaemonSet")
+        .append(" of `deploy/kubernetes` (").append(c.renderer()).append("): host network and PID namespace, the")
+        .append(
+            " manifest's capabilities, read-only root, mounts, env, CPU shares and quota and memory limit, its args")
+        .append(" alone (`").append(c.args()).append("`), the startup, liveness and readiness probes polled at their")
+        .append(" periods throughout. The node had ").append(count(c.fleetDevices()))
+        .append(" more devices (the scale part's veth fleet, its namespaces pinned where the container sees")
+        .append(" `/run/netns`), each of which had sent TCP; ").append(count(c.inventoryDevices()))
+        .append(" devices inventoried, the node's own included. Ready ")
+        .append(num(c.readySeconds(), 1)).append(" s after the container started. CPU = the container cgroup's CPU")
+        .append(" time over the span: ").append(num(c.idleSeconds(), 0)).append(" s idle (no scrape), then ")
+        .append(num(c.scrapedSeconds(), 0)).append(" s with /metrics scraped every ")
+        .append(num(c.scrapeIntervalSeconds(), 0)).append(" s (the ServiceMonitor's interval) as Prometheus asks")
+        .append(" (its Accept header, gzip). Memory at the end.\n\n");
+    md.append("| | measured | the manifest's |\n| --- | ---: | ---: |\n");
+    md.append("| memory cgroup charge (peak) | ").append(mib(c.cgroupMemoryBytes())).append(" (")
+        .append(mib(c.peakCgroupMemoryBytes())).append(") | limit ").append(mib(c.memoryLimitBytes())).append(" |\n");
+    md.append("| working set (charge − inactive files) | ").append(mib(c.workingSetBytes())).append(" | request ")
+        .append(c.memoryRequestBytes() == 0 ? "none" : mib(c.memoryRequestBytes())).append(" |\n");
+    md.append("| agent VmRSS (peak) | ").append(mib(c.rssBytes())).append(" (").append(mib(c.peakRssBytes()))
+        .append(") | limit ").append(mib(c.memoryLimitBytes())).append(" |\n");
+    md.append("| CPU idle | ").append(num(c.idleCores(), 3)).append(" cores | request ")
+        .append(num(c.cpuRequestCores(), 3)).append(", limit ").append(num(c.cpuLimitCores(), 3)).append(" |\n");
+    md.append("| CPU scraped (").append(c.scrapes()).append(" scrapes, p50 ").append(num(c.scrapeMs().p50(), 1))
+        .append(" ms, ").append(kib(c.scrapeBytes())).append(" gzip) | ").append(num(c.scrapedCores(), 3))
+        .append(" cores | request ").append(num(c.cpuRequestCores(), 3)).append(" |\n\n");
   }
 
   private void jmhSection() {

@@ -153,6 +153,32 @@ class BenchmarksMarkdownTest {
   }
 
   @Test
+  void theContainerIsJudgedAgainstTheManifestsLimitAndRequest(@TempDir Path dir) throws Exception {
+    String text = Run.full(dir, Fixtures.run(List.of("kernel", "overhead", "scale", "jmh", "container"), Map.of()),
+        false).with("container", Fixtures.container(120L << 20, 0.05, 0.12)).markdown();
+    assertThat(text).contains("| container memory as deployed (its memory cgroup's charge, which the limit is held"
+        + " against) at 1,000 devices | 120.0 MiB | ≤ 512.0 MiB (the manifest's limit) | met |");
+    assertThat(text).contains("| agent RSS in the container as deployed (VmRSS) at 1,000 devices | 130.0 MiB |"
+        + " ≤ 512.0 MiB (the manifest's limit) | met |");
+    assertThat(text).contains("| container CPU as deployed, idle (no scrape; the kubelet's probes only) at 1,000"
+        + " devices (cgroup CPU time over 60 s) | 0.050 cores | ≤ 0.100 cores (the manifest's request) | met |");
+    assertThat(text).contains("| container CPU as deployed while Prometheus scrapes /metrics at 1,000 devices (cgroup"
+        + " CPU time over 60 s, a scrape every 15 s) | 0.120 cores | ≤ 0.100 cores (the manifest's request) |"
+        + " **missed** |");
+    assertThat(text).contains("idle 0.050 cores, scraped 0.120 cores (4 scrapes, p50 30.0 ms, 87.9 KiB gzip each),"
+        + " against the 0.100 requested");
+    assertThat(text).contains("## 7. The container as deployed: memory and CPU at 1,000 devices");
+    assertThat(text).contains("| memory cgroup charge (peak) | 120.0 MiB (150.0 MiB) | limit 512.0 MiB |");
+    assertThat(text).contains("| working set (charge − inactive files) | 100.0 MiB | request 256.0 MiB |");
+    // without the part: not measured, saying why
+    String without = Run.full(dir.resolve("b"), Fixtures.run(ALL, Map.of()), false).markdown();
+    assertThat(without).contains("| container memory as deployed (its memory cgroup's charge, which the limit is"
+        + " held against) at 1,000 devices | — | ≤ the manifest's memory limit | not measured |");
+    assertThat(without).contains("## 7. The container as deployed: memory and CPU at 1,000 devices\n\nNot measured:"
+        + " not run (`--parts`).");
+  }
+
+  @Test
   void aPartThatDidNotRunOrFailedLeavesItsFiguresNotMeasuredWithTheReason(@TempDir Path dir) throws Exception {
     String text = Run.full(dir, Fixtures.run(List.of("kernel", "overhead", "scale", "jmh", "guest"),
         Map.of("guest", "IllegalStateException: boom")), false).markdown();

@@ -7,6 +7,7 @@ import io.segscope.bench.common.Stats;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;
+import io.segscope.bench.part.ContainerResult;
 import io.segscope.bench.part.GuestResult;
 import io.segscope.bench.part.JmhResult;
 import io.segscope.bench.part.KernelResult;
@@ -118,6 +119,14 @@ final class Fixtures {
         new ScaleResult.Latency("/metrics", "plain", plain, devices * 3000L, "application/openmetrics-text", ""),
         new ScaleResult.Latency("/api/v1/devices", "json", plain, devices * 3000L, "application/json", ""),
         rss, rss + (5L << 20), 0.01, rss + (1L << 20), 0.02, 6.0, maps, 0.004);
+  }
+
+  /** The container as deployed at 1,000 devices: 512 MiB limit, 0.1 cores requested, 1 core limit. */
+  static ContainerResult container(long cgroupBytes, double idleCores, double scrapedCores) {
+    return new ContainerResult("localhost/segscope:bench", 40, "kubectl kustomize", "run --listen 198.18.47.1:9810",
+        512L << 20, 256L << 20, 0.1, 1.0, 1000, 1004, 1000, 7.5, cgroupBytes, 20L << 20, cgroupBytes + (30L << 20),
+        130L << 20, 150L << 20, 60, idleCores, 60, 15, 4, scrapedCores, new Stats.Summary(4, 20, 30, 40, 40, 30),
+        90_000);
   }
 
   /** 1,000 devices, 128 possible CPUs: Percpu grew by 88 B × 128 × 1,000 ≈ 10.7 MiB, Slab by 1 MiB. */

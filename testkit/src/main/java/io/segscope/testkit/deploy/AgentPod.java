@@ -1,17 +1,17 @@
-package io.segscope.deploy;
+package io.segscope.testkit.deploy;
 
-import io.segscope.agent.workload.lab.criv1.Capability;
-import io.segscope.agent.workload.lab.criv1.ContainerConfig;
-import io.segscope.agent.workload.lab.criv1.ContainerMetadata;
-import io.segscope.agent.workload.lab.criv1.ImageSpec;
-import io.segscope.agent.workload.lab.criv1.Int64Value;
-import io.segscope.agent.workload.lab.criv1.KeyValue;
-import io.segscope.agent.workload.lab.criv1.LinuxContainerConfig;
-import io.segscope.agent.workload.lab.criv1.LinuxContainerResources;
-import io.segscope.agent.workload.lab.criv1.LinuxContainerSecurityContext;
-import io.segscope.agent.workload.lab.criv1.Mount;
-import io.segscope.agent.workload.lab.criv1.MountPropagation;
-import io.segscope.agent.workload.lab.criv1.SecurityProfile;
+import io.segscope.lab.containerd.criv1.Capability;
+import io.segscope.lab.containerd.criv1.ContainerConfig;
+import io.segscope.lab.containerd.criv1.ContainerMetadata;
+import io.segscope.lab.containerd.criv1.ImageSpec;
+import io.segscope.lab.containerd.criv1.Int64Value;
+import io.segscope.lab.containerd.criv1.KeyValue;
+import io.segscope.lab.containerd.criv1.LinuxContainerConfig;
+import io.segscope.lab.containerd.criv1.LinuxContainerResources;
+import io.segscope.lab.containerd.criv1.LinuxContainerSecurityContext;
+import io.segscope.lab.containerd.criv1.Mount;
+import io.segscope.lab.containerd.criv1.MountPropagation;
+import io.segscope.lab.containerd.criv1.SecurityProfile;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,15 +29,15 @@ import java.util.regex.Pattern;
  * units. What a kubelet adds besides (/etc/hosts, the termination log, the service account token,
  * which this pod does not mount) is not made.
  */
-record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
+public record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
   private static final Pattern VAR = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)|\\$\\$");
   /** The kubelet's CFS period (µs). */
-  static final long CPU_PERIOD = 100_000;
+  public static final long CPU_PERIOD = 100_000;
 
   /** A probe's HTTP GET: path, port number, and the kubelet's timing. */
-  record Probe(String path, int port, int periodSeconds, int timeoutSeconds, int failureThreshold) {}
+  public record Probe(String path, int port, int periodSeconds, int timeoutSeconds, int failureThreshold) {}
 
-  static AgentPod of(RenderedManifest manifest) {
+  public static AgentPod of(RenderedManifest manifest) {
     Map<String, Object> spec = Tree.map(manifest.kind("DaemonSet"), "spec.template.spec");
     List<Map<String, Object>> cs = Tree.maps(spec, "containers");
     if (cs.size() != 1) {
@@ -46,33 +46,33 @@ record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
     return new AgentPod(spec, cs.get(0));
   }
 
-  boolean hostNetwork() {
+  public boolean hostNetwork() {
     return Boolean.TRUE.equals(podSpec.get("hostNetwork"));
   }
 
-  boolean hostPid() {
+  public boolean hostPid() {
     return Boolean.TRUE.equals(podSpec.get("hostPID"));
   }
 
-  long terminationGraceSeconds() {
+  public long terminationGraceSeconds() {
     Object v = podSpec.get("terminationGracePeriodSeconds");
     return v == null ? 30 : ((Number) v).longValue(); // Kubernetes' default
   }
 
-  String name() {
+  public String name() {
     return Tree.str(container, "name");
   }
 
-  List<String> capabilitiesAdded() {
+  public List<String> capabilitiesAdded() {
     return strings(Tree.find(container, "securityContext.capabilities.add"));
   }
 
-  List<String> capabilitiesDropped() {
+  public List<String> capabilitiesDropped() {
     return strings(Tree.find(container, "securityContext.capabilities.drop"));
   }
 
   /** The env as the kubelet resolves it: values, and field references from {@code fieldRefs}. */
-  Map<String, String> env(Map<String, String> fieldRefs) {
+  public Map<String, String> env(Map<String, String> fieldRefs) {
     Map<String, String> out = new LinkedHashMap<>();
     Object env = container.get("env");
     for (Map<String, Object> e : env == null ? List.<Map<String, Object>>of() : Tree.maps(container, "env")) {
@@ -92,12 +92,12 @@ record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
   }
 
   /** The args with {@code $(VAR)} replaced from the env ({@code $$} is a literal $), as the kubelet does. */
-  List<String> args(Map<String, String> env) {
+  public List<String> args(Map<String, String> env) {
     Object a = container.get("args");
     return strings(a).stream().map(s -> expand(s, env)).toList();
   }
 
-  static String expand(String s, Map<String, String> env) {
+  public static String expand(String s, Map<String, String> env) {
     Matcher m = VAR.matcher(s);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
@@ -108,7 +108,7 @@ record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
   }
 
   /** A named or numbered port of the container. */
-  int port(Object port) {
+  public int port(Object port) {
     if (port instanceof Number n) {
       return n.intValue();
     }
@@ -120,19 +120,19 @@ record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
     throw new IllegalStateException("the container has no port named " + port);
   }
 
-  Probe probe(String kind) {
+  public Probe probe(String kind) {
     Map<String, Object> p = Tree.map(container, kind);
     return new Probe(Tree.str(p, "httpGet.path"), port(Tree.at(p, "httpGet.port")), intOr(p, "periodSeconds", 10),
         intOr(p, "timeoutSeconds", 1), intOr(p, "failureThreshold", 3));
   }
 
   /** Kubernetes quantities as the kubelet uses them: CPU in millicores, memory in bytes. */
-  static long milliCpu(String q) {
+  public static long milliCpu(String q) {
     return q.endsWith("m") ? Long.parseLong(q.substring(0, q.length() - 1))
         : Math.round(Double.parseDouble(q) * 1000);
   }
 
-  static long bytes(String q) {
+  public static long bytes(String q) {
     Matcher m = Pattern.compile("^(\\d+)(Ki|Mi|Gi|K|M|G)?$").matcher(q);
     if (!m.matches()) {
       throw new IllegalArgumentException("memory quantity " + q + " is not parsed here");
@@ -151,7 +151,7 @@ record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
   }
 
   /** The kubelet's Linux resources: shares from the CPU request, quota from its limit, the memory limit. */
-  LinuxContainerResources resources() {
+  public LinuxContainerResources resources() {
     LinuxContainerResources.Builder r = LinuxContainerResources.newBuilder();
     Object req = Tree.find(container, "resources.requests.cpu");
     if (req != null) {
@@ -177,7 +177,7 @@ record AgentPod(Map<String, Object> podSpec, Map<String, Object> container) {
    * @param emptyDir the host directory of an emptyDir volume, by volume name
    * @param extraArgs appended to the manifest's args (none in production)
    */
-  ContainerConfig containerConfig(String image, Map<String, String> fieldRefs, Function<String, String> hostPath,
+  public ContainerConfig containerConfig(String image, Map<String, String> fieldRefs, Function<String, String> hostPath,
       Function<String, String> emptyDir, String logPath, List<String> extraArgs) {
     Map<String, String> env = env(fieldRefs);
     List<String> args = new ArrayList<>(args(env));

@@ -1,12 +1,9 @@
-package io.segscope.deploy;
+package io.segscope.testkit.deploy;
 
-import io.segscope.agent.inventory.NetnsThread;
-import io.segscope.agent.inventory.model.Netns;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.ExecutorService;
@@ -17,33 +14,46 @@ import java.util.concurrent.Executors;
  * accepted connection is relayed to a socket opened from a thread inside that namespace (a socket
  * stays in the namespace it was made in). For a test that reaches a hostNetwork pod of the
  * containerd lab, whose "node" is a lab namespace without a route to the host.
+ *
+ * <p>The socket inside the namespace is made by a {@link Connector} of the caller's (the agent's tests and
+ * the bench enter a namespace with the agent's own NetnsThread), so this class needs no setns of its own.
  */
-final class NetnsForward implements AutoCloseable {
+public final class NetnsForward implements AutoCloseable {
+  /** Opens a connection to the target from inside its network namespace. */
+  @FunctionalInterface
+  public interface Connector {
+    Socket connect() throws IOException;
+  }
+
   private final ServerSocket server;
-  private final NetnsThread thread = new NetnsThread("netns-forward");
+  private final AutoCloseable owned;
   private final ExecutorService pumps = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "netns-forward-pump");
     t.setDaemon(true);
     return t;
   });
 
-  private NetnsForward(ServerSocket server) {
+  private NetnsForward(ServerSocket server, AutoCloseable owned) {
     this.server = server;
+    this.owned = owned;
   }
 
-  /** Forwards 127.0.0.1:{@link #port()} to {@code target} inside {@code ns}. */
-  static NetnsForward open(Netns ns, InetSocketAddress target) throws IOException {
+  /**
+   * Forwards 127.0.0.1:{@link #port()} to whatever {@code connector} connects to; {@code owned} (what the
+   * connector enters the namespace with) is closed with the forward.
+   */
+  public static NetnsForward open(Connector connector, AutoCloseable owned) throws IOException {
     ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    NetnsForward f = new NetnsForward(s);
-    f.pumps.execute(() -> f.acceptLoop(ns, target));
+    NetnsForward f = new NetnsForward(s, owned);
+    f.pumps.execute(() -> f.acceptLoop(connector));
     return f;
   }
 
-  int port() {
+  public int port() {
     return server.getLocalPort();
   }
 
-  private void acceptLoop(Netns ns, InetSocketAddress target) {
+  private void acceptLoop(Connector connector) {
     while (!server.isClosed()) {
       Socket in;
       try {
@@ -52,14 +62,10 @@ final class NetnsForward implements AutoCloseable {
         return;
       }
       try {
-        Socket out = thread.call(ns, () -> {
-          Socket s = new Socket();
-          s.connect(target, 5000);
-          return s;
-        });
+        Socket out = connector.connect();
         pumps.execute(() -> pump(in, out));
         pumps.execute(() -> pump(out, in));
-      } catch (RuntimeException e) {
+      } catch (IOException | RuntimeException e) {
         closeQuietly(in); // the client sees the connection refused, as it would the port itself
       }
     }
@@ -88,6 +94,12 @@ final class NetnsForward implements AutoCloseable {
   public void close() throws IOException {
     server.close();
     pumps.shutdownNow();
-    thread.close();
+    try {
+      owned.close();
+    } catch (IOException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("close the forward's namespace thread: " + e.getMessage(), e);
+    }
   }
 }

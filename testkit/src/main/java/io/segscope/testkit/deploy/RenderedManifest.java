@@ -1,4 +1,4 @@
-package io.segscope.deploy;
+package io.segscope.testkit.deploy;
 
 import io.segscope.lab.Tools;
 import java.io.IOException;
@@ -20,17 +20,17 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * uses ({@code resources}, {@code images}); any other field fails the rendering instead of being
  * ignored. {@link RenderedManifestTest} holds the two renderings equal where kubectl exists.
  */
-record RenderedManifest(List<Map<String, Object>> documents, String renderer) {
-  static final String DIR = "deploy/kubernetes";
+public record RenderedManifest(List<Map<String, Object>> documents, String renderer) {
+  public static final String DIR = "deploy/kubernetes";
   private static final Set<String> KNOWN = Set.of("apiVersion", "kind", "resources", "images");
 
   /** Renders {@link #DIR} with kubectl if it is on PATH, else {@link #renderHere}. */
-  static RenderedManifest render() {
+  public static RenderedManifest render() {
     Optional<Path> kubectl = Tools.find("kubectl");
     return kubectl.isPresent() ? renderWithKubectl(kubectl.get()) : renderHere(RepoFiles.path(DIR));
   }
 
-  static RenderedManifest renderWithKubectl(Path kubectl) {
+  public static RenderedManifest renderWithKubectl(Path kubectl) {
     List<String> cmd = List.of(kubectl.toString(), "kustomize", RepoFiles.path(DIR).toString());
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -48,7 +48,7 @@ record RenderedManifest(List<Map<String, Object>> documents, String renderer) {
   }
 
   /** The kustomization's resources in order, with its images set on every container that names them. */
-  static RenderedManifest renderHere(Path dir) {
+  public static RenderedManifest renderHere(Path dir) {
     Map<String, Object> k = RepoFiles.yaml(dir.resolve("kustomization.yaml"));
     for (String field : k.keySet()) {
       if (!KNOWN.contains(field)) {
@@ -64,7 +64,8 @@ record RenderedManifest(List<Map<String, Object>> documents, String renderer) {
     }
     List<Map<String, Object>> images = k.containsKey("images") ? Tree.maps(k, "images") : List.of();
     for (Map<String, Object> doc : docs) {
-      Map<String, Object> spec = Tree.find(doc, "spec.template.spec") != null ? Tree.map(doc, "spec.template.spec") : null;
+      Map<String, Object> spec =
+          Tree.find(doc, "spec.template.spec") != null ? Tree.map(doc, "spec.template.spec") : null;
       if (spec == null) {
         continue;
       }
@@ -81,7 +82,7 @@ record RenderedManifest(List<Map<String, Object>> documents, String renderer) {
   }
 
   /** kustomize's image transformer for a reference without digest: name[:tag] -> newName:newTag. */
-  static String image(String ref, List<Map<String, Object>> images) {
+  public static String image(String ref, List<Map<String, Object>> images) {
     int colon = ref.lastIndexOf(':');
     boolean tagged = colon > ref.lastIndexOf('/');
     String name = tagged ? ref.substring(0, colon) : ref;
@@ -96,7 +97,7 @@ record RenderedManifest(List<Map<String, Object>> documents, String renderer) {
     return ref;
   }
 
-  static List<Map<String, Object>> parse(String yaml) {
+  public static List<Map<String, Object>> parse(String yaml) {
     List<Map<String, Object>> out = new ArrayList<>();
     for (Object doc : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(yaml)) {
       if (doc != null) {
@@ -115,7 +116,7 @@ record RenderedManifest(List<Map<String, Object>> documents, String renderer) {
   }
 
   /** The one document of a kind. */
-  Map<String, Object> kind(String kind) {
+  public Map<String, Object> kind(String kind) {
     List<Map<String, Object>> found = documents.stream().filter(d -> kind.equals(d.get("kind"))).toList();
     if (found.size() != 1) {
       throw new IllegalStateException("the rendered manifest has " + found.size() + " " + kind + ", not one");

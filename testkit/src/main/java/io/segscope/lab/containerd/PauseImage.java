@@ -1,4 +1,4 @@
-package io.segscope.agent.workload.lab;
+package io.segscope.lab.containerd;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,4 +1,4 @@
-package io.segscope.deploy;
+package io.segscope.testkit.deploy;
 
 import java.util.List;
 import java.util.Map;
@@ -7,11 +7,11 @@ import java.util.Map;
  * Typed access into parsed YAML (maps, lists, scalars) that names the path when something is
  * missing or of the wrong type, so a failing manifest test says where.
  */
-final class Tree {
+public final class Tree {
   private Tree() {}
 
   /** The value at a dotted path ({@code spec.template.spec}); fails naming the path if absent. */
-  static Object at(Object node, String path) {
+  public static Object at(Object node, String path) {
     Object cur = node;
     StringBuilder walked = new StringBuilder();
     for (String key : path.split("\\.")) {
@@ -28,7 +28,7 @@ final class Tree {
   }
 
   /** The value at the path, or null when any part of it is absent. */
-  static Object find(Object node, String path) {
+  public static Object find(Object node, String path) {
     Object cur = node;
     for (String key : path.split("\\.")) {
       if (!(cur instanceof Map<?, ?> m) || !m.containsKey(key)) {
@@ -40,7 +40,7 @@ final class Tree {
   }
 
   @SuppressWarnings("unchecked")
-  static Map<String, Object> map(Object node, String path) {
+  public static Map<String, Object> map(Object node, String path) {
     Object v = at(node, path);
     if (!(v instanceof Map)) {
       throw new AssertionError(path + " is not a mapping: " + v);
@@ -49,7 +49,7 @@ final class Tree {
   }
 
   @SuppressWarnings("unchecked")
-  static List<Object> list(Object node, String path) {
+  public static List<Object> list(Object node, String path) {
     Object v = at(node, path);
     if (!(v instanceof List)) {
       throw new AssertionError(path + " is not a list: " + v);
@@ -58,7 +58,7 @@ final class Tree {
   }
 
   @SuppressWarnings("unchecked")
-  static List<Map<String, Object>> maps(Object node, String path) {
+  public static List<Map<String, Object>> maps(Object node, String path) {
     List<Object> l = list(node, path);
     for (Object o : l) {
       if (!(o instanceof Map)) {
@@ -68,7 +68,7 @@ final class Tree {
     return (List<Map<String, Object>>) (List<?>) l;
   }
 
-  static String str(Object node, String path) {
+  public static String str(Object node, String path) {
     Object v = at(node, path);
     if (v == null) {
       throw new AssertionError(path + " is null");

@@ -1,36 +1,39 @@
-package io.segscope.agent.workload.lab;
+package io.segscope.lab.containerd;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
-import io.segscope.agent.workload.CriClient;
-import io.segscope.agent.workload.SandboxInfo;
-import io.segscope.agent.workload.lab.criv1.ContainerConfig;
-import io.segscope.agent.workload.lab.criv1.ContainerStatusRequest;
-import io.segscope.agent.workload.lab.criv1.ContainerStatusResponse;
-import io.segscope.agent.workload.lab.criv1.CreateContainerRequest;
-import io.segscope.agent.workload.lab.criv1.LinuxPodSandboxConfig;
-import io.segscope.agent.workload.lab.criv1.LinuxSandboxSecurityContext;
-import io.segscope.agent.workload.lab.criv1.NamespaceMode;
-import io.segscope.agent.workload.lab.criv1.NamespaceOption;
-import io.segscope.agent.workload.lab.criv1.PodSandboxConfig;
-import io.segscope.agent.workload.lab.criv1.PodSandboxMetadata;
-import io.segscope.agent.workload.lab.criv1.RemoveContainerRequest;
-import io.segscope.agent.workload.lab.criv1.RemovePodSandboxRequest;
-import io.segscope.agent.workload.lab.criv1.RunPodSandboxRequest;
-import io.segscope.agent.workload.lab.criv1.RuntimeServiceGrpc;
-import io.segscope.agent.workload.lab.criv1.SecurityProfile;
-import io.segscope.agent.workload.lab.criv1.StartContainerRequest;
-import io.segscope.agent.workload.lab.criv1.StopContainerRequest;
-import io.segscope.agent.workload.lab.criv1.StopPodSandboxRequest;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabAddress;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Tools;
+import io.segscope.lab.containerd.criv1.ContainerConfig;
+import io.segscope.lab.containerd.criv1.ContainerStatusRequest;
+import io.segscope.lab.containerd.criv1.ContainerStatusResponse;
+import io.segscope.lab.containerd.criv1.CreateContainerRequest;
+import io.segscope.lab.containerd.criv1.LinuxPodSandboxConfig;
+import io.segscope.lab.containerd.criv1.LinuxSandboxSecurityContext;
+import io.segscope.lab.containerd.criv1.ListPodSandboxRequest;
+import io.segscope.lab.containerd.criv1.NamespaceMode;
+import io.segscope.lab.containerd.criv1.NamespaceOption;
+import io.segscope.lab.containerd.criv1.PodSandboxConfig;
+import io.segscope.lab.containerd.criv1.PodSandboxMetadata;
+import io.segscope.lab.containerd.criv1.PodSandboxStatusRequest;
+import io.segscope.lab.containerd.criv1.PodSandboxStatusResponse;
+import io.segscope.lab.containerd.criv1.RemoveContainerRequest;
+import io.segscope.lab.containerd.criv1.RemovePodSandboxRequest;
+import io.segscope.lab.containerd.criv1.RunPodSandboxRequest;
+import io.segscope.lab.containerd.criv1.RuntimeServiceGrpc;
+import io.segscope.lab.containerd.criv1.SecurityProfile;
+import io.segscope.lab.containerd.criv1.StartContainerRequest;
+import io.segscope.lab.containerd.criv1.StopContainerRequest;
+import io.segscope.lab.containerd.criv1.StopPodSandboxRequest;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -72,6 +75,7 @@ public final class PrivateContainerd implements AutoCloseable {
   /** What the CRI config needs on this machine: see the class comment of the test. */
   static final String CNI_BIN = "/usr/lib/cni";
   private static final Pattern PEER = Pattern.compile("^\\d+: eth0@if(\\d+):", Pattern.MULTILINE);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** A pod sandbox this containerd made. */
   public record Pod(String id, String name, String namespace, String uid, boolean hostNetwork, Path netnsPath,
@@ -86,7 +90,6 @@ public final class PrivateContainerd implements AutoCloseable {
   private final EventLoopGroup loop;
   private final ManagedChannel channel;
   private final RuntimeServiceGrpc.RuntimeServiceBlockingStub cri;
-  private final CriClient reader;
   private final Map<String, Pod> pods = new LinkedHashMap<>();
   private final Map<String, PodSandboxConfig> configs = new LinkedHashMap<>();
   private final List<String> sandboxIds = new ArrayList<>();
@@ -106,7 +109,6 @@ public final class PrivateContainerd implements AutoCloseable {
         .channelType(NioDomainSocketChannel.class).eventLoopGroup(loop).usePlaintext()
         .overrideAuthority("localhost").build();
     this.cri = RuntimeServiceGrpc.newBlockingStub(channel);
-    this.reader = new CriClient(socket, Duration.ofSeconds(10));
   }
 
   /** Skips (or on CI fails) the test unless containerd, runc, the CNI plugins and busybox-static are here. */
@@ -201,10 +203,10 @@ public final class PrivateContainerd implements AutoCloseable {
         throw new AssertionError("containerd exited with " + containerd.exitValue() + ":\n" + log());
       }
       if (Files.exists(socket)) {
-        try (CriClient probe = new CriClient(socket, Duration.ofSeconds(1))) {
-          probe.listPodSandbox();
+        try {
+          cri.withDeadlineAfter(1, TimeUnit.SECONDS).listPodSandbox(ListPodSandboxRequest.getDefaultInstance());
           return;
-        } catch (CriClient.CriException e) {
+        } catch (io.grpc.StatusRuntimeException e) {
           last = e.getMessage();
         }
       }
@@ -269,12 +271,15 @@ public final class PrivateContainerd implements AutoCloseable {
         .runPodSandbox(RunPodSandboxRequest.newBuilder().setConfig(config).build()).getPodSandboxId();
     sandboxIds.add(id);
     configs.put(id, config);
-    var status = reader.podSandboxStatus(id);
-    SandboxInfo info = SandboxInfo.parse(status.getInfoMap());
-    long pid = info.pid().orElseThrow(() -> new AssertionError("sandbox " + id + " reports no pid: " + status));
+    PodSandboxStatusResponse status = cri.withDeadlineAfter(20, TimeUnit.SECONDS).podSandboxStatus(
+        PodSandboxStatusRequest.newBuilder().setPodSandboxId(id).setVerbose(true).build());
+    JsonNode info = JSON.readTree(status.getInfoOrDefault("info", "{}"));
+    long pid = info.path("pid").asLong();
+    if (pid <= 0) {
+      throw new AssertionError("sandbox " + id + " reports no pid: " + status);
+    }
     pausePids.add(pid);
-    Path netns = hostNetwork ? Path.of("/proc/" + pid + "/ns/net")
-        : Path.of(info.netnsPath().orElseThrow(() -> new AssertionError("sandbox " + id + " has no netns path")));
+    Path netns = hostNetwork ? Path.of("/proc/" + pid + "/ns/net") : Path.of(netnsPath(id, info));
     long inode = (Long) Files.getAttribute(netns, "unix:ino");
     String hostVeth = "";
     if (!hostNetwork) {
@@ -289,6 +294,16 @@ public final class PrivateContainerd implements AutoCloseable {
         hostVeth);
     pods.put(id, pod);
     return pod;
+  }
+
+  /** The network namespace path in a sandbox's OCI runtime spec (linux.namespaces, type network). */
+  private static String netnsPath(String id, JsonNode info) {
+    for (JsonNode ns : info.path("runtimeSpec").path("linux").path("namespaces")) {
+      if (ns.path("type").asText().equals("network") && !ns.path("path").asText().isEmpty()) {
+        return ns.path("path").asText();
+      }
+    }
+    throw new AssertionError("sandbox " + id + " has no netns path in its runtime spec");
   }
 
   /**
@@ -389,7 +404,6 @@ public final class PrivateContainerd implements AutoCloseable {
         failures.add("remove pod sandbox " + id + ": " + e.getMessage());
       }
     }
-    reader.close();
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     if (containerd.isAlive()) {
@@ -570,13 +584,13 @@ public final class PrivateContainerd implements AutoCloseable {
     }
   }
 
-  void ctr(String... args) throws Exception {
+  public void ctr(String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("ctr", "--address", socket.toString(), "--namespace", "k8s.io"));
     cmd.addAll(List.of(args));
     exec(cmd);
   }
 
-  static String exec(List<String> cmd) throws IOException, InterruptedException {
+  public static String exec(List<String> cmd) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS)) {

@@ -1,4 +1,4 @@
-package io.segscope.deploy;
+package io.segscope.testkit.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,13 +15,13 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /** The repository's non-Java files (grafana/, deploy/, docs/) and parsers for them. */
-final class RepoFiles {
+public final class RepoFiles {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private RepoFiles() {}
 
   /** The repository root: the nearest ancestor of the working directory holding deploy/ and grafana/. */
-  static Path root() {
+  public static Path root() {
     Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath();
     for (Path p = dir; p != null; p = p.getParent()) {
       if (Files.isDirectory(p.resolve("deploy")) && Files.isDirectory(p.resolve("grafana"))
@@ -32,7 +32,7 @@ final class RepoFiles {
     throw new IllegalStateException("find repository root: no ancestor of " + dir + " holds deploy/ and grafana/");
   }
 
-  static Path path(String relative) {
+  public static Path path(String relative) {
     Path p = root().resolve(relative);
     if (!Files.exists(p)) {
       throw new IllegalStateException("read " + relative + ": not found under " + root());
@@ -40,7 +40,7 @@ final class RepoFiles {
     return p;
   }
 
-  static String text(String relative) {
+  public static String text(String relative) {
     try {
       return Files.readString(path(relative));
     } catch (IOException e) {
@@ -49,7 +49,7 @@ final class RepoFiles {
   }
 
   /** Files of a directory (not recursive) whose names end with the suffix, sorted. */
-  static List<Path> list(String relativeDir, String suffix) {
+  public static List<Path> list(String relativeDir, String suffix) {
     try (Stream<Path> s = Files.list(path(relativeDir))) {
       return s.filter(p -> p.getFileName().toString().endsWith(suffix)).sorted().toList();
     } catch (IOException e) {
@@ -57,7 +57,7 @@ final class RepoFiles {
     }
   }
 
-  static JsonNode json(Path file) {
+  public static JsonNode json(Path file) {
     try {
       return JSON.readTree(file.toFile());
     } catch (IOException e) {
@@ -66,7 +66,7 @@ final class RepoFiles {
   }
 
   /** Every document of a YAML file, with SnakeYAML's safe constructor (plain maps, lists, scalars). */
-  static List<Object> yamlDocuments(Path file) {
+  public static List<Object> yamlDocuments(Path file) {
     Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()));
     try {
       List<Object> docs = new ArrayList<>();
@@ -83,7 +83,7 @@ final class RepoFiles {
 
   /** The single document of a YAML file, which must be a mapping. */
   @SuppressWarnings("unchecked")
-  static Map<String, Object> yaml(Path file) {
+  public static Map<String, Object> yaml(Path file) {
     List<Object> docs = yamlDocuments(file);
     if (docs.size() != 1 || !(docs.get(0) instanceof Map)) {
       throw new IllegalStateException("parse YAML " + file + ": expected one mapping document, got " + docs.size());
@@ -91,7 +91,7 @@ final class RepoFiles {
     return (Map<String, Object>) docs.get(0);
   }
 
-  static Map<String, Object> yaml(String relative) {
+  public static Map<String, Object> yaml(String relative) {
     return yaml(path(relative));
   }
 }
