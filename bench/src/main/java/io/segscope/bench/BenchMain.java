@@ -6,6 +6,7 @@ import io.segscope.bench.common.Results;
 import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.part.BenchConfig;
 import io.segscope.bench.part.ContainerPart;
+import io.segscope.bench.part.GuestCost;
 import io.segscope.bench.part.GuestMemory;
 import io.segscope.bench.part.GuestPart;
 import io.segscope.bench.part.JmhPart;
@@ -33,6 +34,7 @@ import java.util.logging.Logger;
  * java -jar segscope-bench.jar run --agent-jar JAR --launcher FILE --out DIR --markdown FILE [--quick] [--parts p,...]
  * java -jar segscope-bench.jar report --out DIR --markdown FILE
  * java -jar segscope-bench.jar guest-memory --agent-jar JAR --launcher FILE --out DIR --devices N --smp S
+ * java -jar segscope-bench.jar guest-cost --agent-jar JAR --launcher FILE --out DIR --pairs N
  * </pre>
  *
  * Parts: {@code kernel} (in-kernel cost, runs per super-packet, counts against the oracle),
@@ -41,7 +43,8 @@ import java.util.logging.Logger;
  * image as the DaemonSet runs it, through CRI on a private containerd: memory and CPU at 1,000 devices
  * against the manifest's limit and request; in the default run only where its tools are). Each part writes its
  * raw results under DIR; a part that fails is recorded and the others still run. The report is rendered
- * from DIR into FILE. {@code guest-memory} is what the guest part runs inside the guest. Exit codes: 0
+ * from DIR into FILE. {@code guest-memory} and {@code guest-cost} are what the guest part runs inside the guest
+ * (one boot each). Exit codes: 0
  * all parts ran, 1 a part failed, 2 bad arguments.
  */
 public final class BenchMain {
@@ -78,12 +81,17 @@ public final class BenchMain {
       BenchmarksMarkdown.write(results, a.markdown());
       return 0;
     }
-    preflight(a.command().equals("guest-memory") ? List.of("ip", "ss") : List.of("ip", "iperf3", "ss", "bpftool",
-        "bpftrace", "ethtool", "clang"));
+    preflight(a.command().equals("guest-memory") ? List.of("ip", "ss")
+        : a.command().equals("guest-cost") ? List.of("ip", "iperf3", "ss", "bpftool", "bpftrace")
+            : List.of("ip", "iperf3", "ss", "bpftool", "bpftrace", "ethtool", "clang"));
     Lab.sweepStale();
     Path benchJar = ownJar();
     if (a.command().equals("guest-memory")) {
       GuestMemory.run(Launcher.read(a.launcher()), a.agentJar(), benchJar, a.out(), a.devices(), a.smp());
+      return 0;
+    }
+    if (a.command().equals("guest-cost")) {
+      GuestCost.run(Launcher.read(a.launcher()), a.agentJar(), a.out(), a.pairs());
       return 0;
     }
     BenchConfig config = a.quick() ? BenchConfig.quick(a.agentJar(), benchJar, a.launcher())
@@ -170,15 +178,16 @@ public final class BenchMain {
 
   /** Parsed command line; {@code parts} null = the default for the run's length. */
   record Args(String command, Path agentJar, Path launcher, Path out, Path markdown, boolean quick,
-      List<String> parts, int devices, String smp) {
+      List<String> parts, int devices, String smp, int pairs) {
     static final String USAGE = "usage: segscope-bench run --agent-jar JAR --launcher FILE --out DIR --markdown FILE"
         + " [--quick] [--parts " + String.join(",", PARTS) + "]\n"
         + "       segscope-bench report --out DIR --markdown FILE\n"
-        + "       segscope-bench guest-memory --agent-jar JAR --launcher FILE --out DIR --devices N --smp SMP";
+        + "       segscope-bench guest-memory --agent-jar JAR --launcher FILE --out DIR --devices N --smp SMP\n"
+        + "       segscope-bench guest-cost --agent-jar JAR --launcher FILE --out DIR [--pairs N]";
 
     static Args parse(String[] args) {
-      if (args.length == 0 || !List.of("run", "report", "guest-memory").contains(args[0])) {
-        throw new IllegalArgumentException("first argument must be run, report or guest-memory");
+      if (args.length == 0 || !List.of("run", "report", "guest-memory", "guest-cost").contains(args[0])) {
+        throw new IllegalArgumentException("first argument must be run, report, guest-memory or guest-cost");
       }
       String command = args[0];
       Path agentJar = null;
@@ -189,6 +198,7 @@ public final class BenchMain {
       List<String> parts = null;
       int devices = 1000;
       String smp = "";
+      int pairs = 9;
       for (int i = 1; i < args.length; i++) {
         String a = args[i];
         switch (a) {
@@ -209,6 +219,17 @@ public final class BenchMain {
               throw new IllegalArgumentException("--devices must be an even number from 2 to 32768, got " + v);
             }
           }
+          case "--pairs" -> {
+            String v = value(args, ++i, a);
+            try {
+              pairs = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+              pairs = -1;
+            }
+            if (pairs < 1 || pairs > 100) {
+              throw new IllegalArgumentException("--pairs must be a number from 1 to 100, got " + v);
+            }
+          }
           case "--parts" -> {
             parts = List.of(value(args, ++i, a).split(","));
             for (String p : parts) {
@@ -223,7 +244,7 @@ public final class BenchMain {
       if (out == null) {
         throw new IllegalArgumentException("--out is required");
       }
-      if (!command.equals("guest-memory") && markdown == null) {
+      if (!command.startsWith("guest-") && markdown == null) {
         throw new IllegalArgumentException("--markdown is required");
       }
       if (!command.equals("report")) {
@@ -235,7 +256,7 @@ public final class BenchMain {
               + launcher + ")");
         }
       }
-      return new Args(command, agentJar, launcher, out, markdown, quick, parts, devices, smp);
+      return new Args(command, agentJar, launcher, out, markdown, quick, parts, devices, smp, pairs);
     }
 
     private static String value(String[] args, int i, String flag) {

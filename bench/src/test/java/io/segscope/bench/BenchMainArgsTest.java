@@ -49,9 +49,26 @@ class BenchMainArgsTest {
   }
 
   @Test
+  void guestCostTakesItsPairs(@TempDir Path dir) throws Exception {
+    Path jar = Files.createFile(dir.resolve("segscope.jar"));
+    Path launcher = Files.createFile(dir.resolve("segscope"));
+    BenchMain.Args a = BenchMain.Args.parse(new String[] {"guest-cost", "--agent-jar", jar.toString(),
+        "--launcher", launcher.toString(), "--out", "o"});
+    assertThat(a.pairs()).as("the issue's at least 9 interleaved pairs").isEqualTo(9);
+    assertThat(BenchMain.Args.parse(new String[] {"guest-cost", "--agent-jar", jar.toString(),
+        "--launcher", launcher.toString(), "--out", "o", "--pairs", "2"}).pairs()).isEqualTo(2);
+    for (String bad : List.of("0", "x", "101")) {
+      assertThatThrownBy(() -> BenchMain.Args.parse(new String[] {"guest-cost", "--agent-jar", jar.toString(),
+          "--launcher", launcher.toString(), "--out", "o", "--pairs", bad}))
+          .as(bad).hasMessageContaining("--pairs must be a number from 1 to 100, got " + bad);
+    }
+  }
+
+  @Test
   void badArgumentsAreNamed(@TempDir Path dir) throws Exception {
     Path jar = Files.createFile(dir.resolve("segscope.jar"));
-    assertThatThrownBy(() -> BenchMain.Args.parse(new String[] {})).hasMessageContaining("run, report or guest-memory");
+    assertThatThrownBy(() -> BenchMain.Args.parse(new String[] {}))
+        .hasMessageContaining("run, report, guest-memory or guest-cost");
     assertThatThrownBy(() -> BenchMain.Args.parse(new String[] {"report", "--out"}))
         .hasMessageContaining("--out needs a value");
     assertThatThrownBy(() -> BenchMain.Args.parse(new String[] {"report", "--out", "o", "--markdown", "m", "--parts",

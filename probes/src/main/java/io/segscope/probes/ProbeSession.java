@@ -352,7 +352,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
       switch (windows.tick(now, segmentationWanted)) {
         case OPEN -> openWindow();
         case CLOSE -> closeWindow();
-        case NONE -> { }
+        case NONE -> {}
       }
     } catch (ProbeException | SysException | RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "timing window: " + e.getMessage());
@@ -431,16 +431,21 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     }
   }
 
-  /** Zeroes every CPU's start stamp: a stamp left from a window never times a later skb at its address. */
+  /** The per-CPU start stamps the timing programs write (tracepoint/queue, fentry entry, kprobe entry in a window). */
+  static final List<String> STAMP_MAPS = List.of("xmit_start_slot", "gso_stamp_slot", "gso_call_slot");
+
+  /** Zeroes every CPU's start stamps: a stamp left from a window never times a later skb at its address. */
   private void clearStartStamps() throws SysException {
-    if (!object.hasMap("xmit_start_slot")) {
-      return;
-    }
-    int stride = 16; // struct xmit_start {void *skb; u64 ts;}
-    try (Memory key = new Memory(4); Memory value = new Memory((long) stride * cpus)) {
-      key.setInt(0, 0);
-      value.clear();
-      Bpf.mapUpdate(object.mapFd("xmit_start_slot"), key, value, Bpf.UPDATE_ANY);
+    for (String map : STAMP_MAPS) {
+      if (!object.hasMap(map)) {
+        continue;
+      }
+      int stride = (object.mapDef(map).valueSize() + 7) & ~7;
+      try (Memory key = new Memory(4); Memory value = new Memory((long) stride * cpus)) {
+        key.setInt(0, 0);
+        value.clear();
+        Bpf.mapUpdate(object.mapFd(map), key, value, Bpf.UPDATE_ANY);
+      }
     }
   }
 
@@ -596,7 +601,8 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         boolean on = !closed && a != null && a.attached();
         String why = on ? "" : closed ? "closed" : s.onDemand()
             ? detachedWhy.getOrDefault(s.function(), s.sampled() ? "timing: attached in sampling windows only ("
-                + timing.label() + ")" : "on demand: not needed now") : "detached";
+                + timing.label() + ")" : "on demand: not needed now")
+            : "detached";
         out.add(new ProbeAttachment(p.path().label(), s.function(), p.mode().get().label(), s.describe(),
             s.point().kind(), on, s.onDemand(), why));
       }

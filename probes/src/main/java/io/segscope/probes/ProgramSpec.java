@@ -61,6 +61,10 @@ public record ProgramSpec(String function, AttachPoint point, boolean onDemand, 
     };
   }
 
+  private static ProgramSpec timing(ProgramSpec s) {
+    return new ProgramSpec(s.function(), s.point(), true, true);
+  }
+
   /** The tracepoints (category, event) a path uses in {@code mode}, in attach order. */
   static List<String[]> tracepoints(MeasuredPath path, ProbeMode mode) {
     List<String[]> tps = new ArrayList<>();
@@ -130,10 +134,13 @@ public record ProgramSpec(String function, AttachPoint point, boolean onDemand, 
     switch (path) {
       case GSO_TX -> {
         if (mode != ProbeMode.TRACEPOINT) {
+          // one counting program, always attached, and one timing program (sampling windows only): fentry mode
+          // counts at the exit (fexit) and stamps at the entry; kprobe mode counts at the entry (the skb intact,
+          // the caller from the word at sp, which a kretprobe would replace) and times at the exit (kretprobe)
           ProgramSpec entry = onFunction(mode, "__skb_gso_segment", false);
-          // fentry: the fexit program counts alone, the entry only stamps the start: a timing program
-          specs.add(mode == ProbeMode.FENTRY ? new ProgramSpec(entry.function(), entry.point(), true, true) : entry);
-          specs.add(onFunction(mode, "__skb_gso_segment", true));
+          ProgramSpec exit = onFunction(mode, "__skb_gso_segment", true);
+          specs.add(mode == ProbeMode.FENTRY ? timing(entry) : entry);
+          specs.add(mode == ProbeMode.KPROBE ? timing(exit) : exit);
         }
       }
       case XDP_GENERIC -> {

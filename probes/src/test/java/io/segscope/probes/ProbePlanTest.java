@@ -140,6 +140,12 @@ class ProbePlanTest {
         "fentry: attach fexit:__skb_gso_segment: Device or resource busy (errno 16)");
     assertThat(plan.path(MeasuredPath.XDP_GENERIC).mode()).as("no fexit there").contains(ProbeMode.FENTRY);
     assertThat(plan.cflags()).containsExactly("-DGSO_MODE_KPROBE=1", "-DXDP_MODE_FENTRY=1", "-DTP_ATTACH_BTF=1");
+    // kprobe mode counts at the entry; the kretprobe (it would replace the return address the entry reads) times
+    // in sampling windows only
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(ProgramSpec::sampled).extracting(ProgramSpec::function)
+        .containsExactlyInAnyOrder("kretprobe____skb_gso_segment", "tp_btf__net_dev_queue");
+    assertThat(plan.programs(MeasuredPath.GSO_TX)).filteredOn(s -> !s.onDemand()).extracting(ProgramSpec::function)
+        .containsExactlyInAnyOrder("kprobe____skb_gso_segment", "tp_btf__kfree_skb");
   }
 
   @Test

@@ -21,22 +21,23 @@ import java.time.Duration;
  * @param jmhQuick fewer, shorter JMH iterations
  * @param guestDevices devices of the guest's fleet
  * @param guestMaxCpus the guest's possible CPUs
+ * @param guestPairs 64-byte UDP pairs per mode in the guest's cost boot
  */
 public record BenchConfig(Path root, Path agentJar, Path benchJar, Path launcherScript, Launcher launcher,
     Duration kernelWindow, int overheadPairs, Duration overheadRun, Duration udpRound, int[] scaleLevels,
-    int latencyRequests, boolean jmhQuick, int guestDevices, int guestMaxCpus) {
+    int latencyRequests, boolean jmhQuick, int guestDevices, int guestMaxCpus, int guestPairs) {
 
   /** The full run: what BENCHMARKS.md is made from (about 20 minutes here). */
   public static BenchConfig full(Path agentJar, Path benchJar, Path launcherScript) {
     return new BenchConfig(launcherScript.toAbsolutePath().getParent(), agentJar, benchJar, launcherScript,
         Launcher.read(launcherScript), Duration.ofSeconds(10), 15, Duration.ofSeconds(3), Duration.ofSeconds(3),
-        new int[] {10, 100, 1000}, 100, false, 1000, 128);
+        new int[] {10, 100, 1000}, 100, false, 1000, 128, 9);
   }
 
   /** Short runs for developing the suite itself: same steps, smaller numbers. */
   public static BenchConfig quick(Path agentJar, Path benchJar, Path launcherScript) {
     return new BenchConfig(launcherScript.toAbsolutePath().getParent(), agentJar, benchJar, launcherScript,
         Launcher.read(launcherScript), Duration.ofSeconds(2), 2, Duration.ofSeconds(1), Duration.ofSeconds(1),
-        new int[] {10, 100}, 20, true, 100, 128);
+        new int[] {10, 100}, 20, true, 100, 128, 2);
   }
 }

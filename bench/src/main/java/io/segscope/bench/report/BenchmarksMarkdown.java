@@ -11,6 +11,7 @@ import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;
 import io.segscope.bench.part.ContainerResult;
+import io.segscope.bench.part.GuestCostResult;
 import io.segscope.bench.part.GuestResult;
 import io.segscope.bench.part.HealthyResult;
 import io.segscope.bench.part.JmhResult;
@@ -38,14 +39,16 @@ public final class BenchmarksMarkdown {
   private final OverheadResult overhead;
   private final ScaleResult scale;
   private final GuestResult guest;
+  private final GuestCostResult guestCost;
   private final JmhResult jmh;
   private final ContainerResult container;
   private final StringBuilder md = new StringBuilder();
 
   BenchmarksMarkdown(RunInfo run, KernelResult kernel, AccuracyResult accuracy, SampledResult sampled,
-      HealthyResult healthy, OverheadResult overhead, ScaleResult scale, GuestResult guest, JmhResult jmh,
-      ContainerResult container) {
+      HealthyResult healthy, OverheadResult overhead, ScaleResult scale, GuestResult guest, GuestCostResult guestCost,
+      JmhResult jmh, ContainerResult container) {
     this.healthy = healthy;
+    this.guestCost = guestCost;
     this.run = run;
     this.kernel = kernel;
     this.accuracy = accuracy;
@@ -68,7 +71,8 @@ public final class BenchmarksMarkdown {
         results.read("healthy", HealthyResult.class),
         results.read("overhead", OverheadResult.class),
         results.read("scale", ScaleResult.class), results.read("guest", GuestResult.class),
-        results.read("jmh", JmhResult.class), results.read("container", ContainerResult.class)).render();
+        results.read("guest-cost", GuestCostResult.class), results.read("jmh", JmhResult.class),
+        results.read("container", ContainerResult.class)).render();
     try {
       Files.writeString(file, text);
     } catch (IOException e) {
@@ -77,8 +81,8 @@ public final class BenchmarksMarkdown {
   }
 
   String render() {
-    List<Check> checks = new Targets(run, kernel, accuracy, sampled, healthy, overhead, scale, guest, jmh, container)
-        .checks();
+    List<Check> checks = new Targets(run, kernel, accuracy, sampled, healthy, overhead, scale, guest, guestCost, jmh,
+        container).checks();
     header();
     summary(checks);
     misses(checks);
@@ -88,6 +92,7 @@ public final class BenchmarksMarkdown {
     healthySection();
     overheadSection();
     scaleSection();
+    guestCostSection();
     guestSection();
     jmhSection();
     containerSection();
@@ -451,6 +456,55 @@ public final class BenchmarksMarkdown {
           .append(" | ").append((m.flags() & 1) != 0 ? "BPF_F_NO_PREALLOC" : "0x" + Long.toHexString(m.flags()))
           .append(" | ").append(kib(m.memlockBytes())).append(" |\n");
     }
+  }
+
+  private void guestCostSection() {
+    md.append("## 4b. kprobe and fentry mode (Debian 6.1 guest, emulated)\n\n");
+    if (guestCost == null) {
+      md.append("Not measured: ").append(why("guest")).append(".\n\n");
+      return;
+    }
+    if (!guestCost.failure().isEmpty()) {
+      md.append("Failed: ").append(guestCost.failure()).append(".\n\n");
+    }
+    if (guestCost.segmentation() == null) {
+      return;
+    }
+    md.append("`segscope-bench guest-cost` in `scripts/guest-run --cpus 1` (qemu TCG, one vCPU): kernel ")
+        .append(guestCost.kernel()).append(". **Every time here is emulated** (roughly 100x slower than hardware, and"
+            + " not uniformly so): only the ratios, measured side by side, are meant to carry over. Segmentation time:"
+            + " the agent's own timing of `__skb_gso_segment` with `--timing-window always` over S1 (fentry mode's:"
+            + " its fentry stamp to its fexit). Programs: bpf_stats"
+            + " over S1 with the default windows in a stretch between two windows (the counting programs alone),"
+            + " and with `--timing-window always` (every program, as inside a window). Healthy host: 10 s of S0 TCP"
+            + " before anything was segmented. 64-byte UDP: the agent running against it stopped with SIGSTOP.\n\n");
+    md.append(
+        "| mode | stretch | super-packets | program runs | runs per super-packet | run time | ÷ segmentation time |"
+            + " sites |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (GuestCostResult.ModeCost c : guestCost.modes()) {
+      for (var e : new Object[][] {{"outside windows", c.outside()}, {"always (a window)", c.inside()}}) {
+        GuestCostResult.Stretch s = (GuestCostResult.Stretch) e[1];
+        if (s == null) {
+          continue;
+        }
+        md.append("| ").append(c.mode()).append(" | ").append(e[0]).append(" | ").append(count(s.segmented()))
+            .append(" | ").append(count(s.runs())).append(" | ").append(num(s.runsPerSuperPacket(), 2)).append(" | ")
+            .append(num(s.runTimeNanos() / 1e6, 1)).append(" ms | ")
+            .append(Fmt.pct(s.shareOf(guestCost.segmentation()), 2)).append(" | ").append(s.sites()).append(" |\n");
+      }
+    }
+    md.append("\nMean segmentation time ").append(num(guestCost.segmentation().meanNanos() / 1000, 1))
+        .append(" µs (emulated; ").append(count(guestCost.segmentation().calls())).append(" calls timed in ")
+        .append(guestCost.segmentation().mode()).append(" mode). ");
+    for (GuestCostResult.ModeCost c : guestCost.modes()) {
+      md.append(c.mode()).append(": ").append(Targets.guestShareDetail(c, guestCost.segmentation())).append(" ");
+      if (!c.pairs().isEmpty()) {
+        md.append(Targets.guestUdpDetail(c)).append(" ");
+      }
+      md.append("Healthy S0 (10 s): ").append(c.healthyRuns().isEmpty() ? "no program ran"
+          : "programs ran " + c.healthyRuns()).append(". ");
+    }
+    md.append("\n\n");
   }
 
   private void guestSection() {

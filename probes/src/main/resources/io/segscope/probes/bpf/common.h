@@ -598,10 +598,27 @@ static __always_inline void count_segmentation(void *dev, struct dev_view *d, st
 }
 
 /*
+ * The time of a segmentation counted earlier (kprobe mode counts at the entry and times at the exit, in windows
+ * only) on the device of key: a second lookup of its detail, in windows only.
+ */
+static __always_inline void count_duration(struct dev_key *key, u64 duration_ns)
+{
+    if (duration_ns == ~0ULL)
+        return;
+    struct gso_detail *det = gso_detail.lookup(key);
+    if (!det)
+        return;
+    det->timed++;
+    det->timed_ns += duration_ns;
+    INC_AT(det->dur, DUR_SLOTS, dur_slot(duration_ns));
+}
+
+/*
  * Segments the skb will be cut into: gso_segs; for skbs that carry 0 (SKB_GSO_DODGY: virtio-net
  * headers from a tap or a VM) the payload after the headers divided by gso_size, with the headers
  * measured as qdisc_pkt_len_init does (transport offset + TCP header length, or + 8 for UDP); two
- * probe reads, only for such skbs. Called where skb->data is at the MAC header (after segmentation).
+ * probe reads, only for such skbs. Called where skb->data is at the MAC header (after segmentation, or at
+ * __skb_gso_segment's entry on the transmit path).
  */
 static __always_inline u32 segments_of(void *skb, struct skb_view *s, struct gso_info *g)
 {

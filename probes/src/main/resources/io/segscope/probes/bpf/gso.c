@@ -23,8 +23,10 @@
  *                                      segmented in software there and the original is freed. Count,
  *                                      site, cause, and (in a window) the time since the stamp.
  *   qdisc:qdisc_dequeue(.., skb)       TIMING. The stamp moves to the dequeue on queued devices.
- * kprobe / fentry modes:
- *   __skb_gso_segment entry/exit       one segmentation, timed exactly (both tx_path values)
+ * kprobe mode:
+ *   __skb_gso_segment entry            COUNTING (the kretprobe: TIMING)
+ * fentry mode:
+ *   __skb_gso_segment exit             COUNTING (the fentry program: TIMING)
  * No program runs per segment.
  *
  * Entry points exist per attach type: TP_ATTACH_BTF (tp_btf: BTF-typed args, plain loads),
@@ -261,39 +263,6 @@ int tp__qdisc_dequeue(void *ctx)
 #define GSO_STACK_FRAMES 4 /* kprobe mode: __skb_gso_segment's own frame(s), then its caller */
 #define SEG_MAX_ERRNO 4095
 
-struct gso_call {
-    u64 ts;          /* entry time, ns; 0 = slot empty */
-    void *skb;
-    void *dev;
-    struct skb_view s;
-    struct dev_view d;
-    struct gso_info g;
-    u32 site;
-};
-BPF_PERCPU_ARRAY(gso_call_slot, struct gso_call, 1);
-
-/*
- * Entry: the callers run with bottom halves disabled, so entry and exit of one call happen on one
- * CPU with no other segmentation in between: a per-CPU slot pairs them.
- */
-static __always_inline struct gso_call *gso_slot(void)
-{
-    int zero = 0;
-    return gso_call_slot.lookup(&zero);
-}
-
-static __always_inline void gso_enter(struct gso_call *c, void *skb, u32 site)
-{
-    if (gso_info_read(&c->s, &c->g) || !c->g.gso_size || !c->s.dev) {
-        c->ts = 0;
-        return;
-    }
-    c->skb = skb;
-    c->dev = c->s.dev;
-    c->site = site;
-    c->ts = bpf_ktime_get_ns();
-}
-
 /* Segments in the returned list, for skbs that carry no gso_segs. */
 static __always_inline u32 gso_count_list(void *segs)
 {
@@ -310,46 +279,15 @@ static __always_inline u32 gso_count_list(void *segs)
     return n;
 }
 
-static __always_inline int gso_exit(void *skb, u64 ret)
-{
-    u64 now = bpf_ktime_get_ns();
-    struct gso_call *c = gso_slot();
-    if (!c || c->ts == 0)
-        return 0;
-    u64 ts = c->ts;
-    c->ts = 0;
-    if (skb && skb != c->skb)
-        return 0;
-    if (ret == 0) {
-        diag_inc(DIAG_GSO_NULL);
-        return 0;
-    }
-    if (ret >= (u64)-SEG_MAX_ERRNO) {
-        diag_inc(DIAG_GSO_ERROR);
-        return 0;
-    }
-    u32 segs = c->g.gso_segs ? c->g.gso_segs : gso_count_list((void *)ret);
-    count_segmentation(c->dev, &c->d, &c->s, &c->g, segs, c->site, now >= ts ? now - ts : ~0ULL);
-    return 0;
-}
-
 /*
- * kprobe and fentry: the return address names the caller, classified like consume_skb locations. It is taken from
- * the kernel's unwinder (bpf_get_stack: the first frame outside __skb_gso_segment), not from the stack
- * word at sp: segscope's own kretprobe on __skb_gso_segment (and anyone else's) replaces that word with
- * the rethook trampoline at entry, before or after this program runs (measured in the Debian 6.1 guest:
- * the word at sp was arch_rethook_trampoline in every call, so every segmentation fell to the queue rule
- * below); the unwinder puts the real return address back. Where the unwinder gives nothing, the words at
- * sp are used: at an int3 kprobe the return address is the word at sp, and so it is on 6.1's ftrace
- * kprobe without a kretprobe (measured with bpftrace: wg_xmit+0x1e7 [wireguard]); a kernel whose ftrace
- * kprobe leaves the return into __skb_gso_segment at sp has the caller one word above.
- * A return address outside the core kernel's text that no range holds is a module's code that was not
- * loaded when the programs were compiled (wireguard.ko's wg_xmit when the first WireGuard device is
- * created after the start, a driver segmenting in its own xmit, a qdisc module): no module function is
- * validate_xmit_skb, so the site is "other", after the queue when this super-packet was the last one
- * queued on this CPU. Where nothing resolves otherwise (a stack layout not foreseen) the rule of fentry
- * mode decides: the super-packet last queued on this CPU is segmented after its queue (xmit), any other
- * is "other".
+ * The site of a return address w0 (w1: the word above it), classified like consume_skb locations. A return
+ * address outside the core kernel's text that no range holds is a module's code that was not loaded when the
+ * programs were compiled (wireguard.ko's wg_xmit when the first WireGuard device is created after the start, a
+ * driver segmenting in its own xmit, a qdisc module): no module function is validate_xmit_skb, so the site is
+ * "other", after the queue when this super-packet was the last one queued on this CPU. A kernel whose probe
+ * leaves the return into __skb_gso_segment at sp has the caller one word above (w1). Where nothing resolves (a
+ * stack layout not foreseen) the queue rule decides: the super-packet last queued on this CPU is segmented after
+ * its queue (xmit), any other is "other".
  */
 static __always_inline u32 return_address_site(u64 w0, u64 w1, int unread, u32 queued)
 {
@@ -395,13 +333,39 @@ static __always_inline u64 fentry_caller(const u64 *frames, long got)
  * counts exactly as tracepoint mode does at consume_skb, from BTF-typed loads. The fentry program is a
  * TIMING program (sampling windows only): it stamps {skb, time} for the exit to time.
  *
- * The caller comes from the kernel's unwinder (bpf_get_stack: fentry_caller), at the exit, only for calls that
- * segmented. (Reading it from the BPF trampoline's frame words instead, one probe read above ctx, was tried
- * in the Debian 6.1 guest: S1 looked right, but S6's forwarded super-packets came out at site xmit instead
- * of ip_output_mtu, so the word read was not the caller there; not used.) Where the stack does not show it,
- * a segmentation of the super-packet last queued on this CPU (in a window) is taken to be after the queue
- * (site xmit) and others are "other".
+ * The caller comes from the BPF trampoline's frame, one probe read: the program's ctx is the trampoline's saved
+ * arguments, and above them (x86-64, since 5.5) lie the return value's slot, the trampoline's saved rbp, its return
+ * into __skb_gso_segment (the patched call at its entry: __skb_gso_segment+5, +9 after an endbr) and the return
+ * into __skb_gso_segment's caller. The words above ctx are searched for the first one inside __skb_gso_segment;
+ * the word after it is the caller. Only where no word is inside __skb_gso_segment (a trampoline laid out
+ * otherwise), or the word after it is core text in no call site's range, does the program ask the unwinder
+ * (bpf_get_stack: fentry_caller). The second case is another tool's kretprobe on __skb_gso_segment: it replaces
+ * the return address with the rethook trampoline (measured in the Debian 6.1 guest beside the bpftrace oracle's
+ * kretprobe: S6's 400 forwarded super-packets came out 268 "other" and 132 "xmit" from that word); the unwinder
+ * puts the real return address back. Where neither shows it, a
+ * segmentation of the super-packet last queued on this CPU (in a window) is taken to be after the queue (site
+ * xmit) and others are "other".
  */
+#define GSO_TRAMP_WORDS 6 /* read from ctx + 3 arguments: return value, rbp, return into __skb_gso_segment, caller, 2 more */
+static __always_inline u64 trampoline_caller(void *ctx)
+{
+    u64 w[GSO_TRAMP_WORDS] = {};
+    if (bpf_probe_read_kernel(&w, sizeof w, (char *)ctx + 3 * sizeof(u64)))
+        return 0;
+    u64 caller = 0;
+    int inside = 0;
+#pragma unroll
+    for (int i = 0; i < GSO_TRAMP_WORDS; i++) {
+        if (caller)
+            continue;
+        if (inside)
+            caller = w[i];
+        else if (in_gso_segment(w[i]))
+            inside = 1;
+    }
+    return caller;
+}
+
 struct gso_stamp {
     void *skb;
     u64 ts;
@@ -447,9 +411,16 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
     struct gso_info g = {};
     if (gso_info_read(&s, &g) || !g.gso_size)
         return 0;
-    u64 frames[GSO_FENTRY_FRAMES] = {};
-    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
-    u64 caller = fentry_caller(frames, got);
+    u64 caller = trampoline_caller(ctx);
+    if (!caller || (site_of(caller) == SITES && in_core_text(caller))) {
+        /* no caller in the frame, or core text in no call site's range: a kretprobe's rethook trampoline (another
+         * tool's kretprobe on __skb_gso_segment replaces the return address) or a caller not foreseen */
+        u64 frames[GSO_FENTRY_FRAMES] = {};
+        long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+        u64 unwound = fentry_caller(frames, got);
+        if (unwound)
+            caller = unwound;
+    }
     struct xmit_start *q = xmit_start_slot.lookup(&zero);
     u32 queued = q && q->skb == skb ? SITE_AFTER_QUEUE : 0;
     u32 site = caller ? return_address_site(caller, 0, 0, queued)
@@ -459,40 +430,96 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
     return 0;
 }
 #else
-
+/*
+ * kprobe mode: the kprobe at __skb_gso_segment's entry is the COUNTING program (always attached; it runs only
+ * when something is segmented): the skb is intact there (gso_size, gso_segs, len, dev), and the features the
+ * caller passes are the device's, so it counts exactly as tracepoint mode does at consume_skb. The kretprobe is a
+ * TIMING program (sampling windows only): it adds the time since the entry's stamp, which the entry writes only
+ * while a window is open. A call that returns NULL or an error (rare: a GSO type no handler takes) is counted at
+ * the entry all the same; in a window the exit counts it as a diagnostic (gso_null, gso_error). fentry mode counts
+ * at the exit and so never counts those.
+ *
+ * The caller is the return address, the word at sp at the entry (an int3 kprobe, and 6.1's ftrace kprobe with no
+ * kretprobe on the function: measured with bpftrace, wg_xmit+0x1e7 [wireguard]). A kretprobe on
+ * __skb_gso_segment (segscope's own in a window, or another tool's) may replace that word with the rethook
+ * trampoline before this program runs (measured in the Debian 6.1 guest: arch_rethook_trampoline in every call
+ * while segscope's kretprobe was attached); the trampoline is core text in no call site's range, and then the
+ * kernel's unwinder (bpf_get_stack: the first frame outside __skb_gso_segment), which puts the real return
+ * address back, names the caller. So the stack is taken only in windows or beside another tool's kretprobe.
+ */
+struct gso_call {
+    u64 ts;                /* entry time, ns; 0 = slot empty */
+    void *skb;
+    struct dev_key key;
+};
+BPF_PERCPU_ARRAY(gso_call_slot, struct gso_call, 1);
 
 int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
-    struct gso_call *c = gso_slot();
-    if (!c)
-        return 0;
     void *skb = (void *)PT_REGS_PARM1(ctx);
-    if (skb_view_probe(skb, &c->s) || dev_view_probe(c->s.dev, &c->d)) {
-        c->ts = 0;
+    struct skb_view s = {};
+    struct dev_view d = {};
+    if (skb_view_probe(skb, &s) || dev_view_probe(s.dev, &d))
         return 0;
-    }
-    u64 frames[GSO_STACK_FRAMES] = {};
-    long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
-    u64 caller = 0;
-#pragma unroll
-    for (int i = 0; i < GSO_STACK_FRAMES; i++) {
-        if (!caller && got >= (long)((i + 1) * sizeof(u64)) && frames[i] && !in_gso_segment(frames[i]))
-            caller = frames[i];
-    }
+    struct gso_info g = {};
+    if (gso_info_read(&s, &g) || !g.gso_size)
+        return 0;
     u64 words[2] = {};
     int unread = bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
     int zero = 0;
     struct xmit_start *st = xmit_start_slot.lookup(&zero);
     u32 queued = st && st->skb == skb ? SITE_AFTER_QUEUE : 0;
-    u32 site = caller ? return_address_site(caller, 0, 0, queued)
-                      : return_address_site(words[0], words[1], unread, queued);
-    gso_enter(c, skb, site);
+    u32 site = unread ? SITES : site_of(words[0]);
+    if (site == SITES) {
+        if (!unread && words[0] && !in_core_text(words[0])) {
+            site = SITE_OTHER | queued; /* a module's code */
+        } else if (!unread && in_gso_segment(words[0])) {
+            site = return_address_site(words[1], 0, 0, queued);
+        } else {
+            u64 frames[GSO_STACK_FRAMES] = {};
+            long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+            u64 caller = 0;
+#pragma unroll
+            for (int i = 0; i < GSO_STACK_FRAMES; i++) {
+                if (!caller && got >= (long)((i + 1) * sizeof(u64)) && frames[i] && !in_gso_segment(frames[i]))
+                    caller = frames[i];
+            }
+            site = caller ? return_address_site(caller, 0, 0, queued)
+                          : return_address_site(words[0], words[1], unread, queued);
+        }
+    }
+    count_segmentation(s.dev, &d, &s, &g, segments_of(skb, &s, &g), site, ~0ULL);
+    if (timing_open()) {
+        struct gso_call *c = gso_call_slot.lookup(&zero);
+        if (c) {
+            c->skb = skb;
+            dev_key_of(&d, &c->key);
+            c->ts = bpf_ktime_get_ns();
+        }
+    }
     return 0;
 }
 
 int kretprobe____skb_gso_segment(struct pt_regs *ctx)
 {
-    return gso_exit(0, PT_REGS_RC(ctx));
+    u64 now = bpf_ktime_get_ns();
+    int zero = 0;
+    struct gso_call *c = gso_call_slot.lookup(&zero);
+    if (!c || c->ts == 0)
+        return 0;
+    u64 ts = c->ts;
+    c->ts = 0;
+    u64 ret = PT_REGS_RC(ctx);
+    if (ret == 0) {
+        diag_inc(DIAG_GSO_NULL);
+        return 0;
+    }
+    if (ret >= (u64)-SEG_MAX_ERRNO) {
+        diag_inc(DIAG_GSO_ERROR);
+        return 0;
+    }
+    count_duration(&c->key, now >= ts ? now - ts : ~0ULL);
+    return 0;
 }
 #endif
 
