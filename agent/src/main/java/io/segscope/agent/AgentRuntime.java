@@ -11,8 +11,9 @@ import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.probing.ProbeFactory;
+import io.segscope.agent.telemetry.PipelineScheduler;
 import io.segscope.agent.telemetry.SelfCost;
-import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.telemetry.TelemetryPipeline;
 import io.segscope.agent.version.Version;
 import io.segscope.agent.workload.WorkloadResolver;
 import io.segscope.agent.workload.Workloads;
@@ -68,11 +69,13 @@ public final class AgentRuntime implements AutoCloseable {
   private final MetricsRegistry metrics;
   private final Vertx vertx;
   private final AgentVerticle verticle;
+  private final PipelineScheduler scheduler;
   private boolean closed;
 
   private AgentRuntime(ProbeSession probes, DeviceInventory inventory,
       WorkloadResolver workloads, SelfCost selfCost, MetricsRegistry metrics,
-      Vertx vertx, AgentVerticle verticle) {
+      Vertx vertx, AgentVerticle verticle, PipelineScheduler scheduler) {
+    this.scheduler = scheduler;
     this.probes = probes;
     this.inventory = inventory;
     this.workloads = workloads;
@@ -186,11 +189,11 @@ public final class AgentRuntime implements AutoCloseable {
         + inventory.current().namespaces().size() + " namespaces");
 
     hook.before(STEP_METRICS);
-    AtomicReference<TelemetryService> telemetry = new AtomicReference<>();
+    AtomicReference<TelemetryPipeline> telemetry = new AtomicReference<>();
     TelemetrySnapshot beforeProbes = TelemetrySnapshot.builder().takenAt(Instant.now()).buildInfo(build)
         .build();
     MetricsRegistry metrics = opened.add(STEP_METRICS, new MetricsRegistry(() -> {
-      TelemetryService t = telemetry.get();
+      TelemetryPipeline t = telemetry.get();
       return t == null ? beforeProbes : t.latest();
     }), MetricsRegistry::close);
     metrics.self().netlinkDecodeWarnings(warnings, w -> w.count());
@@ -212,7 +215,7 @@ public final class AgentRuntime implements AutoCloseable {
     hook.before(STEP_HTTP);
     Http http = opened.add(STEP_HTTP, new Http(step(stop, Vertx::vertx)), Http::close); // seconds of class loading on a slow machine
     RuntimeBackend backend = new RuntimeBackend(inventory, workloads, heap);
-    AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(), backend, metrics);
+    AgentVerticle verticle = new AgentVerticle(options.http(), backend, metrics);
     try {
       stop.await(http.deploy(verticle), Duration.ofMinutes(2));
     } catch (ExecutionException | TimeoutException e) {
@@ -238,7 +241,7 @@ public final class AgentRuntime implements AutoCloseable {
     // a generic XDP program appearing (or going) attaches (or detaches) the per-packet program at once
     inventory.addListener((before, after) -> {
       try {
-        probes.setGenericXdpPresent(TelemetryService.genericXdpPresent(after));
+        probes.setGenericXdpPresent(TelemetryPipeline.genericXdpPresent(after));
       } catch (ProbeException e) {
         LOG.warning(e.getMessage());
       }
@@ -249,13 +252,16 @@ public final class AgentRuntime implements AutoCloseable {
       LOG.info("advice: " + options.intent().entries().size() + " accepted finding pattern(s): "
           + String.join(", ", options.intent().entries().stream().map(e -> e.text()).toList()));
     }
-    TelemetryService service = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor,
+    TelemetryPipeline service = new TelemetryPipeline(probes, stats, inventory::current, workloads::current, advisor,
         build, metrics.self(), metrics.recordErrors(), options.devices(), options.vanishedDeviceGrace(),
         Clock.systemUTC());
+    service.subscribe(s -> backend.turned());
+    service.subscribe(s -> metrics.render()); // the snapshot families, once per read, for every scrape until the next
     telemetry.set(service);
     backend.attached(service, probes);
-    verticle.readNow(); // the first read with the probes attached, not one --interval later
-    return new AgentRuntime(probes, inventory, workloads, stats, metrics, http.vertx, verticle);
+    // the first read with the probes attached at once, then every --interval
+    PipelineScheduler scheduler = new PipelineScheduler(service, options.interval()).start(Duration.ZERO);
+    return new AgentRuntime(probes, inventory, workloads, stats, metrics, http.vertx, verticle, scheduler);
   }
   /** Milliseconds since this JVM started (from the process' start time), -1 when unknown. */
   static long sinceJvmStart() {
@@ -452,7 +458,7 @@ public final class AgentRuntime implements AutoCloseable {
     static final String COMPILING = "probes: compiling";
     private final DeviceInventory inventory;
     private final WorkloadResolver workloads;
-    private volatile TelemetryService telemetry;
+    private volatile TelemetryPipeline telemetry;
     private volatile ProbeSession probes;
     private final HeapRelease heap;
     private boolean firstReadLogged;
@@ -464,18 +470,17 @@ public final class AgentRuntime implements AutoCloseable {
       this.workloads = workloads;
     }
 
-    void attached(TelemetryService telemetry, ProbeSession probes) {
+    void attached(TelemetryPipeline telemetry, ProbeSession probes) {
       this.probes = probes;
       this.telemetry = telemetry;
     }
 
-    @Override
-    public void refresh() {
-      TelemetryService t = telemetry;
+    /** After each turn of the pipeline (on its thread): the first read is logged, the heap released. */
+    void turned() {
+      TelemetryPipeline t = telemetry;
       if (t == null) {
         return;
       }
-      t.refresh();
       if (!firstReadLogged && t.firstReadDone()) {
         firstReadLogged = true;
         LOG.info("first map read done: serving telemetry " + sinceJvmStart() + " ms after the JVM started");
@@ -487,32 +492,32 @@ public final class AgentRuntime implements AutoCloseable {
 
     @Override
     public Optional<String> unavailable() {
-      TelemetryService t = telemetry;
+      TelemetryPipeline t = telemetry;
       return t == null ? Optional.of(COMPILING)
           : t.firstReadDone() ? Optional.empty() : Optional.of("first map read pending");
     }
 
     @Override
     public Inventory inventory() {
-      TelemetryService t = telemetry;
+      TelemetryPipeline t = telemetry;
       return t == null ? Inventory.empty() : t.inventory();
     }
 
     @Override
     public Workloads workloads() {
-      TelemetryService t = telemetry;
+      TelemetryPipeline t = telemetry;
       return t == null ? workloads.current() : t.workloads();
     }
 
     @Override
     public Collection<DeviceCost> costs() {
-      TelemetryService t = telemetry;
+      TelemetryPipeline t = telemetry;
       return t == null ? List.of() : t.advisor().lastCosts();
     }
 
     @Override
     public List<Recommendation> recommendations() {
-      TelemetryService t = telemetry;
+      TelemetryPipeline t = telemetry;
       return t == null ? List.of() : t.advisor().open();
     }
 
@@ -523,7 +528,7 @@ public final class AgentRuntime implements AutoCloseable {
 
     @Override
     public List<String> notReadyReasons() {
-      TelemetryService t = telemetry;
+      TelemetryPipeline t = telemetry;
       ProbeSession p = probes;
       if (t == null || p == null) {
         List<String> reasons = new ArrayList<>(List.of(COMPILING));
@@ -553,6 +558,7 @@ public final class AgentRuntime implements AutoCloseable {
       return;
     }
     closed = true;
+    scheduler.close(); // no map read after this
     try {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -61,8 +61,6 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   public static final String PATH_GSO_TX = MeasuredPath.GSO_TX.label();
   /** The path measured by the generic-XDP programs. */
   public static final String PATH_XDP_GENERIC = MeasuredPath.XDP_GENERIC.label();
-  /** How often the sampling windows are checked (opened, closed). */
-  private static final long TICK_MILLIS = 100;
 
   /**
    * How to open a session.
@@ -120,7 +118,6 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
   private final Timing timing;
   private final TimingWindows windows;
   private final long openedAtNanos = System.nanoTime();
-  private final java.util.concurrent.ScheduledExecutorService ticker;
   /** At the open of the current window: each device's {queued, after queue, dropped}. */
   private Map<DeviceId, long[]> atWindowOpen = Map.of();
   private boolean xdpWanted;
@@ -144,14 +141,8 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     this.names = reader("dev_names", DeviceKey.SIZE, 16);
     this.timing = timing;
     this.windows = new TimingWindows(timing);
-    this.ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "segscope-timing-windows");
-      t.setDaemon(true);
-      return t;
-    });
     if (specs.values().stream().anyMatch(ProgramSpec::sampled)) {
-      tick(); // "always" attaches the timing programs before open returns
-      ticker.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+      tickTimingWindows(); // "always" attaches the timing programs before open returns
     }
   }
 
@@ -342,9 +333,14 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
     segmentationWanted = seen;
   }
 
-  /** Opens or closes a sampling window when due (the ticker's thread). */
-  private synchronized void tick() {
-    if (closed) {
+  /**
+   * Opens or closes a sampling window when due: the timing programs are attached while one is open. The
+   * clock is the caller's (the agent's pipeline scheduler, every {@link ProbeSource#TIMING_TICK}); a
+   * session nobody ticks keeps the state it opened with ("always": attached for good).
+   */
+  @Override
+  public synchronized void tickTimingWindows() {
+    if (closed || specs.values().stream().noneMatch(ProgramSpec::sampled)) {
       return;
     }
     long now = System.nanoTime();
@@ -352,7 +348,7 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
       switch (windows.tick(now, segmentationWanted)) {
         case OPEN -> openWindow();
         case CLOSE -> closeWindow();
-        case NONE -> { }
+        case NONE -> {}
       }
     } catch (ProbeException | SysException | RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "timing window: " + e.getMessage());
@@ -596,7 +592,8 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
         boolean on = !closed && a != null && a.attached();
         String why = on ? "" : closed ? "closed" : s.onDemand()
             ? detachedWhy.getOrDefault(s.function(), s.sampled() ? "timing: attached in sampling windows only ("
-                + timing.label() + ")" : "on demand: not needed now") : "detached";
+                + timing.label() + ")" : "on demand: not needed now")
+            : "detached";
         out.add(new ProbeAttachment(p.path().label(), s.function(), p.mode().get().label(), s.describe(),
             s.point().kind(), on, s.onDemand(), why));
       }
@@ -639,7 +636,6 @@ public final class ProbeSession implements ProbeSource, AutoCloseable {
       return;
     }
     closed = true;
-    ticker.shutdownNow();
     List<String> problems = new ArrayList<>();
     List<Attachment> newestFirst = new ArrayList<>(attached.values());
     Collections.reverse(newestFirst);

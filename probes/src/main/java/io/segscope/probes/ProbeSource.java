@@ -24,6 +24,15 @@ public interface ProbeSource {
   /** Whether software segmentation is being seen (on-demand programs follow). */
   void setSegmentationSeen(boolean seen) throws ProbeException;
 
+  /**
+   * Opens or closes a sampling window of the timing programs when one is due ({@link Timing}); called
+   * by the agent's pipeline scheduler every {@link #TIMING_TICK}. Nothing for sources without windows.
+   */
+  default void tickTimingWindows() {}
+
+  /** How often the pipeline scheduler ticks {@link #tickTimingWindows()}. */
+  java.time.Duration TIMING_TICK = java.time.Duration.ofMillis(100);
+
   /** Drops a vanished device's entries. */
   void forget(DeviceId key) throws ProbeException;
 

@@ -22,7 +22,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +32,8 @@ import java.util.logging.Logger;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * The HTTP face of the agent and the clock that drives map reads. Blocking work (map reads, scrape
+ * The HTTP face of the agent: it serves what the telemetry pipeline published (the map reads and their
+ * clock are the pipeline's, {@code io.segscope.agent.telemetry.PipelineScheduler}). Blocking work (scrape
  * serialization, bcrypt) runs on named worker pools, never on the event loop.
  *
  * <p>Every request passes the door in this order: a connection must send its request's headers
@@ -52,23 +52,18 @@ public final class AgentVerticle extends VerticleBase {
   private static final String ENDPOINTS = "GET /metrics, /api/v1/devices, /api/v1/recommendations, /healthz, /readyz";
 
   private final HttpSettings settings;
-  private final Duration interval;
   private final Backend backend;
   private final MetricsRegistry metrics;
   private final BasicAuth auth;
   private final Admission admission;
   /** Per connection: its header timer. Touched on the verticle's event loop only. */
   private final Map<HttpConnection, Connection> connections = new IdentityHashMap<>();
-  private WorkerExecutor readers;
   private WorkerExecutor scrapers;
   private WorkerExecutor authenticators;
   private HttpServer server;
-  private long timer = -1;
-  private volatile boolean reading;
 
-  public AgentVerticle(HttpSettings settings, Duration interval, Backend backend, MetricsRegistry metrics) {
+  public AgentVerticle(HttpSettings settings, Backend backend, MetricsRegistry metrics) {
     this.settings = settings;
-    this.interval = interval;
     this.backend = backend;
     this.metrics = metrics;
     this.auth = new BasicAuth(settings.web().users());
@@ -100,12 +95,8 @@ public final class AgentVerticle extends VerticleBase {
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(e);
     }
-    readers = vertx.createSharedWorkerExecutor("segscope-map-reader", 1);
     scrapers = vertx.createSharedWorkerExecutor("segscope-scrape", 2);
     authenticators = vertx.createSharedWorkerExecutor("segscope-auth", 1);
-    // first read right away, then on the interval; never two reads at once
-    readOnce();
-    timer = vertx.setPeriodic(interval.toMillis(), id -> readOnce());
     return vertx.createHttpServer(options)
         .connectionHandler(this::connected)
         .invalidRequestHandler(this::invalid)
@@ -140,13 +131,6 @@ public final class AgentVerticle extends VerticleBase {
     return server == null ? -1 : server.actualPort();
   }
 
-  /** Starts a map read now (e.g. as soon as the probes are attached) instead of at the next tick. */
-  public void readNow() {
-    if (context != null) {
-      context.runOnContext(v -> readOnce());
-    }
-  }
-
   /** /metrics and the API: 503 while the backend has no telemetry yet (health endpoints always answer). */
   private void available(RoutingContext ctx) {
     String path = ctx.request().path();
@@ -159,23 +143,6 @@ public final class AgentVerticle extends VerticleBase {
       }
     }
     ctx.next();
-  }
-
-  private void readOnce() {
-    if (reading) {
-      return; // the previous read is still running: skip this tick rather than queue
-    }
-    reading = true;
-    readers.executeBlocking(() -> {
-      backend.refresh();
-      metrics.render(); // the snapshot families, once per read, for every scrape until the next one
-      return null;
-    }, true).onComplete(ar -> {
-      reading = false;
-      if (ar.failed()) {
-        LOG.log(Level.WARNING, "read maps: " + ar.cause(), ar.cause());
-      }
-    });
   }
 
   // ---- the door
@@ -450,13 +417,5 @@ public final class AgentVerticle extends VerticleBase {
     }
     r.setStatusCode(status).putHeader("Content-Type", JSON)
         .end(new JsonObject().put("error", message).encode() + "\n");
-  }
-
-  @Override
-  public Future<?> stop() {
-    if (timer >= 0) {
-      vertx.cancelTimer(timer);
-    }
-    return Future.succeededFuture();
   }
 }

@@ -11,7 +11,7 @@ import io.segscope.agent.inventory.model.XdpAttachment;
 import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
-import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.telemetry.TelemetryPipeline;
 import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
@@ -225,11 +225,11 @@ final class Fleet {
   }
 
   /** The agent's reader over {@code probes}, with the default advice settings and no workloads. */
-  TelemetryService service(Probes probes, Clock clock, SelfMetrics self, RecordErrors errors) {
+  TelemetryPipeline service(Probes probes, Clock clock, SelfMetrics self, RecordErrors errors) {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     Inventory inv = inventory;
-    return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
+    return new TelemetryPipeline(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
         List::of), () -> inv, Workloads::none, advisor, BUILD, self, errors,
         DeviceSelection.Config.DEFAULT, VanishedDevices.GRACE, clock);
   }
