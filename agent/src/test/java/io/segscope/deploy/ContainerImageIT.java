@@ -4,17 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.agent.e2e.KernelOracle;
+import io.segscope.agent.e2e.PromText;
 import io.segscope.agent.workload.lab.PrivateContainerd;
 import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
 import io.segscope.agent.workload.lab.criv1.Capability;
 import io.segscope.agent.workload.lab.criv1.ContainerConfig;
 import io.segscope.agent.workload.lab.criv1.ContainerState;
 import io.segscope.agent.workload.lab.criv1.ContainerStatusResponse;
-import io.segscope.agent.e2e.KernelOracle;
-import io.segscope.agent.e2e.PromText;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
 import io.segscope.lab.Prerequisites;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -147,7 +149,8 @@ class ContainerImageIT {
     fewer.remove("SYSLOG");
     ContainerConfig c = full.toBuilder().setLinux(full.getLinux().toBuilder().setSecurityContext(
         full.getLinux().getSecurityContext().toBuilder().setCapabilities(Capability.newBuilder()
-            .addAllAddCapabilities(fewer).addAllDropCapabilities(pod.capabilitiesDropped())))).build();
+            .addAllAddCapabilities(fewer).addAllDropCapabilities(pod.capabilitiesDropped()))))
+        .build();
     String id = containerd.startContainer(p, c);
     ContainerStatusResponse s = awaitExited(id, Duration.ofSeconds(60));
     String log = Files.readString(containerd.containerLog(p, c));
@@ -279,13 +282,12 @@ class ContainerImageIT {
       k.awaitStarted(pod.probe("startupProbe"));
       k.pollLivenessAndReadiness(pod.probe("livenessProbe"), pod.probe("readinessProbe"));
       k.awaitReady(Duration.ofSeconds(180));
-      long deadline = System.nanoTime() + 60_000_000_000L;
-      int devices = 0;
-      while (devices < 1000 && System.nanoTime() < deadline) {
-        devices = JSON.readTree(k.get("/api/v1/devices").body()).path("devices").size();
-        Thread.sleep(500);
-      }
-      assertThat(devices).as("devices in the agent's inventory").isGreaterThanOrEqualTo(1000);
+      int[] devices = {0};
+      Await.atMost(Duration.ofSeconds(60)).every(Duration.ofMillis(500)).until(() -> {
+        devices[0] = JSON.readTree(k.get("/api/v1/devices").body()).path("devices").size();
+        return devices[0] >= 1000;
+      });
+      assertThat(devices[0]).as("devices in the agent's inventory").isGreaterThanOrEqualTo(1000);
       PromText.parse(k.get("/metrics").body()); // a first scrape, as Prometheus makes them
       long cpu0 = cgroupValue(pid, "cpuacct", "cpuacct.usage");
       long t0 = System.nanoTime();
@@ -359,15 +361,10 @@ class ContainerImageIT {
   }
 
   private ContainerStatusResponse awaitExited(String id, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
+    return Await.atMost(timeout).every(Duration.ofMillis(200)).pollOrFail(() -> {
       ContainerStatusResponse s = containerd.containerStatus(id);
-      if (s.getStatus().getState() == ContainerState.CONTAINER_EXITED) {
-        return s;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("container " + id + " still runs after " + timeout);
+      return s.getStatus().getState() == ContainerState.CONTAINER_EXITED ? Optional.of(s) : Optional.empty();
+    }, () -> "container " + id + " still runs after " + timeout);
   }
 
   /** Capabilities, user, root, mounts, env, args, namespaces and cgroup limits of the running agent. */
@@ -528,17 +525,14 @@ class ContainerImageIT {
   }
 
   private JsonNode awaitPodsNamed(Kubelet k, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    JsonNode inv = null;
-    while (System.nanoTime() < deadline) {
-      inv = JSON.readTree(k.get("/api/v1/devices").body());
-      if ("cri".equals(sourceOf(inv, sender.netnsInode())) && "cri".equals(sourceOf(inv, receiver.netnsInode()))) {
-        return inv;
-      }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("the pods were not named from the CRI within " + timeout + "; namespaces: "
-        + (inv == null ? "none" : inv.path("namespaces")) + "\nagent log:\n" + k.log());
+    JsonNode[] inv = {null};
+    return Await.atMost(timeout).every(Duration.ofMillis(250)).pollOrFail(() -> {
+      inv[0] = JSON.readTree(k.get("/api/v1/devices").body());
+      return "cri".equals(sourceOf(inv[0], sender.netnsInode()))
+          && "cri".equals(sourceOf(inv[0], receiver.netnsInode()))
+              ? Optional.of(inv[0]) : Optional.empty();
+    }, () -> "the pods were not named from the CRI within " + timeout + "; namespaces: "
+        + (inv[0] == null ? "none" : inv[0].path("namespaces")) + "\nagent log:\n" + k.log());
   }
 
   private static String sourceOf(JsonNode inv, long inode) {
@@ -587,36 +581,37 @@ class ContainerImageIT {
 
   /** A scrape whose telemetry comes from a map read that began after {@code moment}. */
   private static PromText scrapeOfAReadStartedAfter(Kubelet k, Instant moment) throws Exception {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    double after = moment.toEpochMilli() / 1000.0;
-    boolean seenOne = false;
-    while (System.nanoTime() < deadline) {
+    double[] after = {moment.toEpochMilli() / 1000.0};
+    boolean[] seenOne = {false};
+    return Await.atMost(Duration.ofSeconds(30)).every(Duration.ofMillis(100)).pollOrFail(() -> {
       PromText m = PromText.parse(k.get("/metrics").body());
       double stamp = m.sum("segscope_snapshot_timestamp_seconds", Map.of());
-      if (stamp > after) {
-        if (seenOne) {
-          return m; // the read that stamped `after` may have begun before the moment: take the next
+      if (stamp > after[0]) {
+        if (seenOne[0]) {
+          return Optional.of(m); // the read that stamped `after` may have begun before the moment: take the next
         }
-        seenOne = true;
-        after = stamp;
+        seenOne[0] = true;
+        after[0] = stamp;
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("no map read began after " + moment + " within 30 s; log:\n" + k.log());
+      return Optional.empty();
+    }, () -> "no map read began after " + moment + " within 30 s; log:\n" + k.log());
   }
 
   /** iperf3 from the sender pod to the receiver pod until the gso_size_mismatch recommendation opens. */
   private JsonNode awaitRecommendation(Kubelet k, Duration traffic) throws Exception {
     CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> iperf(traffic));
     try {
-      while (!running.isDone()) {
+      Optional<JsonNode> found = Await.whileTrue(() -> !running.isDone()).every(Duration.ofMillis(300)).poll(() -> {
         for (JsonNode r : JSON.readTree(k.get("/api/v1/recommendations").body()).path("recommendations")) {
           if (r.path("rule").asText().equals("gso_size_mismatch")
               && r.path("subject").path("netns").asLong() == containerd.node().inode()) {
-            return r;
+            return Optional.of(r);
           }
         }
-        Thread.sleep(300);
+        return Optional.empty();
+      });
+      if (found.isPresent()) {
+        return found.get();
       }
       throw new AssertionError("no gso_size_mismatch recommendation during " + traffic + " of traffic; iperf: "
           + running.get() + "\nagent log:\n" + k.log());
@@ -739,13 +734,8 @@ class ContainerImageIT {
     }
 
     void awaitReady(Duration timeout) throws Exception {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (!ready.get()) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("the readiness probe did not succeed within " + timeout + "\nlog:\n" + log());
-        }
-        Thread.sleep(200);
-      }
+      Await.atMost(timeout).every(Duration.ofMillis(200)).untilOrFail(ready::get,
+          () -> "the readiness probe did not succeed within " + timeout + "\nlog:\n" + log());
     }
 
     int livenessFailuresInARow() {

@@ -16,6 +16,7 @@ import io.segscope.agent.workload.lab.PrivateContainerd;
 import io.segscope.agent.workload.lab.PrivateContainerd.Pod;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.lab.Lab;
+import io.segscope.testkit.Await;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -315,9 +317,8 @@ class ContainerdPodsIT {
   }
 
   private void checkAlertNamesThePod(PrometheusServer prom) throws Exception {
-    long deadline = System.nanoTime() + 20_000_000_000L;
     List<String> seen = new ArrayList<>();
-    while (System.nanoTime() < deadline) {
+    boolean named = Await.atMost(Duration.ofSeconds(20)).every(Duration.ofMillis(500)).until(() -> {
       seen.clear();
       for (JsonNode a : prom.api("/api/v1/alerts").path("alerts")) {
         JsonNode l = a.path("labels");
@@ -329,12 +330,14 @@ class ContainerdPodsIT {
           assertThat(a.path("annotations").path("summary").asText()).contains("pod " + K8S_NAMESPACE + "/receiver");
           assertThat(a.path("annotations").path("description").asText())
               .contains("which serves pod " + K8S_NAMESPACE + "/receiver,");
-          return;
+          return true;
         }
       }
-      Thread.sleep(500);
+      return false;
+    });
+    if (!named) {
+      throw new AssertionError("no SegscopeGsoSizeMismatch alert for " + receiver.hostVeth() + "; alerts: " + seen);
     }
-    throw new AssertionError("no SegscopeGsoSizeMismatch alert for " + receiver.hostVeth() + "; alerts: " + seen);
   }
 
   private static Set<String> labelValues(PrometheusServer prom, String label, String match) throws Exception {
@@ -382,20 +385,17 @@ class ContainerdPodsIT {
 
   /** Polls /api/v1/devices until both pods' namespaces are named from the CRI. */
   private JsonNode awaitPodsNamed(ConfinedAgent agent, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    JsonNode inv = null;
-    while (System.nanoTime() < deadline) {
-      inv = JSON.readTree(agent.get("/api/v1/devices").body());
-      if (namespaceOrNull(inv, sender.netnsInode()) != null && namespaceOrNull(inv, receiver.netnsInode()) != null
-          && "cri".equals(namespace(inv, sender.netnsInode()).path("workload").path("source").asText())
-          && "cri".equals(namespace(inv, receiver.netnsInode()).path("workload").path("source").asText())
-          && deviceOrNull(inv, containerd.node().inode(), receiver.hostVeth()) != null) {
-        return inv;
-      }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("the pods were not named from the CRI within " + timeout + "; namespaces: "
-        + (inv == null ? "none" : inv.path("namespaces")) + "\nagent log:\n" + agent.log());
+    JsonNode[] inv = {null};
+    return Await.atMost(timeout).every(Duration.ofMillis(250)).pollOrFail(() -> {
+      inv[0] = JSON.readTree(agent.get("/api/v1/devices").body());
+      JsonNode i = inv[0];
+      return namespaceOrNull(i, sender.netnsInode()) != null && namespaceOrNull(i, receiver.netnsInode()) != null
+          && "cri".equals(namespace(i, sender.netnsInode()).path("workload").path("source").asText())
+          && "cri".equals(namespace(i, receiver.netnsInode()).path("workload").path("source").asText())
+          && deviceOrNull(i, containerd.node().inode(), receiver.hostVeth()) != null ? Optional.of(i)
+              : Optional.empty();
+    }, () -> "the pods were not named from the CRI within " + timeout + "; namespaces: "
+        + (inv[0] == null ? "none" : inv[0].path("namespaces")) + "\nagent log:\n" + agent.log());
   }
 
   private static JsonNode namespaceOrNull(JsonNode inv, long inode) {
@@ -432,14 +432,17 @@ class ContainerdPodsIT {
   private JsonNode awaitRecommendation(ConfinedAgent agent, Duration traffic) throws Exception {
     CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> iperf(traffic));
     try {
-      while (!running.isDone()) {
+      Optional<JsonNode> found = Await.whileTrue(() -> !running.isDone()).every(Duration.ofMillis(300)).poll(() -> {
         for (JsonNode r : JSON.readTree(agent.get("/api/v1/recommendations").body()).path("recommendations")) {
           if (r.path("rule").asText().equals("gso_size_mismatch")
               && r.path("subject").path("netns").asLong() == containerd.node().inode()) {
-            return r;
+            return Optional.of(r);
           }
         }
-        Thread.sleep(300);
+        return Optional.empty();
+      });
+      if (found.isPresent()) {
+        return found.get();
       }
       throw new AssertionError("no gso_size_mismatch recommendation during " + traffic + " of traffic between the"
           + " pods; iperf: " + running.get() + "\nagent log:\n" + agent.log());
@@ -455,10 +458,7 @@ class ContainerdPodsIT {
           receiver.ip(), "-p", "5201").redirectErrorStream(true)
           .redirectOutput(lab.workDir().resolve("iperf-server.log").toFile()).start();
       try {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!listening() && System.nanoTime() < deadline) {
-          Thread.sleep(50);
-        }
+        Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(50)).until(this::listening);
         Process client = new ProcessBuilder("nsenter", "--net=" + sender.netnsPath(), "iperf3", "-c", receiver.ip(),
             "-p", "5201", "-t", Long.toString(Math.max(1, d.toSeconds()))).redirectErrorStream(true).start();
         String out = new String(client.getInputStream().readAllBytes());

@@ -31,6 +31,7 @@ import io.segscope.lab.LabAddress;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Tools;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -194,23 +195,21 @@ public final class PrivateContainerd implements AutoCloseable {
   }
 
   private void awaitCri(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    String last = "";
-    while (System.nanoTime() < deadline) {
+    String[] last = {""};
+    Await.atMost(timeout).every(Duration.ofMillis(100)).untilOrFail(() -> {
       if (!containerd.isAlive()) {
         throw new AssertionError("containerd exited with " + containerd.exitValue() + ":\n" + log());
       }
       if (Files.exists(socket)) {
         try (CriClient probe = new CriClient(socket, Duration.ofSeconds(1))) {
           probe.listPodSandbox();
-          return;
+          return true;
         } catch (CriClient.CriException e) {
-          last = e.getMessage();
+          last[0] = e.getMessage();
         }
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("containerd's CRI did not answer within " + timeout + " (" + last + "):\n" + log());
+      return false;
+    }, () -> "containerd's CRI did not answer within " + timeout + " (" + last[0] + "):\n" + log());
   }
 
   public Path socket() {
