@@ -3,6 +3,7 @@ package io.segscope.probes;
 import io.segscope.device.DeviceId;
 import io.segscope.probes.program.CallSites;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What the agent needs of running probes: the seam between telemetry and the kernel.
@@ -15,8 +16,13 @@ public interface ProbeSource {
   /** Every planned program, attached or not. */
   List<ProbeAttachment> attachments();
 
-  /** The mode a path runs in, "" when it is not measured. */
-  String mode(String path);
+  /** The mode a path runs in, empty when it is not measured. */
+  Optional<ProbeMode> mode(MeasuredPath path);
+
+  /** The label of the mode a path runs in ({@code tracepoint}, {@code kprobe}, {@code fentry}), "" when none. */
+  default String modeLabel(MeasuredPath path) {
+    return mode(path).map(ProbeMode::label).orElse("");
+  }
 
   /** Whether any device has a generic XDP program (on-demand programs follow). */
   void setGenericXdpPresent(boolean present) throws ProbeException;

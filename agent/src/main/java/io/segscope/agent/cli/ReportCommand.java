@@ -28,6 +28,7 @@ import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.Timing;
 import io.segscope.probes.TracepointAttach;
@@ -176,7 +177,7 @@ public final class ReportCommand implements Callable<Integer> {
       workloads = resolver.resolveNow();
     }
     System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
-        probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
+        probes.modeLabel(MeasuredPath.GSO_TX), probes.modeLabel(MeasuredPath.XDP_GENERIC),
         Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
         workloads, intent, advisor.verified())));
     System.out.flush();

@@ -17,13 +17,12 @@ import io.segscope.exporters.TranslationErrorListener;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceInfo;
-import io.segscope.exporters.model.DeviceRef;
 import io.segscope.exporters.model.RecommendationInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.exporters.model.VerifiedSaving;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeException;
 import io.segscope.probes.ProbeReading;
-import io.segscope.probes.ProbeSession;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.TimingShare;
 import io.segscope.vocabulary.Diagnostic;
@@ -180,7 +179,7 @@ public final class TelemetryPipeline {
     Map<Long, String> netnsNames = NetnsNames.scan();
     TelemetrySnapshot base = assembler.assemble(clock.instant(),
         new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes.attachments(),
-        selfCost.read(), probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
+        selfCost.read(), probes.modeLabel(MeasuredPath.GSO_TX), probes.modeLabel(MeasuredPath.XDP_GENERIC),
         (key, kernelName) -> InventoryView.name(inv, netnsNames, key, kernelName))
         .withCallSites(callSites);
     List<Recommendation> open;

@@ -21,7 +21,9 @@ import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeAttachment;
+import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
@@ -103,8 +105,8 @@ class TelemetryPipelineTest {
     }
 
     @Override
-    public String mode(String path) {
-      return path.equals("gso_tx") ? "tracepoint" : "";
+    public Optional<ProbeMode> mode(MeasuredPath path) {
+      return path == MeasuredPath.GSO_TX ? Optional.of(ProbeMode.TRACEPOINT) : Optional.empty();
     }
 
     /** The call sites the session resolved (one found, one not), and how often they were asked for. */

@@ -18,7 +18,9 @@ import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeAttachment;
+import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
@@ -185,8 +187,8 @@ final class Fleet {
     }
 
     @Override
-    public String mode(String path) {
-      return "tracepoint";
+    public Optional<ProbeMode> mode(MeasuredPath path) {
+      return Optional.of(ProbeMode.TRACEPOINT);
     }
 
     @Override
