@@ -2,28 +2,21 @@ package io.segscope.agent;
 
 import io.segscope.agent.advice.AdviceContext;
 import io.segscope.agent.advice.Advisor;
-import io.segscope.agent.advice.Recommendation;
-import io.segscope.agent.advice.SavingCheck;
-import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.http.AgentVerticle;
-import io.segscope.agent.http.Backend;
 import io.segscope.agent.inventory.DeviceInventory;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.probing.ProbeFactory;
+import io.segscope.agent.telemetry.PipelineScheduler;
 import io.segscope.agent.telemetry.SelfCost;
-import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.telemetry.TelemetryPipeline;
 import io.segscope.agent.version.Version;
 import io.segscope.agent.workload.WorkloadResolver;
-import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
-import io.segscope.probes.PathPlan;
 import io.segscope.probes.ProbeAttachment;
 import io.segscope.probes.ProbeException;
-import io.segscope.probes.ProbeMode;
-import io.segscope.probes.ProbePlan;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.bcc.Bcc;
 import io.segscope.probes.sys.StaleKprobeEvents;
@@ -36,8 +29,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -68,11 +59,13 @@ public final class AgentRuntime implements AutoCloseable {
   private final MetricsRegistry metrics;
   private final Vertx vertx;
   private final AgentVerticle verticle;
+  private final PipelineScheduler scheduler;
   private boolean closed;
 
   private AgentRuntime(ProbeSession probes, DeviceInventory inventory,
       WorkloadResolver workloads, SelfCost selfCost, MetricsRegistry metrics,
-      Vertx vertx, AgentVerticle verticle) {
+      Vertx vertx, AgentVerticle verticle, PipelineScheduler scheduler) {
+    this.scheduler = scheduler;
     this.probes = probes;
     this.inventory = inventory;
     this.workloads = workloads;
@@ -173,24 +166,18 @@ public final class AgentRuntime implements AutoCloseable {
     DecodeWarnings warnings = new DecodeWarnings();
 
     hook.before(STEP_INVENTORY);
-    DeviceInventory inventory;
-    try {
-      inventory = opened.add(STEP_INVENTORY,
-          step(stop, () -> DeviceInventory.start(options.inventoryConfig(), warnings)), DeviceInventory::close);
-    } catch (RuntimeException e) {
-      throw new ProbeException("start the device inventory: " + e.getMessage(), e);
-    }
+    DeviceInventory inventory = startInventory(options, stop, opened, warnings);
     HeapRelease heap = HeapRelease.ofThisProcess();
     stop.check();
     LOG.info("device inventory: " + inventory.current().devices().size() + " devices in "
         + inventory.current().namespaces().size() + " namespaces");
 
     hook.before(STEP_METRICS);
-    AtomicReference<TelemetryService> telemetry = new AtomicReference<>();
+    AtomicReference<TelemetryPipeline> telemetry = new AtomicReference<>();
     TelemetrySnapshot beforeProbes = TelemetrySnapshot.builder().takenAt(Instant.now()).buildInfo(build)
         .build();
     MetricsRegistry metrics = opened.add(STEP_METRICS, new MetricsRegistry(() -> {
-      TelemetryService t = telemetry.get();
+      TelemetryPipeline t = telemetry.get();
       return t == null ? beforeProbes : t.latest();
     }), MetricsRegistry::close);
     metrics.self().netlinkDecodeWarnings(warnings, w -> w.count());
@@ -212,33 +199,66 @@ public final class AgentRuntime implements AutoCloseable {
     hook.before(STEP_HTTP);
     Http http = opened.add(STEP_HTTP, new Http(step(stop, Vertx::vertx)), Http::close); // seconds of class loading on a slow machine
     RuntimeBackend backend = new RuntimeBackend(inventory, workloads, heap);
-    AgentVerticle verticle = new AgentVerticle(options.http(), options.interval(), backend, metrics);
-    try {
-      stop.await(http.deploy(verticle), Duration.ofMinutes(2));
-    } catch (ExecutionException | TimeoutException e) {
-      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
-    }
+    AgentVerticle verticle = new AgentVerticle(options.http(), backend, metrics);
+    deploy(http, verticle, stop, host, port);
     stop.check();
 
     hook.before(STEP_ATTACHED);
     ProbeSession probes = opening.await(stop); // closed with the opening if a later step fails
-    long mapBytes = probes.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
-    LOG.info("probes attached in " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
-        + probes.attachments().stream().filter(ProbeAttachment::attached).count() + " programs, modes "
-        + probes.modeLabels() + ", tracepoints as " + probes.plan().tracepointAttach().label()
-        + "; kernel map memory " + String.format("%.1f MiB", mapBytes / 1048576.0) + " now (maps grow with the"
-        + " devices seen)");
+    logAttached(probes, t0);
 
     hook.before(STEP_SELF_COST);
     SelfCost stats = opened.add(STEP_SELF_COST, new SelfCost(options.selfCost(), Duration.ofSeconds(1),
         Duration.ofSeconds(60), probes::programStats), SelfCost::close);
 
     hook.before(STEP_TELEMETRY);
+    PipelineScheduler scheduler = startPipeline(options, probes, stats, inventory, workloads, metrics, backend, build,
+        telemetry);
+    return new AgentRuntime(probes, inventory, workloads, stats, metrics, http.vertx, verticle, scheduler);
+  }
+
+  /** Starts following the host's devices (a stop asked for meanwhile ends the wait at once). */
+  private static DeviceInventory startInventory(AgentOptions options, StopSignal stop, OpenedSoFar opened,
+      DecodeWarnings warnings) throws ProbeException, InterruptedException, StopSignal.Stopped {
+    try {
+      return opened.add(STEP_INVENTORY,
+          step(stop, () -> DeviceInventory.start(options.inventoryConfig(), warnings)), DeviceInventory::close);
+    } catch (RuntimeException e) {
+      throw new ProbeException("start the device inventory: " + e.getMessage(), e);
+    }
+  }
+
+  /** Deploys the HTTP verticle, waiting up to 2 minutes (or until a stop is asked for). */
+  private static void deploy(Http http, AgentVerticle verticle, StopSignal stop, String host, int port)
+      throws ProbeException, InterruptedException, StopSignal.Stopped {
+    try {
+      stop.await(http.deploy(verticle), Duration.ofMinutes(2));
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+      throw new ProbeException("start HTTP server on " + host + ":" + port + ": " + cause.getMessage(), cause);
+    }
+  }
+
+  private static void logAttached(ProbeSession probes, long t0) {
+    long mapBytes = probes.mapMemory().values().stream().mapToLong(v -> Math.max(0, v)).sum();
+    LOG.info("probes attached in " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
+        + probes.attachments().stream().filter(ProbeAttachment::attached).count() + " programs, modes "
+        + probes.modeLabels() + ", tracepoints as " + probes.plan().tracepointAttach().label()
+        + "; kernel map memory " + String.format("%.1f MiB", mapBytes / 1048576.0) + " now (maps grow with the"
+        + " devices seen)");
+  }
+
+  /**
+   * The telemetry pipeline over the attached probes, its subscribers (the backend's first-read log, the
+   * metrics render) and its scheduler, started: the first read at once, then every --interval.
+   */
+  private static PipelineScheduler startPipeline(AgentOptions options, ProbeSession probes, SelfCost stats,
+      DeviceInventory inventory, WorkloadResolver workloads, MetricsRegistry metrics, RuntimeBackend backend,
+      BuildInfo build, AtomicReference<TelemetryPipeline> telemetry) {
     // a generic XDP program appearing (or going) attaches (or detaches) the per-packet program at once
     inventory.addListener((before, after) -> {
       try {
-        probes.setGenericXdpPresent(TelemetryService.genericXdpPresent(after));
+        probes.setGenericXdpPresent(TelemetryPipeline.genericXdpPresent(after));
       } catch (ProbeException e) {
         LOG.warning(e.getMessage());
       }
@@ -249,14 +269,17 @@ public final class AgentRuntime implements AutoCloseable {
       LOG.info("advice: " + options.intent().entries().size() + " accepted finding pattern(s): "
           + String.join(", ", options.intent().entries().stream().map(e -> e.text()).toList()));
     }
-    TelemetryService service = new TelemetryService(probes, stats, inventory::current, workloads::current, advisor,
+    TelemetryPipeline service = new TelemetryPipeline(probes, stats, inventory::current, workloads::current, advisor,
         build, metrics.self(), metrics.recordErrors(), options.devices(), options.vanishedDeviceGrace(),
         Clock.systemUTC());
+    service.subscribe(s -> backend.turned());
+    service.subscribe(s -> metrics.render()); // the snapshot families, once per read, for every scrape until the next
     telemetry.set(service);
     backend.attached(service, probes);
-    verticle.readNow(); // the first read with the probes attached, not one --interval later
-    return new AgentRuntime(probes, inventory, workloads, stats, metrics, http.vertx, verticle);
+    // the first read with the probes attached at once, then every --interval
+    return new PipelineScheduler(service, options.interval()).start(Duration.ZERO);
   }
+
   /** Milliseconds since this JVM started (from the process' start time), -1 when unknown. */
   static long sinceJvmStart() {
     return ProcessHandle.current().info().startInstant()
@@ -327,106 +350,6 @@ public final class AgentRuntime implements AutoCloseable {
     }
   }
 
-  /**
-   * The probes being opened on their own thread ("segscope-probes") while the rest of the start goes
-   * on: the compile (the slowest step) overlaps with the inventory and the HTTP server.
-   */
-  private static final class ProbeOpening {
-    private final CompletableFuture<ProbeSession> opening =
-        new CompletableFuture<>();
-    private final Thread opener;
-
-    private ProbeOpening(ProbeOpener open, ProbeFactory.Request request) {
-      opener = new Thread(() -> {
-        try {
-          opening.complete(open.open(request));
-        } catch (Throwable t) {
-          opening.completeExceptionally(t);
-        }
-      }, "segscope-probes");
-      opener.setDaemon(true);
-    }
-
-    static ProbeOpening start(ProbeOpener open, ProbeFactory.Request request) {
-      ProbeOpening o = new ProbeOpening(open, request);
-      o.opener.start();
-      return o;
-    }
-
-    /** The opened probes, or why not (the opener's ProbeException as it is). */
-    ProbeSession await(StopSignal stop) throws ProbeException, InterruptedException, StopSignal.Stopped {
-      try {
-        return stop.await(opening, Duration.ofMinutes(30));
-      } catch (ExecutionException e) {
-        Throwable c = e.getCause();
-        if (c instanceof ProbeException p) {
-          throw p;
-        }
-        if (c instanceof InterruptedException i) {
-          throw i;
-        }
-        throw new ProbeException("open probes: " + c, c);
-      } catch (TimeoutException e) {
-        throw new ProbeException("open probes: " + e.getMessage(), e);
-      }
-    }
-
-    /** Interrupts the opener: a compile in progress ends at once (its compiler child is killed). */
-    void cancel() {
-      opener.interrupt();
-    }
-
-    /**
-     * Stops the opener and closes what it opened. An interrupted opener kills its compiler child at once
-     * and closes what it loaded; one still parsing BTF (which takes nothing from the kernel) is not
-     * waited for beyond half a second: the process ends without it.
-     */
-    void close() {
-      opener.interrupt();
-      try {
-        opening.get(500, TimeUnit.MILLISECONDS).close();
-      } catch (TimeoutException e) {
-        LOG.fine("open probes: still reading the kernel's BTF; not waited for");
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (ExecutionException e) {
-        // it failed, or was interrupted before it had anything: nothing of it is open
-      }
-    }
-  }
-
-  /** Vert.x and the verticle deployed on it: the HTTP server. */
-  private static final class Http {
-    final Vertx vertx;
-    private CompletableFuture<String> deployment;
-
-    Http(Vertx vertx) {
-      this.vertx = vertx;
-    }
-
-    CompletableFuture<String> deploy(AgentVerticle verticle) {
-      deployment = vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture();
-      return deployment;
-    }
-
-    /**
-     * Closes Vert.x (the port with it), waiting a second at most. A deployment still in progress is not
-     * closed under its feet (Vert.x logs an internal error then): the process ends right after a failed
-     * start, and the kernel closes its port with it.
-     */
-    void close() {
-      if (deployment != null && !deployment.isDone()) {
-        return;
-      }
-      try {
-        vertx.close().toCompletionStage().toCompletableFuture().get(1, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (ExecutionException | TimeoutException e) {
-        LOG.fine("close HTTP server: " + e);
-      }
-    }
-  }
   /** The namespaces of an inventory as (inode, name) pairs: what workload resolution depends on. */
   private static Set<List<Object>> namespaceSet(Inventory inv) {
     Set<List<Object>> s = new HashSet<>();
@@ -441,100 +364,6 @@ public final class AgentRuntime implements AutoCloseable {
   static void registerInventoryMeters(DeviceInventory inventory, MetricsRegistry metrics) {
     metrics.self().inventory(inventory, i -> i.lastRefresh().toEpochMilli() / 1000.0,
         i -> i.death().isPresent() ? 0 : 1, DeviceInventory.RESYNC_REASONS, DeviceInventory::resyncs);
-  }
-
-  /**
-   * What the HTTP server serves, from the telemetry service, the probes and the inventory. Until the
-   * probes are attached ({@link #attached}) there is no telemetry: /readyz says "probes: compiling",
-   * /metrics and the API answer 503.
-   */
-  private static final class RuntimeBackend implements Backend {
-    static final String COMPILING = "probes: compiling";
-    private final DeviceInventory inventory;
-    private final WorkloadResolver workloads;
-    private volatile TelemetryService telemetry;
-    private volatile ProbeSession probes;
-    private final HeapRelease heap;
-    private boolean firstReadLogged;
-
-    RuntimeBackend(DeviceInventory inventory, WorkloadResolver workloads,
-        HeapRelease heap) {
-      this.inventory = inventory;
-      this.heap = heap;
-      this.workloads = workloads;
-    }
-
-    void attached(TelemetryService telemetry, ProbeSession probes) {
-      this.probes = probes;
-      this.telemetry = telemetry;
-    }
-
-    @Override
-    public void refresh() {
-      TelemetryService t = telemetry;
-      if (t == null) {
-        return;
-      }
-      t.refresh();
-      if (!firstReadLogged && t.firstReadDone()) {
-        firstReadLogged = true;
-        LOG.info("first map read done: serving telemetry " + sinceJvmStart() + " ms after the JVM started");
-        heap.afterStart();
-      } else if (firstReadLogged) {
-        heap.afterRead(t.inventory().devices().size());
-      }
-    }
-
-    @Override
-    public Optional<String> unavailable() {
-      TelemetryService t = telemetry;
-      return t == null ? Optional.of(COMPILING)
-          : t.firstReadDone() ? Optional.empty() : Optional.of("first map read pending");
-    }
-
-    @Override
-    public Inventory inventory() {
-      TelemetryService t = telemetry;
-      return t == null ? Inventory.empty() : t.inventory();
-    }
-
-    @Override
-    public Workloads workloads() {
-      TelemetryService t = telemetry;
-      return t == null ? workloads.current() : t.workloads();
-    }
-
-    @Override
-    public Collection<DeviceCost> costs() {
-      TelemetryService t = telemetry;
-      return t == null ? List.of() : t.advisor().lastCosts();
-    }
-
-    @Override
-    public List<Recommendation> recommendations() {
-      TelemetryService t = telemetry;
-      return t == null ? List.of() : t.advisor().open();
-    }
-
-    @Override
-    public List<SavingCheck.Verification> verifiedSavings() {
-      return telemetry.advisor().verified();
-    }
-
-    @Override
-    public List<String> notReadyReasons() {
-      TelemetryService t = telemetry;
-      ProbeSession p = probes;
-      if (t == null || p == null) {
-        List<String> reasons = new ArrayList<>(List.of(COMPILING));
-        reasons.addAll(Health.notReady(List.of(), List.of(), true, Health.status(inventory),
-            Instant.now(), Health.INVENTORY_STALE_AFTER));
-        return reasons;
-      }
-      return Health.notReady(p.plan().paths(), p.attachments(), t.firstReadDone(),
-          Health.status(inventory), Instant.now(),
-          Health.INVENTORY_STALE_AFTER);
-    }
   }
 
   public int port() {
@@ -553,6 +382,7 @@ public final class AgentRuntime implements AutoCloseable {
       return;
     }
     closed = true;
+    scheduler.close(); // no map read after this
     try {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     } catch (Exception e) {

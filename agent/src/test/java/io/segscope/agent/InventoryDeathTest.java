@@ -14,6 +14,7 @@ import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,9 +53,6 @@ class InventoryDeathTest {
       MetricsRegistry metrics = new MetricsRegistry(() -> empty);
       AgentRuntime.registerInventoryMeters(inventory, metrics);
       Backend backend = new Backend() {
-        @Override
-        public void refresh() {}
-
         @Override
         public Inventory inventory() {
           return inventory.current();
@@ -125,12 +123,7 @@ class InventoryDeathTest {
   }
 
   private static void await(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(what + ": not within " + timeout);
-      }
-      Thread.sleep(50);
-    }
+    Await.atMost(timeout).every(Duration.ofMillis(50)).untilOrFail(condition::getAsBoolean,
+        () -> what + ": not within " + timeout);
   }
 }

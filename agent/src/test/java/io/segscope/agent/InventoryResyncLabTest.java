@@ -13,6 +13,7 @@ import io.segscope.exporters.model.TelemetrySnapshot;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
+import io.segscope.testkit.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -56,16 +58,11 @@ class InventoryResyncLabTest {
 
         Set<String> expected = ipLinkNames(lab, ns);
         assertThat(expected).hasSize(601);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        Set<String> seen = Set.of();
-        while (System.nanoTime() < deadline) {
-          seen = inventory.current().devices().stream().filter(d -> d.netns() == ns.inode()).map(Device::name)
-              .collect(Collectors.toCollection(TreeSet::new));
-          if (inventory.resyncs("overflow") > 0 && seen.equals(expected)) {
-            break;
-          }
-          Thread.sleep(50);
-        }
+        Supplier<Set<String>> names = () -> inventory.current().devices().stream()
+            .filter(d -> d.netns() == ns.inode()).map(Device::name).collect(Collectors.toCollection(TreeSet::new));
+        Await.atMost(Duration.ofSeconds(20)).every(Duration.ofMillis(50))
+            .until(() -> inventory.resyncs("overflow") > 0 && names.get().equals(expected));
+        Set<String> seen = names.get();
         assertThat(inventory.resyncs("overflow")).as("the burst overflowed the notification socket").isPositive();
         assertThat(seen).as("after the resync the inventory has exactly what ip -j link lists").isEqualTo(expected);
         assertThat(warnings.count()).as("no malformed bytes were counted for it (last: %s)", warnings.last())

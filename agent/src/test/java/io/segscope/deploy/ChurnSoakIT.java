@@ -8,6 +8,7 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Tools;
+import io.segscope.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -213,22 +215,23 @@ class ChurnSoakIT {
     Map<Long, Set<String>> kernel = kernelDeviceSets(spaces);
     System.out.printf("  (the kernel's device sets of %d namespaces read in %d ms)%n", spaces.size(),
         (System.nanoTime() - start) / 1_000_000);
-    String mismatch;
-    do {
-      mismatch = deviceSetMismatch(agent, kernel, spaces);
-      long answered = System.nanoTime();
-      if (mismatch == null) {
-        Map<Long, Set<String>> again = kernelDeviceSets(spaces);
-        if (again.equals(kernel)) {
-          return (answered - start) / 1_000_000;
-        }
-        kernel = again; // not expected: the sets changed while waiting; compare with the new ones
-        mismatch = "the kernel's device sets changed while waiting";
-        continue;
-      }
-      Thread.sleep(100);
-    } while (System.nanoTime() < deadline);
-    throw new AssertionError("device sets within " + limit + ": " + mismatch + "\nlog:\n" + tail(agent.log()));
+    AtomicReference<Map<Long, Set<String>>> expected = new AtomicReference<>(kernel);
+    String[] mismatch = {null};
+    return Await.atMost(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))).every(Duration.ofMillis(100))
+        .pollOrFail(() -> {
+          mismatch[0] = deviceSetMismatch(agent, expected.get(), spaces);
+          long answered = System.nanoTime();
+          if (mismatch[0] != null) {
+            return Optional.empty();
+          }
+          Map<Long, Set<String>> again = kernelDeviceSets(spaces);
+          if (again.equals(expected.get())) {
+            return Optional.of((answered - start) / 1_000_000);
+          }
+          expected.set(again); // not expected: the sets changed while waiting; compare with the new ones
+          mismatch[0] = "the kernel's device sets changed while waiting";
+          return Optional.empty();
+        }, () -> "device sets within " + limit + ": " + mismatch[0] + "\nlog:\n" + tail(agent.log()));
   }
 
   /** Every lab namespace's device names as {@code ip -n NAME -j link show} lists them, read 4 at a time. */
@@ -289,8 +292,7 @@ class ChurnSoakIT {
    */
   private static void awaitLog(ConfinedAgent agent, java.util.function.Predicate<String> line, Duration limit,
       String what) throws Exception {
-    long deadline = System.nanoTime() + limit.toNanos();
-    do {
+    Await.atMost(limit).every(Duration.ofMillis(100)).untilOrFail(() -> {
       List<String> lines = agent.log().lines().toList();
       int from = 0;
       for (int i = 0; i < lines.size(); i++) {
@@ -298,34 +300,28 @@ class ChurnSoakIT {
           from = i;
         }
       }
-      if (lines.subList(from, lines.size()).stream().anyMatch(line)) {
-        return;
-      }
-      Thread.sleep(100);
-    } while (System.nanoTime() < deadline);
-    throw new AssertionError(what + ": not in the agent's log within " + limit + "\n" + tail(agent.log()));
+      return lines.subList(from, lines.size()).stream().anyMatch(line);
+    }, () -> what + ": not in the agent's log within " + limit + "\n" + tail(agent.log()));
   }
 
   /** Waits until the number of samples labelled with a lab namespace in the latest scrape satisfies {@code ok}. */
   private static int awaitLabSeries(AtomicReference<String> lastScrape, Set<String> inodes,
       IntPredicate ok, Duration limit, String what) throws InterruptedException {
     long start = System.nanoTime();
-    long deadline = start + limit.toNanos();
-    boolean told = false;
-    int n = -1;
-    do {
+    boolean[] told = {false};
+    int[] n = {-1};
+    return Await.atMost(limit).every(Duration.ofMillis(100)).pollOrFail(() -> {
       String scrape = lastScrape.get();
-      n = labSeries(scrape, inodes);
-      if (ok.test(n)) {
-        return n;
+      n[0] = labSeries(scrape, inodes);
+      if (ok.test(n[0])) {
+        return Optional.of(n[0]);
       }
-      if (!told && System.nanoTime() - start > 20_000_000_000L) { // past the bound
-        told = true; // which families linger, for the report
+      if (!told[0] && System.nanoTime() - start > 20_000_000_000L) { // past the bound
+        told[0] = true; // which families linger, for the report
         System.out.println(what + ": still there after 20 s: " + labFamilies(scrape, inodes));
       }
-      Thread.sleep(100);
-    } while (System.nanoTime() < deadline);
-    throw new AssertionError(what + " within " + limit + ": " + n + " series");
+      return Optional.empty();
+    }, () -> what + " within " + limit + ": " + n[0] + " series");
   }
 
   /** The number of lab samples per family (for a message). */

@@ -3,6 +3,7 @@ package io.segscope.deploy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.testing.Readiness;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -146,16 +148,10 @@ public final class PrometheusServer implements AutoCloseable {
 
   /** Polls until the query returns a non-empty result; fails naming the query after the timeout. */
   public JsonNode awaitNonEmpty(String promql, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    JsonNode r = query(promql);
-    while (r.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(500);
-      r = query(promql);
-    }
-    if (r.isEmpty()) {
-      throw new AssertionError("no result for " + promql + " within " + timeout);
-    }
-    return r;
+    return Await.atMost(timeout).every(Duration.ofMillis(500)).pollOrFail(() -> {
+      JsonNode r = query(promql);
+      return r.isEmpty() ? Optional.empty() : Optional.of(r);
+    }, () -> "no result for " + promql + " within " + timeout);
   }
 
   public String log() throws IOException {

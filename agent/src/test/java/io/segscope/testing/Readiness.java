@@ -1,5 +1,6 @@
 package io.segscope.testing;
 
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -22,20 +23,18 @@ public final class Readiness {
    */
   public static void await(String what, Process process, Probe probe, Duration timeout, Callable<String> log)
       throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
+    boolean ready = Await.atMost(timeout).every(Duration.ofMillis(200)).until(() -> {
       if (!process.isAlive()) {
         throw new AssertionError(what + " exited with " + process.exitValue() + ":\n" + log.call());
       }
       try {
-        if (probe.status() == 200) {
-          return;
-        }
+        return probe.status() == 200;
       } catch (IOException e) {
-        // not listening yet
+        return false; // not listening yet
       }
-      Thread.sleep(200);
+    });
+    if (!ready) {
+      throw new AssertionError(what + " was not ready within " + timeout + ":\n" + log.call());
     }
-    throw new AssertionError(what + " was not ready within " + timeout + ":\n" + log.call());
   }
 }

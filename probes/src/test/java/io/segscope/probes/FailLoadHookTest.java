@@ -13,25 +13,25 @@ class FailLoadHookTest {
 
   @Test
   void oneEntryNamesExactlyThatPathInThatMode() {
-    assertThat(ProbeSession.injectedFailure("gso_tx:fentry", MeasuredPath.GSO_TX, ProbeMode.FENTRY)).isTrue();
-    assertThat(ProbeSession.injectedFailure("gso_tx:fentry", MeasuredPath.GSO_TX, ProbeMode.KPROBE)).isFalse();
-    assertThat(ProbeSession.injectedFailure("gso_tx:fentry", MeasuredPath.XDP_GENERIC, ProbeMode.FENTRY)).isFalse();
+    assertThat(SessionOpener.injectedFailure("gso_tx:fentry", MeasuredPath.GSO_TX, ProbeMode.FENTRY)).isTrue();
+    assertThat(SessionOpener.injectedFailure("gso_tx:fentry", MeasuredPath.GSO_TX, ProbeMode.KPROBE)).isFalse();
+    assertThat(SessionOpener.injectedFailure("gso_tx:fentry", MeasuredPath.XDP_GENERIC, ProbeMode.FENTRY)).isFalse();
   }
 
   @Test
   void commaSeparatedEntriesNameEachOfTheirPaths() {
     String both = "gso_tx:fentry, xdp_generic:fentry";
-    assertThat(ProbeSession.injectedFailure(both, MeasuredPath.GSO_TX, ProbeMode.FENTRY)).isTrue();
-    assertThat(ProbeSession.injectedFailure(both, MeasuredPath.XDP_GENERIC, ProbeMode.FENTRY)).isTrue();
-    assertThat(ProbeSession.injectedFailure(both, MeasuredPath.XDP_GENERIC, ProbeMode.KPROBE)).isFalse();
-    assertThat(ProbeSession.injectedFailure("gso_tx:kprobe,xdp_generic:tracepoint", MeasuredPath.GSO_TX,
+    assertThat(SessionOpener.injectedFailure(both, MeasuredPath.GSO_TX, ProbeMode.FENTRY)).isTrue();
+    assertThat(SessionOpener.injectedFailure(both, MeasuredPath.XDP_GENERIC, ProbeMode.FENTRY)).isTrue();
+    assertThat(SessionOpener.injectedFailure(both, MeasuredPath.XDP_GENERIC, ProbeMode.KPROBE)).isFalse();
+    assertThat(SessionOpener.injectedFailure("gso_tx:kprobe,xdp_generic:tracepoint", MeasuredPath.GSO_TX,
         ProbeMode.FENTRY)).isFalse();
   }
 
   @Test
   void noEntryOrAPartialNameFailsNothing() {
     for (String none : new String[] {"", ",", "gso_tx", "gso_tx:", "gso_tx:fentryx", "xgso_tx:fentry"}) {
-      assertThat(ProbeSession.injectedFailure(none, MeasuredPath.GSO_TX, ProbeMode.FENTRY)).as("'%s'", none)
+      assertThat(SessionOpener.injectedFailure(none, MeasuredPath.GSO_TX, ProbeMode.FENTRY)).as("'%s'", none)
           .isFalse();
     }
   }

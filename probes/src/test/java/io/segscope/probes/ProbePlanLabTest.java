@@ -113,7 +113,7 @@ class ProbePlanLabTest {
       assertThat(xdp.measured()).as("no mode is left for xdp_generic on this kernel").isFalse();
       assertThat(xdp.verdict(ProbeMode.TRACEPOINT).orElseThrow().reason())
           .startsWith("its program failed to load: injected load failure");
-      assertThat(session.mode("gso_tx")).isEqualTo("tracepoint");
+      assertThat(session.modeLabel(MeasuredPath.GSO_TX)).isEqualTo("tracepoint");
       assertThat(session.attachments()).filteredOn(a -> a.path().equals("gso_tx") && !a.onDemand())
           .allSatisfy(a -> assertThat(a.attached()).isTrue());
       assertThat(session.attachments()).filteredOn(a -> a.path().equals("xdp_generic"))
@@ -127,7 +127,8 @@ class ProbePlanLabTest {
     for (TracepointAttach a : TracepointAttach.values()) {
       ProbePlan plan = ProbePlan.decide(Optional.of(ProbeMode.TRACEPOINT), Optional.of(a));
       assertThat(plan.failure()).as(a + ": " + plan.describe()).isEmpty();
-      try (ProbeSession session = ProbeSession.open(plan, ProbeSession.Options.defaults().withTiming(Timing.always()))) {
+      try (
+          ProbeSession session = ProbeSession.open(plan, ProbeSession.Options.defaults().withTiming(Timing.always()))) {
         assertThat(session.attachments()).filteredOn(x -> !x.onDemand())
             .allSatisfy(x -> assertThat(x.attach()).isEqualTo(a.label()));
         session.setGenericXdpPresent(true);

@@ -16,6 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,7 +43,9 @@ class TimingWindowsLabTest {
     DeviceAt uplink = s1.device("uplink");
     Timing windows = new Timing(Duration.ofMillis(500), Duration.ofSeconds(1));
     try (ProbeSession always = ProbeSession.open(plan, ProbeSession.Options.defaults().withTiming(Timing.always()));
-        ProbeSession sampled = ProbeSession.open(plan, ProbeSession.Options.defaults().withTiming(windows))) {
+        ProbeSession sampled = ProbeSession.open(plan, ProbeSession.Options.defaults().withTiming(windows));
+        // the clock the agent's pipeline scheduler is: a tick of the windows every ProbeSource.TIMING_TICK
+        WindowClock clock = new WindowClock(sampled)) {
       sampled.setSegmentationSeen(true);
       lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(8));
       // the counting programs saw everything the traffic caused once its last super-packet was freed; read both
@@ -114,5 +119,21 @@ class TimingWindowsLabTest {
       seen += slots[i];
     }
     return Double.NaN;
+  }
+
+  /** Ticks a session's timing windows every {@link ProbeSource#TIMING_TICK} until closed. */
+  private static final class WindowClock implements AutoCloseable {
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+
+    WindowClock(ProbeSession session) {
+      long ms = ProbeSource.TIMING_TICK.toMillis();
+      ticker.scheduleWithFixedDelay(session::tickTimingWindows, ms, ms, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      ticker.shutdownNow();
+      ticker.awaitTermination(10, TimeUnit.SECONDS);
+    }
   }
 }

@@ -2,6 +2,7 @@ package io.segscope.lab;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,18 +87,17 @@ final class Iperf {
   }
 
   private void awaitListening(Netns server, String addr, int port, Process srv, List<String> argv, Path log) {
-    long deadline = System.nanoTime() + LISTEN_DEADLINE.toNanos();
     List<String> probe = List.of(ip, "netns", "exec", server.name(), ss, "-Hltn", "sport = :" + port);
-    while (System.nanoTime() < deadline) {
+    String listening = LabAddress.isIpv6(addr) ? "[" + addr + "]:" + port : addr + ":" + port;
+    boolean up = Await.atMost(LISTEN_DEADLINE).every(Duration.ofMillis(50)).until(() -> {
       if (!srv.isAlive()) {
         throw new LabException("run `" + Command.line(argv) + "`: exited " + srv.exitValue()
             + " before listening: " + read(log));
       }
-      String listening = LabAddress.isIpv6(addr) ? "[" + addr + "]:" + port : addr + ":" + port;
-      if (Command.run(probe).contains(listening)) {
-        return;
-      }
-      sleep(50);
+      return Command.run(probe).contains(listening);
+    });
+    if (up) {
+      return;
     }
     throw new LabException("run `" + Command.line(argv) + "`: not listening on " + addr + ":" + port
         + " after " + LISTEN_DEADLINE.toSeconds() + " s: " + read(log));
@@ -135,15 +135,6 @@ final class Iperf {
       return s.isEmpty() ? "(empty)" : s;
     } catch (IOException e) {
       return "(unreadable: " + e.getMessage() + ")";
-    }
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LabException("wait for iperf3 server: interrupted", e);
     }
   }
 }

@@ -2,8 +2,10 @@ package io.segscope.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -99,9 +101,7 @@ class LabSweepTest {
 
   private static void awaitInside(String ns) throws InterruptedException {
     long inode = Netnses.inode(ns);
-    for (int i = 0; i < 100 && Netnses.processesIn(inode).isEmpty(); i++) {
-      Thread.sleep(20);
-    }
+    Await.atMost(Duration.ofSeconds(2)).every(Duration.ofMillis(20)).until(() -> !Netnses.processesIn(inode).isEmpty());
     assertThat(Netnses.processesIn(inode)).as("a process inside %s", ns).isNotEmpty();
   }
 }

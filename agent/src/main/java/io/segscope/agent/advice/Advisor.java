@@ -99,8 +99,58 @@ public final class Advisor {
   public List<Recommendation> update(TelemetrySnapshot snapshot, Inventory inventory, double hostCpuSeconds) {
     Instant now = snapshot.takenAt();
     hostCpuAt.put(now, hostCpuSeconds);
-    // at most ~HISTORY_POINTS snapshots per window, whatever the interval: the newest replaces the
-    // previous one while that one is less than window/HISTORY_POINTS younger than the one before it
+    keepWindow(snapshot, now);
+    TelemetrySnapshot from = history.peekFirst();
+    if (from == null || !from.takenAt().isBefore(now)) {
+      return open;
+    }
+    Map<DeviceId, DeviceCost> byKey = CostModel.window(from, snapshot);
+    Collection<DeviceCost> costs = byKey.values();
+    lastCosts = costs;
+    List<Finding> findings = recommender.evaluate(costs, AdviceContext.of(inventory, thresholds, xdpFragsCopy, costs));
+    List<RecommendationTracker.Change> changed = tracker.update(now, findings);
+    // a recommendation about a device that no longer exists closes now, not after --advice-close-after
+    // (an empty inventory is a failed read, not every device gone); nothing to verify there
+    List<RecommendationTracker.Change> vanished = List.of();
+    if (!inventory.devices().isEmpty()) {
+      vanished = tracker.closeIf(f -> f.devices().stream().anyMatch(d -> inventory.device(d.netns(),
+          d.ifindex()).map(x -> !x.name().equals(d.device())).orElse(true)));
+    }
+    long root = inventory.rootNetns();
+    Set<String> present = new HashSet<>();
+    findings.forEach(f -> present.add(f.id()));
+    List<Recommendation> stillOpen = new ArrayList<>();
+    for (Recommendation r : tracker.open()) {
+      stillOpen.add(withIntent(r, root));
+      measure(r, present.contains(r.id()), byKey, from.takenAt(), now, inventory);
+    }
+    for (RecommendationTracker.Change c : changed) {
+      Recommendation r = withIntent(c.recommendation(), root);
+      switch (c.kind()) {
+        case OPENED -> logOpened(r);
+        case CLOSED -> closed(r, snapshot, inventory);
+      }
+    }
+    for (RecommendationTracker.Change c : vanished) {
+      vanished(withIntent(c.recommendation(), root));
+    }
+    Set<String> openIds = new HashSet<>();
+    stillOpen.forEach(r -> openIds.add(r.id()));
+    baselines.keySet().retainAll(openIds);
+    afters.keySet().retainAll(openIds);
+    absentSince.keySet().retainAll(openIds);
+    verifiedView = List.copyOf(verified);
+    open = List.copyOf(stillOpen);
+    return open;
+  }
+
+  /**
+   * Adds {@code snapshot} to the history and keeps the newest snapshot that is at least {@code window}
+   * old and everything after it: at most ~HISTORY_POINTS snapshots per window, whatever the interval.
+   */
+  private void keepWindow(TelemetrySnapshot snapshot, Instant now) {
+    // the newest replaces the previous one while that one is less than window/HISTORY_POINTS younger than the
+    // one before it
     if (history.size() >= 2) {
       TelemetrySnapshot last = history.removeLast();
       TelemetrySnapshot before = history.peekLast();
@@ -109,7 +159,6 @@ public final class Advisor {
       }
     }
     history.addLast(snapshot);
-    // keep the newest snapshot that is at least `window` old, and everything after it
     while (history.size() > 2) {
       TelemetrySnapshot second = history.stream().skip(1).findFirst().orElseThrow();
       if (!Duration.between(second.takenAt(), now).minus(window).isNegative()) {
@@ -121,117 +170,97 @@ public final class Advisor {
     Set<Instant> kept = new HashSet<>();
     history.forEach(h -> kept.add(h.takenAt()));
     hostCpuAt.keySet().retainAll(kept);
-    TelemetrySnapshot from = history.peekFirst();
-    if (from == null || !from.takenAt().isBefore(now)) {
-      return open;
-    }
-    Map<DeviceId, DeviceCost> byKey = CostModel.window(from, snapshot);
-    Collection<DeviceCost> costs = byKey.values();
-    lastCosts = costs;
-    List<Finding> findings = recommender.evaluate(costs, AdviceContext.of(inventory, thresholds, xdpFragsCopy, costs));
-    List<RecommendationTracker.Change> stopped = tracker.update(now, findings);
-    // a recommendation about a device that no longer exists closes now, not after --advice-close-after
-    // (an empty inventory is a failed read, not every device gone); nothing to verify there
-    List<RecommendationTracker.Change> vanished = List.of();
-    if (!inventory.devices().isEmpty()) {
-      vanished = tracker.closeIf(f -> f.devices().stream().anyMatch(d -> inventory.device(d.netns(),
-          d.ifindex()).map(x -> !x.name().equals(d.device())).orElse(true)));
-    }
-    long root = inventory.rootNetns();
-    Set<String> present = new HashSet<>();
-    findings.forEach(f -> present.add(f.id()));
-    List<Recommendation> now2 = new ArrayList<>();
-    for (Recommendation r : tracker.open()) {
-      now2.add(withIntent(r, root));
-      SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from.takenAt(), now,
-          hostCores(from.takenAt(), now));
-      if (present.contains(r.id())) {
-        Baseline b = baselines.get(r.id());
-        if (b == null || m.softwarePerSec() >= b.peak() * BASELINE_SHARE) {
-          baselines.put(r.id(), new Baseline(Math.max(b == null ? 0 : b.peak(), m.softwarePerSec()), m,
-              Undo.record(r.finding(), inventory)));
-        }
-        afters.remove(r.id()); // the evidence is back: only windows after it count
-        absentSince.remove(r.id());
-      } else if (!from.takenAt().isBefore(absentSince.computeIfAbsent(r.id(), k -> now))) {
-        SavingCheck.Measure best = afters.get(r.id());
-        if (best == null || m.traffic() > best.traffic()) {
-          afters.put(r.id(), m);
-        }
+  }
+
+  /**
+   * One open recommendation's window: while its evidence is {@code present}, the baseline (the peak of
+   * software segmentation, with the link settings to undo); once it is gone, the best window after it.
+   */
+  private void measure(Recommendation r, boolean present, Map<DeviceId, DeviceCost> byKey, Instant from,
+      Instant now, Inventory inventory) {
+    SavingCheck.Measure m = SavingCheck.measure(r.finding(), byKey, from, now, hostCores(from, now));
+    if (present) {
+      Baseline b = baselines.get(r.id());
+      if (b == null || m.softwarePerSec() >= b.peak() * BASELINE_SHARE) {
+        baselines.put(r.id(), new Baseline(Math.max(b == null ? 0 : b.peak(), m.softwarePerSec()), m,
+            Undo.record(r.finding(), inventory)));
       }
-    }
-    for (RecommendationTracker.Change c : stopped) {
-      Recommendation r = withIntent(c.recommendation(), root);
-      if (c.kind().equals("opened")) {
-        logOpened(r);
-        continue;
-      }
-      Baseline b = baselines.remove(r.id());
-      SavingCheck.Measure best = afters.remove(r.id());
-      // from the read that first found the evidence gone up to the one that closes it counts too
-      // (with --advice-close-after <= --advice-window it is the only window after the evidence)
-      Instant since = absentSince.remove(r.id());
-      Optional<TelemetrySnapshot> stop = since == null ? Optional.empty()
-          : history.stream().filter(s -> !s.takenAt().isBefore(since) && s.takenAt().isBefore(now)).findFirst();
-      if (stop.isPresent()) {
-        SavingCheck.Measure m = SavingCheck.measure(r.finding(), CostModel.window(stop.get(), snapshot),
-            stop.get().takenAt(), now, hostCores(stop.get().takenAt(), now));
-        if (best == null || m.traffic() > best.traffic()) {
-          best = m;
-        }
-      }
-      Optional<SavingCheck.Measure> a = Optional.ofNullable(best);
-      String outcome = "";
-      if (b != null) {
-        SavingCheck.Verification v = SavingCheck.verify(r, now, b.before(), a);
-        if (v.verdict().equals("worse")) {
-          v = v.withUndo(Undo.commands(b.settings(), inventory));
-        }
-        verified.addFirst(v);
-        while (verified.size() > MAX_VERIFIED) {
-          verified.removeLast();
-        }
-        outcome = switch (v.verdict()) {
-          case "verified" -> String.format("; verified saving %.4f cores: host kernel CPU per byte %s (traffic "
-              + "after/before %.2f)", v.savingCores(), perUnit(v), v.trafficRatio());
-          case "worse" -> String.format("; worse: it costs %.4f cores more, host kernel CPU per byte %s (traffic "
-              + "after/before %.2f); undo: %s", -v.savingCores(), perUnit(v), v.trafficRatio(), v.undo().isEmpty()
-                  ? "no recorded setting changed" : v.undo().stream().map(Command::display)
-                      .collect(Collectors.joining(" && ")));
-          case "inconclusive" -> String.format("; saving not verified: inconclusive, host kernel CPU per byte %s, "
-              + "software after %.0f/s (traffic after/before %.2f)", perUnit(v),
-              v.after().map(SavingCheck.Measure::softwarePerSec).orElse(Double.NaN), v.trafficRatio());
-          case "traffic_changed" -> String.format("; saving not verified: the traffic changed too much "
-              + "(after/before %.2f)", v.trafficRatio());
-          default -> "; saving not verified: no traffic through the device after the evidence stopped";
-        };
-      }
-      if (r.accepted()) {
-        LOG.fine("accepted recommendation closed: " + r.id() + outcome);
-      } else {
-        LOG.info("recommendation closed: " + r.id() + " (" + r.finding().summary() + "): no evidence since "
-            + r.lastSeen() + outcome);
-      }
-    }
-    for (RecommendationTracker.Change c : vanished) {
-      Recommendation r = withIntent(c.recommendation(), root);
-      baselines.remove(r.id());
-      afters.remove(r.id());
+      afters.remove(r.id()); // the evidence is back: only windows after it count
       absentSince.remove(r.id());
-      if (r.accepted()) {
-        LOG.fine("accepted recommendation closed: " + r.id() + ": its device is gone");
-      } else {
-        LOG.info("recommendation closed: " + r.id() + " (" + r.finding().summary() + "): its device is gone");
+    } else if (!from.isBefore(absentSince.computeIfAbsent(r.id(), k -> now))) {
+      SavingCheck.Measure best = afters.get(r.id());
+      if (best == null || m.traffic() > best.traffic()) {
+        afters.put(r.id(), m);
       }
     }
-    Set<String> openIds = new HashSet<>();
-    now2.forEach(r -> openIds.add(r.id()));
-    baselines.keySet().retainAll(openIds);
-    afters.keySet().retainAll(openIds);
-    absentSince.keySet().retainAll(openIds);
-    verifiedView = List.copyOf(verified);
-    open = List.copyOf(now2);
-    return open;
+  }
+
+  /** A recommendation whose evidence stopped: its saving verified against its baseline, and logged. */
+  private void closed(Recommendation r, TelemetrySnapshot snapshot, Inventory inventory) {
+    Instant now = snapshot.takenAt();
+    Baseline b = baselines.remove(r.id());
+    SavingCheck.Measure best = afters.remove(r.id());
+    // from the read that first found the evidence gone up to the one that closes it counts too
+    // (with --advice-close-after <= --advice-window it is the only window after the evidence)
+    Instant since = absentSince.remove(r.id());
+    Optional<TelemetrySnapshot> stop = since == null ? Optional.empty()
+        : history.stream().filter(s -> !s.takenAt().isBefore(since) && s.takenAt().isBefore(now)).findFirst();
+    if (stop.isPresent()) {
+      SavingCheck.Measure m = SavingCheck.measure(r.finding(), CostModel.window(stop.get(), snapshot),
+          stop.get().takenAt(), now, hostCores(stop.get().takenAt(), now));
+      if (best == null || m.traffic() > best.traffic()) {
+        best = m;
+      }
+    }
+    String outcome = "";
+    if (b != null) {
+      SavingCheck.Verification v = SavingCheck.verify(r, now, b.before(), Optional.ofNullable(best));
+      if (v.verdict().equals("worse")) {
+        v = v.withUndo(Undo.commands(b.settings(), inventory));
+      }
+      verified.addFirst(v);
+      while (verified.size() > MAX_VERIFIED) {
+        verified.removeLast();
+      }
+      outcome = outcome(v);
+    }
+    if (r.accepted()) {
+      LOG.fine("accepted recommendation closed: " + r.id() + outcome);
+    } else {
+      LOG.info("recommendation closed: " + r.id() + " (" + r.finding().summary() + "): no evidence since "
+          + r.lastSeen() + outcome);
+    }
+  }
+
+  /** The verdict of a closed recommendation, as the log line's tail. */
+  private static String outcome(SavingCheck.Verification v) {
+    return switch (v.verdict()) {
+      case "verified" -> String.format("; verified saving %.4f cores: host kernel CPU per byte %s (traffic "
+          + "after/before %.2f)", v.savingCores(), perUnit(v), v.trafficRatio());
+      case "worse" -> String.format("; worse: it costs %.4f cores more, host kernel CPU per byte %s (traffic "
+          + "after/before %.2f); undo: %s", -v.savingCores(), perUnit(v), v.trafficRatio(),
+          v.undo().isEmpty()
+              ? "no recorded setting changed" : v.undo().stream().map(Command::display)
+                  .collect(Collectors.joining(" && ")));
+      case "inconclusive" -> String.format("; saving not verified: inconclusive, host kernel CPU per byte %s, "
+          + "software after %.0f/s (traffic after/before %.2f)", perUnit(v),
+          v.after().map(SavingCheck.Measure::softwarePerSec).orElse(Double.NaN), v.trafficRatio());
+      case "traffic_changed" -> String.format("; saving not verified: the traffic changed too much "
+          + "(after/before %.2f)", v.trafficRatio());
+      default -> "; saving not verified: no traffic through the device after the evidence stopped";
+    };
+  }
+
+  /** A recommendation whose device is gone: closed at once, nothing to verify. */
+  private void vanished(Recommendation r) {
+    baselines.remove(r.id());
+    afters.remove(r.id());
+    absentSince.remove(r.id());
+    if (r.accepted()) {
+      LOG.fine("accepted recommendation closed: " + r.id() + ": its device is gone");
+    } else {
+      LOG.info("recommendation closed: " + r.id() + " (" + r.finding().summary() + "): its device is gone");
+    }
   }
 
   /** The host's kernel CPU in cores between two kept snapshots, NaN when either reading is unknown. */

@@ -16,8 +16,18 @@ import java.util.function.Predicate;
  */
 public final class RecommendationTracker {
 
-  /** What changed in one update. */
-  public record Change(String kind, Recommendation recommendation) {}
+  /** What changed in one update: a recommendation opened or closed. */
+  public record Change(Kind kind, Recommendation recommendation) {
+    /** Opened or closed. */
+    public enum Kind {
+      OPENED, CLOSED;
+
+      /** "opened", "closed". */
+      public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+      }
+    }
+  }
 
   private record Candidate(Finding finding, Instant firstSeen, Instant lastSeen) {}
 
@@ -54,14 +64,14 @@ public final class RecommendationTracker {
       } else if (!Duration.between(c.firstSeen(), now).minus(openAfter).isNegative()) {
         Recommendation opened = new Recommendation(id, e.getValue(), c.firstSeen(), now, now);
         open.put(id, opened);
-        changes.add(new Change("opened", opened));
+        changes.add(new Change(Change.Kind.OPENED, opened));
       }
     }
     for (var it = open.entrySet().iterator(); it.hasNext();) {
       Recommendation r = it.next().getValue();
       if (!seen.containsKey(r.id()) && !Duration.between(r.lastSeen(), now).minus(closeAfter).isNegative()) {
         it.remove();
-        changes.add(new Change("closed", r));
+        changes.add(new Change(Change.Kind.CLOSED, r));
       }
     }
     return changes;
@@ -78,7 +88,7 @@ public final class RecommendationTracker {
       Recommendation r = it.next().getValue();
       if (gone.test(r.finding())) {
         it.remove();
-        changes.add(new Change("closed", r));
+        changes.add(new Change(Change.Kind.CLOSED, r));
       }
     }
     return changes;

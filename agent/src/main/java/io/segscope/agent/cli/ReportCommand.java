@@ -10,26 +10,25 @@ import io.segscope.agent.advice.Finding;
 import io.segscope.agent.advice.Recommender;
 import io.segscope.agent.cost.CostModel;
 import io.segscope.agent.cost.DeviceCost;
-import io.segscope.agent.cost.HostCpu;
 import io.segscope.agent.inventory.InventoryConfig;
 import io.segscope.agent.inventory.InventoryReader;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.probing.ProbeFactory;
 import io.segscope.agent.report.ReportRenderer;
-import io.segscope.agent.telemetry.DeviceSelection;
-import io.segscope.agent.telemetry.InventoryView;
-import io.segscope.agent.telemetry.NetnsNames;
+import io.segscope.agent.telemetry.PipelineScheduler;
 import io.segscope.agent.telemetry.SelfCost;
-import io.segscope.agent.telemetry.SnapshotAssembler;
+import io.segscope.agent.telemetry.TelemetryPipeline;
+import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.agent.version.Version;
 import io.segscope.agent.workload.CriEndpoints;
 import io.segscope.agent.workload.WorkloadResolver;
 import io.segscope.agent.workload.Workloads;
+import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
 import io.segscope.exporters.model.TelemetrySnapshot;
-import io.segscope.probes.ProbeReading;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.Timing;
 import io.segscope.probes.TracepointAttach;
@@ -37,14 +36,13 @@ import io.segscope.probes.bcc.Bcc;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -122,93 +120,89 @@ public final class ReportCommand implements Callable<Integer> {
           + " (run as root, or grant these capabilities)");
       return 1;
     }
-    PrintStream err = System.err;
-    err.println("segscope report: compiling and attaching the probes ...");
-    InventoryConfig inventoryConfig = inventoryConfig();
-    DeviceSelection selection = new DeviceSelection(inventory.devices());
+    System.err.println("segscope report: compiling and attaching the probes ...");
     // a report is short and shows durations: its timing programs run for the whole of it (no sampling windows)
     try (ProbeSession probes = ProbeFactory.open(new ProbeFactory.Request(probeMode.forced(), attach,
         ProbeFactory.Request.mapDevices(inventory.devices().maxDevices()), Optional.empty(), Timing.always(), ""))) {
-      BuildInfo build = new BuildInfo(Version.current(), Bcc.libraryVersion(), System.getProperty("os.version"));
-      SnapshotAssembler assembler = new SnapshotAssembler(build);
-      Inventory all0 = InventoryReader.read(inventoryConfig, new DecodeWarnings());
-      Sample first = sample(assembler, probes, all0, selection);
-      Inventory inv0 = first.inventory();
-
-      CountDownLatch interrupted = new CountDownLatch(1);
-      Signal.handle(new Signal("INT"), s -> interrupted.countDown());
-      long total = Math.max(1, duration.toSeconds());
-      // from here on traffic is measured (scripts and tests start theirs on this line)
-      err.println("segscope report: probes attached, sampling for " + total + " s ...");
-      boolean tty = System.console() != null;
-      long start = System.nanoTime();
-      // a short-windowed advisor over the per-second reads: a fix applied during the report is verified
-      Duration w = Duration.ofSeconds(Math.max(2, Math.min(30, total / 6)));
-      Advisor advisor = new Advisor(w, w, w.multipliedBy(2),
-          AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), intent);
-      advisor.update(first.snapshot(), inv0, HostCpu.read());
-      for (long s = 1; s <= total; s++) {
-        long waitNanos = start + s * 1_000_000_000L - System.nanoTime();
-        if (interrupted.await(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
-          err.println((tty ? "\n" : "") + "segscope report: interrupted after " + (s - 1) + " s: reporting that");
-          break;
-        }
-        if (s < total) {
-          Sample next = sample(assembler, probes, all0, selection);
-          advisor.update(next.snapshot(), next.inventory(), HostCpu.read());
-        }
-        if (tty) {
-          err.printf("\rsampling: %d/%d s", s, total);
-        } else if (s % 5 == 0 || s == total) {
-          err.printf("sampling: %d/%d s%n", s, total);
-        }
-      }
-      if (tty) {
-        err.println();
-      }
-      Sample lastSample = sample(assembler, probes, InventoryReader.read(inventoryConfig, new DecodeWarnings()),
-          selection);
-      Inventory inv = lastSample.inventory();
-      TelemetrySnapshot last = lastSample.snapshot();
-      if (!last.takenAt().isAfter(first.snapshot().takenAt())) {
-        err.println("segscope report: sampled for less than a tick: nothing to report");
-        return 1;
-      }
-      advisor.update(last, inv, HostCpu.read());
-      Collection<DeviceCost> costs = CostModel.window(first.snapshot(), last).values();
-      List<Finding> findings = new Recommender().evaluate(costs,
-          AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), costs));
-      Workloads workloads;
-      var d = WorkloadResolver.Config.defaults();
-      try (var resolver = new WorkloadResolver(
-          new WorkloadResolver.Config(cri, workload.timeout(), d.refresh(), d.proc()),
-          inv::namespaces, new SelfMetrics(new SimpleMeterRegistry()),
-          Clock.systemUTC())) {
-        workloads = resolver.resolveNow();
-      }
-      System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
-          probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-          Duration.between(first.snapshot().takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
-          workloads, intent, advisor.verified())));
-      System.out.flush();
+      return sample(probes, cri, intent);
     }
+  }
+
+  /**
+   * The report: the telemetry pipeline of {@code run}, turned once at once, then every second for the
+   * duration (or until Ctrl-C), then once more on a fresh inventory; the cost over the whole window, the
+   * recommendations and their commands, rendered for a terminal.
+   */
+  private int sample(ProbeSession probes, CriEndpoints cri, AdviceIntent intent) throws Exception {
+    PrintStream err = System.err;
+    InventoryConfig inventoryConfig = inventoryConfig();
+    AtomicReference<Inventory> current = new AtomicReference<>(
+        InventoryReader.read(inventoryConfig, new DecodeWarnings()));
+    long total = Math.max(1, duration.toSeconds());
+    // a short-windowed advisor over the per-second reads: a fix applied during the report is verified
+    Duration w = Duration.ofSeconds(Math.max(2, Math.min(30, total / 6)));
+    Advisor advisor = new Advisor(w, w, w.multipliedBy(2),
+        AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), intent);
+    SelfMetrics self = new SelfMetrics(new SimpleMeterRegistry());
+    TelemetryPipeline pipeline = new TelemetryPipeline(probes, SelfCost.off(), current::get, Workloads::none,
+        advisor, new BuildInfo(Version.current(), Bcc.libraryVersion(), System.getProperty("os.version")), self,
+        new RecordErrors(self), inventory.devices(), VanishedDevices.GRACE, Clock.systemUTC());
+    pipeline.turn();
+    TelemetrySnapshot first = pipeline.latest();
+
+    CountDownLatch interrupted = new CountDownLatch(1);
+    Signal.handle(new Signal("INT"), s -> interrupted.countDown());
+    // from here on traffic is measured (scripts and tests start theirs on this line)
+    err.println("segscope report: probes attached, sampling for " + total + " s ...");
+    try (PipelineScheduler scheduler = new PipelineScheduler(pipeline, Duration.ofSeconds(1))
+        .start(Duration.ofSeconds(1), total - 1)) {
+      progress(err, total, interrupted);
+    }
+    current.set(InventoryReader.read(inventoryConfig, new DecodeWarnings()));
+    pipeline.turn();
+    Inventory inv = pipeline.latestInventory();
+    TelemetrySnapshot last = pipeline.latest();
+    if (!last.takenAt().isAfter(first.takenAt())) {
+      err.println("segscope report: sampled for less than a tick: nothing to report");
+      return 1;
+    }
+    Collection<DeviceCost> costs = CostModel.window(first, last).values();
+    List<Finding> findings = new Recommender().evaluate(costs,
+        AdviceContext.of(inv, AdviceContext.Thresholds.DEFAULT, probes.layout().xdpFragsCopy(), costs));
+    Workloads workloads;
+    var d = WorkloadResolver.Config.defaults();
+    try (var resolver = new WorkloadResolver(
+        new WorkloadResolver.Config(cri, workload.timeout(), d.refresh(), d.proc()),
+        inv::namespaces, self, Clock.systemUTC())) {
+      workloads = resolver.resolveNow();
+    }
+    System.out.print(ReportRenderer.render(new ReportRenderer.Input(System.getProperty("os.version"),
+        probes.modeLabel(MeasuredPath.GSO_TX), probes.modeLabel(MeasuredPath.XDP_GENERIC),
+        Duration.between(first.takenAt(), last.takenAt()).toMillis() / 1000.0, costs, inv, findings,
+        workloads, intent, advisor.verified())));
+    System.out.flush();
     return 0;
   }
 
-  /** One read of the maps as a snapshot, and the inventory, both reduced to the selected devices. */
-  record Sample(TelemetrySnapshot snapshot, Inventory inventory) {}
-
-  private static Sample sample(SnapshotAssembler a, ProbeSession probes, Inventory all, DeviceSelection selection)
-      throws Exception {
-    ProbeReading reading = probes.read();
-    DeviceSelection.Selected sel = selection.select(all, reading.devices());
-    Inventory inv = sel.inventory();
-    Map<Long, String> names = NetnsNames.scan();
-    TelemetrySnapshot s = a.assemble(Instant.now(),
-        new ProbeReading(reading.takenAtNanos(), sel.counters(), reading.diagnostics()), probes.attachments(),
-        SelfCost.Reading.NONE, probes.mode(ProbeSession.PATH_GSO_TX), probes.mode(ProbeSession.PATH_XDP_GENERIC),
-        (key, kernelName) -> InventoryView.name(inv, names, key, kernelName));
-    return new Sample(s, inv);
+  /** Says how far the sampling is, each second, until {@code total} seconds have passed or Ctrl-C. */
+  private static void progress(PrintStream err, long total, CountDownLatch interrupted) throws InterruptedException {
+    boolean tty = System.console() != null;
+    long start = System.nanoTime();
+    for (long s = 1; s <= total; s++) {
+      long waitNanos = start + s * 1_000_000_000L - System.nanoTime();
+      if (interrupted.await(Math.max(0, waitNanos), TimeUnit.NANOSECONDS)) {
+        err.println((tty ? "\n" : "") + "segscope report: interrupted after " + (s - 1) + " s: reporting that");
+        break;
+      }
+      if (tty) {
+        err.printf("\rsampling: %d/%d s", s, total);
+      } else if (s % 5 == 0 || s == total) {
+        err.printf("sampling: %d/%d s%n", s, total);
+      }
+    }
+    if (tty) {
+      err.println();
+    }
   }
 
   /** The inventory's configuration the report reads with (the defaults plus --netns-dir). */

@@ -4,7 +4,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.TooLongFrameException;
 import io.segscope.agent.workload.DeviceWorkloads;
 import io.segscope.exporters.MetricsRegistry;
-import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
@@ -17,12 +16,9 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.internal.buffer.BufferInternal;
-import io.vertx.core.json.Json;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +29,8 @@ import java.util.logging.Logger;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * The HTTP face of the agent and the clock that drives map reads. Blocking work (map reads, scrape
+ * The HTTP face of the agent: it serves what the telemetry pipeline published (the map reads and their
+ * clock are the pipeline's, {@code io.segscope.agent.telemetry.PipelineScheduler}). Blocking work (scrape
  * serialization, bcrypt) runs on named worker pools, never on the event loop.
  *
  * <p>Every request passes the door in this order: a connection must send its request's headers
@@ -45,30 +42,24 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  */
 public final class AgentVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(AgentVerticle.class.getName());
-  static final String JSON = "application/json";
   private static final String TEXT = "text/plain; charset=utf-8";
   static final List<String> PATHS = List.of("/metrics", "/api/v1/devices", "/api/v1/recommendations", "/healthz",
       "/readyz");
   private static final String ENDPOINTS = "GET /metrics, /api/v1/devices, /api/v1/recommendations, /healthz, /readyz";
 
   private final HttpSettings settings;
-  private final Duration interval;
   private final Backend backend;
   private final MetricsRegistry metrics;
   private final BasicAuth auth;
   private final Admission admission;
   /** Per connection: its header timer. Touched on the verticle's event loop only. */
   private final Map<HttpConnection, Connection> connections = new IdentityHashMap<>();
-  private WorkerExecutor readers;
   private WorkerExecutor scrapers;
   private WorkerExecutor authenticators;
   private HttpServer server;
-  private long timer = -1;
-  private volatile boolean reading;
 
-  public AgentVerticle(HttpSettings settings, Duration interval, Backend backend, MetricsRegistry metrics) {
+  public AgentVerticle(HttpSettings settings, Backend backend, MetricsRegistry metrics) {
     this.settings = settings;
-    this.interval = interval;
     this.backend = backend;
     this.metrics = metrics;
     this.auth = new BasicAuth(settings.web().users());
@@ -85,12 +76,12 @@ public final class AgentVerticle extends VerticleBase {
     router.get("/readyz").handler(this::readyz);
     router.get("/api/v1/devices").handler(this::devices);
     router.get("/api/v1/recommendations").handler(this::recommendations);
-    router.route().handler(ctx -> error(ctx, 404, "not found: " + ctx.request().path() + " (endpoints: "
+    router.route().handler(ctx -> Answers.error(ctx, 404, "not found: " + ctx.request().path() + " (endpoints: "
         + ENDPOINTS + ")"));
     router.errorHandler(500, ctx -> {
       LOG.log(Level.WARNING, "serve " + ctx.request().path() + ": " + ctx.failure(), ctx.failure());
       if (!ctx.response().ended() && !ctx.response().headWritten()) {
-        error(ctx, 500, "internal error (see the agent log)");
+        Answers.error(ctx, 500, "internal error (see the agent log)");
       }
     });
 
@@ -100,12 +91,8 @@ public final class AgentVerticle extends VerticleBase {
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(e);
     }
-    readers = vertx.createSharedWorkerExecutor("segscope-map-reader", 1);
     scrapers = vertx.createSharedWorkerExecutor("segscope-scrape", 2);
     authenticators = vertx.createSharedWorkerExecutor("segscope-auth", 1);
-    // first read right away, then on the interval; never two reads at once
-    readOnce();
-    timer = vertx.setPeriodic(interval.toMillis(), id -> readOnce());
     return vertx.createHttpServer(options)
         .connectionHandler(this::connected)
         .invalidRequestHandler(this::invalid)
@@ -140,13 +127,6 @@ public final class AgentVerticle extends VerticleBase {
     return server == null ? -1 : server.actualPort();
   }
 
-  /** Starts a map read now (e.g. as soon as the probes are attached) instead of at the next tick. */
-  public void readNow() {
-    if (context != null) {
-      context.runOnContext(v -> readOnce());
-    }
-  }
-
   /** /metrics and the API: 503 while the backend has no telemetry yet (health endpoints always answer). */
   private void available(RoutingContext ctx) {
     String path = ctx.request().path();
@@ -154,28 +134,11 @@ public final class AgentVerticle extends VerticleBase {
       Optional<String> why = backend.unavailable();
       if (why.isPresent()) {
         ctx.response().putHeader("Retry-After", "1");
-        error(ctx, 503, "not ready: " + why.get());
+        Answers.error(ctx, 503, "not ready: " + why.get());
         return;
       }
     }
     ctx.next();
-  }
-
-  private void readOnce() {
-    if (reading) {
-      return; // the previous read is still running: skip this tick rather than queue
-    }
-    reading = true;
-    readers.executeBlocking(() -> {
-      backend.refresh();
-      metrics.render(); // the snapshot families, once per read, for every scrape until the next one
-      return null;
-    }, true).onComplete(ar -> {
-      reading = false;
-      if (ar.failed()) {
-        LOG.log(Level.WARNING, "read maps: " + ar.cause(), ar.cause());
-      }
-    });
   }
 
   // ---- the door
@@ -235,7 +198,7 @@ public final class AgentVerticle extends VerticleBase {
       if (c != null) {
         c.arm(conn, settings.readHeaderTimeout().toMillis()); // in case the close is slow
       }
-      error(response, 405, "method not allowed: " + BadRequest.quote(req.method().name())
+      Answers.error(response, 405, "method not allowed: " + BadRequest.quote(req.method().name())
           + " (the API is read-only: GET only)");
       return false;
     }
@@ -252,9 +215,10 @@ public final class AgentVerticle extends VerticleBase {
       return; // the connection went first (e.g. closed by the header timer mid-request)
     }
     r.putHeader("Connection", "close"); // Vert.x closes it after this answer
-    error(r, status, status == 414 ? "request line too long (at most " + ServerOptions.MAX_INITIAL_LINE + " bytes)"
-        : status == 431 ? "request headers too large (at most " + ServerOptions.MAX_HEADER_BYTES + " bytes)"
-            : "malformed HTTP request");
+    Answers.error(r, status,
+        status == 414 ? "request line too long (at most " + ServerOptions.MAX_INITIAL_LINE + " bytes)"
+            : status == 431 ? "request headers too large (at most " + ServerOptions.MAX_HEADER_BYTES + " bytes)"
+                : "malformed HTTP request");
   }
 
   private void door(RoutingContext ctx) {
@@ -278,7 +242,7 @@ public final class AgentVerticle extends VerticleBase {
     String client = conn.remoteAddress() == null ? "" : String.valueOf(conn.remoteAddress().hostAddress());
     if (!admission.tryAcquire(client)) {
       response.putHeader("Retry-After", "1");
-      error(ctx, 503, "too many requests at once (at most " + settings.maxRequests() + ", "
+      Answers.error(ctx, 503, "too many requests at once (at most " + settings.maxRequests() + ", "
           + settings.maxRequestsPerClient() + " per client address): try again later");
       return;
     }
@@ -296,7 +260,7 @@ public final class AgentVerticle extends VerticleBase {
         ctx.next();
       } else {
         response.putHeader("WWW-Authenticate", "Basic realm=\"segscope\", charset=\"UTF-8\"");
-        error(ctx, 401, "unauthorized: this agent asks for basic authentication");
+        Answers.error(ctx, 401, "unauthorized: this agent asks for basic authentication");
       }
     });
   }
@@ -333,7 +297,7 @@ public final class AgentVerticle extends VerticleBase {
       HttpServerResponse r = ctx.response();
       if (ar.failed()) {
         LOG.log(Level.WARNING, "scrape: " + ar.cause(), ar.cause());
-        error(ctx, 500, "scrape failed (see the agent log)");
+        Answers.error(ctx, 500, "scrape failed (see the agent log)");
         return;
       }
       MetricsRegistry.ScrapeParts p = ar.result();
@@ -354,21 +318,21 @@ public final class AgentVerticle extends VerticleBase {
     try {
       q = Query.check("GET /api/v1/devices", ctx.queryParams(), Set.of("netns", "device", "pod"));
     } catch (BadRequest e) {
-      error(ctx, 400, e.getMessage());
+      Answers.error(ctx, 400, e.getMessage());
       return;
     } catch (RuntimeException e) {
-      error(ctx, 400, "malformed query string");
+      Answers.error(ctx, 400, "malformed query string");
       return;
     }
     scrapers.executeBlocking(() -> {
       var inv = backend.inventory();
       var workloads = backend.workloads();
       try {
-        return pretty(ApiJson.devices(inv, backend.costs(), Query.devices(q, inv, workloads), workloads));
+        return Answers.pretty(ApiJson.devices(inv, backend.costs(), Query.devices(q, inv, workloads), workloads));
       } catch (BadRequest e) {
-        return new Refusal(e.getMessage());
+        return new Answers.Refusal(e.getMessage());
       }
-    }, false).onComplete(ar -> json(ctx, ar));
+    }, false).onComplete(ar -> Answers.json(ctx, ar));
   }
 
   /** GET /api/v1/recommendations */
@@ -376,47 +340,17 @@ public final class AgentVerticle extends VerticleBase {
     try {
       Query.check("GET /api/v1/recommendations", ctx.queryParams(), Set.of());
     } catch (BadRequest e) {
-      error(ctx, 400, e.getMessage());
+      Answers.error(ctx, 400, e.getMessage());
       return;
     } catch (RuntimeException e) {
-      error(ctx, 400, "malformed query string");
+      Answers.error(ctx, 400, "malformed query string");
       return;
     }
-    scrapers.executeBlocking(() -> pretty(ApiJson.recommendations(backend.recommendations(),
+    scrapers.executeBlocking(() -> Answers.pretty(ApiJson.recommendations(backend.recommendations(),
         new DeviceWorkloads(backend.inventory(), backend.workloads()),
         backend.verifiedSavings())),
         false)
-        .onComplete(ar -> json(ctx, ar));
-  }
-
-  /** A 400 computed on a worker (the query needed the inventory). */
-  private record Refusal(String message) {}
-
-  /**
-   * {@code json} pretty-printed straight into a buffer: at 1,000 devices the body is megabytes, and the
-   * String that encodePrettily() made (then a copy with the newline, then its UTF-8 bytes) tripled the
-   * garbage of every request and grew the heap.
-   */
-  private static Buffer pretty(JsonObject json) {
-    return Json.CODEC.toBuffer(json, true);
-  }
-
-  private static final Buffer NEWLINE = Buffer.buffer("\n");
-
-  private void json(RoutingContext ctx, AsyncResult<?> ar) {
-    if (ar.succeeded() && ar.result() instanceof Refusal r) {
-      error(ctx, 400, r.message());
-    } else if (ar.succeeded() && ar.result() instanceof Buffer body) {
-      HttpServerResponse resp = ctx.response();
-      resp.putHeader("Content-Type", JSON).putHeader("Content-Length", String.valueOf(body.length() + 1));
-      resp.write(body);
-      resp.end(NEWLINE.copy());
-    } else if (ar.succeeded()) {
-      ctx.response().putHeader("Content-Type", JSON).end(ar.result() + "\n");
-    } else {
-      LOG.log(Level.WARNING, ctx.request().path() + ": " + ar.cause(), ar.cause());
-      error(ctx, 500, "internal error (see the agent log)");
-    }
+        .onComplete(ar -> Answers.json(ctx, ar));
   }
 
   private void healthz(RoutingContext ctx) {
@@ -437,26 +371,5 @@ public final class AgentVerticle extends VerticleBase {
       ctx.response().setStatusCode(503).putHeader("Content-Type", TEXT)
           .end("not ready: " + String.join("; ", reasons) + "\n");
     }
-  }
-
-  /** An error answer: the status and {"error": message}, never an exception's text. */
-  static void error(RoutingContext ctx, int status, String message) {
-    error(ctx.response(), status, message);
-  }
-
-  static void error(HttpServerResponse r, int status, String message) {
-    if (r.ended() || r.closed()) {
-      return;
-    }
-    r.setStatusCode(status).putHeader("Content-Type", JSON)
-        .end(new JsonObject().put("error", message).encode() + "\n");
-  }
-
-  @Override
-  public Future<?> stop() {
-    if (timer >= 0) {
-      vertx.cancelTimer(timer);
-    }
-    return Future.succeededFuture();
   }
 }

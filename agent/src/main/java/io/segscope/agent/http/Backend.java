@@ -9,11 +9,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
-/** What the HTTP server serves: the agent's telemetry, inventory, advice and health. */
+/** What the HTTP server serves: the agent's telemetry (as the pipeline published it), inventory, advice and health. */
 public interface Backend {
-  /** One read of the maps into a new snapshot. Blocking: called on the map reader thread only. */
-  void refresh();
-
   /** The latest device inventory. Fast. */
   Inventory inventory();
 

@@ -90,6 +90,11 @@ public final class SelfCost implements AutoCloseable {
     }
   }
 
+  /** No self-cost measurement: every reading is {@link Reading#NONE} (the report's). */
+  public static SelfCost off() {
+    return new SelfCost(Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60), List::of);
+  }
+
   public Mode mode() {
     return mode;
   }

@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.inventory.model.Netns;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
+import io.segscope.testkit.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -49,14 +51,12 @@ class NetnsCommandsLabTest {
     try {
       Path pidPath = Path.of("/proc/" + holder.pid() + "/ns/net");
       // ip netns exec enters the namespace, then execs sleep: wait until it has
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      long inode = -1;
-      while (inode != a.inode() && System.nanoTime() < deadline && holder.isAlive()) {
-        inode = ((Number) Files.getAttribute(pidPath, "unix:ino")).longValue();
-        if (inode != a.inode()) {
-          Thread.sleep(20);
-        }
-      }
+      long[] inodeOf = {-1};
+      Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(20)).andWhile(holder::isAlive).until(() -> {
+        inodeOf[0] = ((Number) Files.getAttribute(pidPath, "unix:ino")).longValue();
+        return inodeOf[0] == a.inode();
+      });
+      long inode = inodeOf[0];
       assertThat(inode).as("namespace of the holder process").isEqualTo(a.inode());
 
       Netns named = new Netns(a.inode(), a.name(), Path.of("/run/netns/" + a.name()), false);

@@ -30,7 +30,7 @@ class RecommendationTrackerTest {
     assertThat(t.update(at(5), List.of(finding("a")))).isEmpty();
     var c = t.update(at(10), List.of(finding("a")));
     assertThat(c).singleElement().satisfies(x -> {
-      assertThat(x.kind()).isEqualTo("opened");
+      assertThat(x.kind()).isEqualTo(RecommendationTracker.Change.Kind.OPENED);
       assertThat(x.recommendation().firstSeen()).isEqualTo(at(0));
       assertThat(x.recommendation().openedAt()).isEqualTo(at(10));
     });
@@ -51,13 +51,13 @@ class RecommendationTrackerTest {
   void closesOnlyAfterSustainedAbsenceAndSurvivesShortLulls() {
     var t = new RecommendationTracker(Duration.ZERO, Duration.ofSeconds(30));
     assertThat(t.update(at(0), List.of(finding("a")))).extracting(RecommendationTracker.Change::kind)
-        .containsExactly("opened");
+        .containsExactly(RecommendationTracker.Change.Kind.OPENED);
     assertThat(t.update(at(10), List.of())).isEmpty();
     assertThat(t.update(at(20), List.of())).isEmpty();
     assertThat(t.update(at(25), List.of(finding("a")))).as("a lull shorter than closeAfter").isEmpty();
     assertThat(t.update(at(50), List.of())).isEmpty();
     assertThat(t.update(at(55), List.of())).extracting(RecommendationTracker.Change::kind)
-        .containsExactly("closed");
+        .containsExactly(RecommendationTracker.Change.Kind.CLOSED);
     assertThat(t.open()).isEmpty();
   }
 
@@ -92,7 +92,7 @@ class RecommendationTrackerTest {
     var t = new RecommendationTracker(Duration.ZERO, Duration.ofMinutes(10));
     t.update(at(0), List.of(finding("a"), finding("b")));
     var closed = t.closeIf(f -> f.subject().device().equals("a"));
-    assertThat(closed).extracting(c -> c.kind() + ":" + c.recommendation().finding().subject().device())
+    assertThat(closed).extracting(c -> c.kind().label() + ":" + c.recommendation().finding().subject().device())
         .containsExactly("closed:a");
     assertThat(t.open()).extracting(r -> r.finding().subject().device()).containsExactly("b");
   }

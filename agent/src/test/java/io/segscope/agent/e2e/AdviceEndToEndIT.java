@@ -15,12 +15,14 @@ import io.segscope.lab.Scenarios;
 import io.segscope.lab.TapForwarder;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
+import io.segscope.testkit.Await;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -222,7 +224,8 @@ class AdviceEndToEndIT {
         + " ns/B");
     assertThat(r.medianB()).as("median throughput after segscope's command vs BIG TCP over the tap: %s", r)
         .isGreaterThan(r.medianA());
-    assertThat(Rounds.median(fixedNsPerByte)).as("the forwarder's CPU per byte").isLessThan(Rounds.median(bigNsPerByte));
+    assertThat(Rounds.median(fixedNsPerByte)).as("the forwarder's CPU per byte")
+        .isLessThan(Rounds.median(bigNsPerByte));
   }
 
   /** One iperf3 run of {@link #ROUND} through a fresh forwarder: Gbit/s, and the forwarder's CPU per byte moved. */
@@ -343,10 +346,10 @@ class AdviceEndToEndIT {
     CompletableFuture<?> traffic = CompletableFuture.allOf(healthy.stream().map(t -> CompletableFuture.runAsync(
         () -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), Duration.ofSeconds(6))))
         .toArray(CompletableFuture[]::new));
-    while (!traffic.isDone()) {
+    Await.whileTrue(() -> !traffic.isDone()).every(Duration.ofMillis(500)).until(() -> {
       assertThat(inLab(recommendations(agent), lab)).as("advice for a healthy control").isEmpty();
-      Thread.sleep(500);
-    }
+      return false; // watched for the whole of the traffic
+    });
     traffic.get(30, TimeUnit.SECONDS);
     // the traffic's last counts read
     PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
@@ -416,26 +419,19 @@ class AdviceEndToEndIT {
   private static JsonNode awaitRecommendation(AgentProcess agent, Lab lab, Topology t, String rule, Duration traffic,
       Load load) throws Exception {
     CompletableFuture<?> running = background(load, traffic);
+    Await.Probe<JsonNode, Exception> opened = () -> inLab(recommendations(agent), lab).stream()
+        .filter(r -> r.path("rule").asText().equals(rule)).findFirst();
     try {
-      while (!running.isDone()) {
-        for (JsonNode r : inLab(recommendations(agent), lab)) {
-          if (r.path("rule").asText().equals(rule)) {
-            return r;
-          }
-        }
-        Thread.sleep(300);
+      Optional<JsonNode> during = Await.whileTrue(() -> !running.isDone()).every(Duration.ofMillis(300)).poll(opened);
+      if (during.isPresent()) {
+        return during.get();
       }
       running.get();
       // the advice window holds the evidence for --advice-window (3 s) after the traffic: a finding that
       // was still short of --advice-open-after when the traffic ended opens within that
-      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-      while (System.nanoTime() < deadline) {
-        for (JsonNode r : inLab(recommendations(agent), lab)) {
-          if (r.path("rule").asText().equals(rule)) {
-            return r;
-          }
-        }
-        Thread.sleep(300);
+      Optional<JsonNode> after = Await.atMost(Duration.ofSeconds(5)).every(Duration.ofMillis(300)).poll(opened);
+      if (after.isPresent()) {
+        return after.get();
       }
       Set<String> ours = new HashSet<>();
       t.devices().values().forEach(d -> ours.add(Long.toString(d.ns().inode())));
@@ -579,19 +575,10 @@ class AdviceEndToEndIT {
   }
 
   private static void awaitClosed(AgentProcess agent, String id, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      boolean open = false;
-      for (JsonNode r : recommendations(agent)) {
-        open |= r.path("id").asText().equals(id);
-      }
-      if (!open) {
-        assertThat(agent.log()).contains("recommendation closed: " + id);
-        return;
-      }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("recommendation " + id + " still open " + timeout + " after the fix");
+    Await.atMost(timeout).every(Duration.ofMillis(500)).untilOrFail(
+        () -> recommendations(agent).stream().noneMatch(r -> r.path("id").asText().equals(id)),
+        () -> "recommendation " + id + " still open " + timeout + " after the fix");
+    assertThat(agent.log()).contains("recommendation closed: " + id);
   }
 
   private static void runAll(List<String> commands) throws Exception {

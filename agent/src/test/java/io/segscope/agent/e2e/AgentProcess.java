@@ -1,6 +1,7 @@
 package io.segscope.agent.e2e;
 
 import io.segscope.testing.Readiness;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -15,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /** The real agent jar running as a child process, for end-to-end tests. */
@@ -151,22 +153,20 @@ final class AgentProcess implements AutoCloseable {
    * another: so the read after the first snapshot stamped after {@code moment} began after it.
    */
   PromText scrapeOfAReadStartedAfter(Instant moment, Duration limit) throws Exception {
-    long deadline = System.nanoTime() + limit.toNanos();
-    double first = Double.NaN;
-    double after = moment.toEpochMilli() / 1000.0;
-    while (System.nanoTime() < deadline) {
+    double[] first = {Double.NaN};
+    double[] after = {moment.toEpochMilli() / 1000.0};
+    return Await.atMost(limit).every(Duration.ofMillis(100)).pollOrFail(() -> {
       PromText m = scrape();
       double stamp = m.sum("segscope_snapshot_timestamp_seconds", Map.of());
-      if (stamp > after) {
-        if (!Double.isNaN(first)) {
-          return m;
+      if (stamp > after[0]) {
+        if (!Double.isNaN(first[0])) {
+          return Optional.of(m);
         }
-        first = stamp;
-        after = stamp;
+        first[0] = stamp;
+        after[0] = stamp;
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("no map read began after " + moment + " within " + limit + "; log:\n" + log());
+      return Optional.empty();
+    }, () -> "no map read began after " + moment + " within " + limit + "; log:\n" + log());
   }
 
   /**
@@ -175,18 +175,14 @@ final class AgentProcess implements AutoCloseable {
    * what to wait on after changing devices, instead of a guess at the refresh and read intervals.
    */
   PromText scrapeAfterAnInventoryRefreshSince(Instant moment, Duration limit) throws Exception {
-    long deadline = System.nanoTime() + limit.toNanos();
     double after = moment.toEpochMilli() / 1000.0;
-    while (System.nanoTime() < deadline) {
-      double refreshed = scrape().sum("segscope_inventory_last_refresh_timestamp_seconds", Map.of());
-      if (refreshed > after) {
-        long left = deadline - System.nanoTime();
-        return scrapeOfAReadStartedAfter(Instant.ofEpochMilli((long) Math.ceil(refreshed * 1000)),
-            Duration.ofNanos(Math.max(left, 0)));
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("no inventory refresh after " + moment + " within " + limit + "; log:\n" + log());
+    Await wait = Await.atMost(limit).every(Duration.ofMillis(100));
+    double refreshed = wait.pollOrFail(() -> {
+      double r = scrape().sum("segscope_inventory_last_refresh_timestamp_seconds", Map.of());
+      return r > after ? Optional.of(r) : Optional.empty();
+    }, () -> "no inventory refresh after " + moment + " within " + limit + "; log:\n" + log());
+    return scrapeOfAReadStartedAfter(Instant.ofEpochMilli((long) Math.ceil(refreshed * 1000)),
+        Duration.ofNanos(wait.nanosLeft()));
   }
 
   String log() throws IOException {

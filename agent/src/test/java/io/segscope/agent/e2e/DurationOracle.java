@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Tools;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -165,10 +166,9 @@ final class DurationOracle implements AutoCloseable {
         .redirectError(dir.resolve("err.txt").toFile());
     pb.environment().put("BPFTRACE_MAP_KEYS_MAX", Integer.toString(MAP_KEYS));
     DurationOracle o = new DurationOracle(pb.start(), dir);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
+    boolean ready = Await.atMost(timeout).every(Duration.ofMillis(50)).until(() -> {
       if (Files.exists(dir.resolve("ready"))) {
-        return o;
+        return true;
       }
       if (!o.process.isAlive()) {
         String err = o.stderr();
@@ -176,7 +176,10 @@ final class DurationOracle implements AutoCloseable {
         throw new AssertionError("start the bpftrace duration oracle: exited " + o.process.exitValue() + ": " + err
             + "\nscript:\n" + script);
       }
-      Thread.sleep(50);
+      return false;
+    });
+    if (ready) {
+      return o;
     }
     String err = o.stderr();
     o.close();

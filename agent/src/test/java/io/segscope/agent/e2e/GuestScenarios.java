@@ -12,6 +12,7 @@ import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.sys.StaleKprobeEvents;
+import io.segscope.testkit.Await;
 import io.segscope.vocabulary.Site;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
@@ -27,6 +28,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -443,39 +445,38 @@ class GuestScenarios extends ScenarioSuite {
       List<Future<Object>> flows = List.of(
           pool.submit(() -> iperf(lab, k.bad(), KIND_TRAFFIC).send()),
           pool.submit(() -> iperf(lab, k.ok(), KIND_TRAFFIC).send()));
-      JsonNode found = null;
-      JsonNode open = null;
-      long flowsDone = 0;
-      int unanswered = 0;
-      while (found == null) {
+      JsonNode[] open = {null};
+      long[] flowsDone = {0};
+      int[] unanswered = {0};
+      // a recommendation stays open for --advice-close-after (60 s) after its evidence stopped: one that
+      // opened while the flows ran is still there to be read for a while after them
+      JsonNode found = Await.whileTrue(() -> {
+        boolean done = flows.stream().allMatch(Future::isDone);
+        if (done && flowsDone[0] == 0) {
+          flowsDone[0] = System.nanoTime();
+        }
+        return !(done && System.nanoTime() - flowsDone[0] > KIND_ADVICE_AFTER.toNanos());
+      }).every(Duration.ofSeconds(1)).poll(() -> {
         try {
-          open = openRecommendations();
-          for (JsonNode r : open) {
+          open[0] = openRecommendations();
+          JsonNode hit = null;
+          for (JsonNode r : open[0]) {
             if (concerns(r, k.rule(), subject)) {
-              found = r;
+              hit = r;
             }
           }
+          return Optional.ofNullable(hit);
         } catch (HttpTimeoutException e) {
-          unanswered++; // the flows may hold the one vCPU for longer than the 10 s of a request: ask again
+          unanswered[0]++; // the flows may hold the one vCPU for longer than the 10 s of a request: ask again
+          return Optional.<JsonNode>empty();
         }
-        boolean done = flows.stream().allMatch(Future::isDone);
-        if (done && flowsDone == 0) {
-          flowsDone = System.nanoTime();
-        }
-        // a recommendation stays open for --advice-close-after (60 s) after its evidence stopped: one that
-        // opened while the flows ran is still there to be read for a while after them
-        if (found == null && done && System.nanoTime() - flowsDone > KIND_ADVICE_AFTER.toNanos()) {
-          break;
-        }
-        if (found == null) {
-          Thread.sleep(1000);
-        }
-      }
-      if (unanswered > 0) {
+      }).orElse(null);
+      int unanswered0 = unanswered[0];
+      if (unanswered0 > 0) {
         System.out.printf("[%s] %s: %d requests for the recommendations timed out while its flows ran%n", mode(),
-            k.bad().name(), unanswered);
+            k.bad().name(), unanswered0);
       }
-      advised.put(k, new Advised(found, (System.nanoTime() - start) / 1_000_000, String.valueOf(open)));
+      advised.put(k, new Advised(found, (System.nanoTime() - start) / 1_000_000, String.valueOf(open[0])));
       phase(k.bad().name() + ": advice " + (found == null ? "not found" : "found"));
       List<Object> sent = new ArrayList<>();
       for (Future<Object> f : flows) {

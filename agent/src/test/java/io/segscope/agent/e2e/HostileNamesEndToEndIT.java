@@ -12,6 +12,7 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.testkit.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -200,15 +202,12 @@ class HostileNamesEndToEndIT {
     CompletableFuture<?> running = CompletableFuture.runAsync(
         () -> lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), traffic));
     try {
-      while (!running.isDone()) {
-        for (JsonNode r : recommendations(agent)) {
-          if (r.path("rule").asText().equals("gso_size_mismatch")
+      Optional<JsonNode> found = Await.whileTrue(() -> !running.isDone()).every(Duration.ofMillis(300))
+          .poll(() -> recommendations(agent).stream().filter(r -> r.path("rule").asText().equals("gso_size_mismatch")
               && r.path("subject").path("netns").asLong() == subject.ns().inode()
-              && r.path("subject").path("netns_name").asText().equals(subject.ns().name())) {
-            return r;
-          }
-        }
-        Thread.sleep(300);
+              && r.path("subject").path("netns_name").asText().equals(subject.ns().name())).findFirst());
+      if (found.isPresent()) {
+        return found.get();
       }
       running.get();
       throw new AssertionError("no gso_size_mismatch recommendation for the uplink during " + traffic
@@ -232,17 +231,7 @@ class HostileNamesEndToEndIT {
     return out;
   }
 
-  interface Condition {
-    boolean holds() throws Exception;
-  }
-
-  private static void awaitTrue(Condition c, Duration timeout, String what) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!c.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(what + ": not within " + timeout);
-      }
-      Thread.sleep(200);
-    }
+  private static void awaitTrue(Await.Condition<Exception> c, Duration timeout, String what) throws Exception {
+    Await.atMost(timeout).untilOrFail(c, () -> what + ": not within " + timeout);
   }
 }

@@ -11,8 +11,10 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
+import io.segscope.testkit.Await;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -105,17 +107,9 @@ class InventoryEndToEndIT {
       } finally {
         churn.close();
       }
-      long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
-      long gone = -1;
-      while (System.nanoTime() < deadline) {
-        String text = agent.get("/metrics").body();
-        if (!text.contains(churn.prefix())) {
-          gone = System.nanoTime();
-          break;
-        }
-        Thread.sleep(200);
-      }
-      assertThat(gone).as("the churn lab's namespaces left /metrics within 4 s").isPositive();
+      boolean gone = Await.atMost(Duration.ofSeconds(4)).every(Duration.ofMillis(200))
+          .until(() -> !agent.get("/metrics").body().contains(churn.prefix()));
+      assertThat(gone).as("the churn lab's namespaces left /metrics within 4 s").isTrue();
     }
   }
 
@@ -162,19 +156,14 @@ class InventoryEndToEndIT {
 
   private static void awaitDevices(AgentProcess agent, long netns, Set<String> expected, Duration timeout)
       throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    Set<String> seen = Set.of();
-    while (System.nanoTime() < deadline) {
+    List<Set<String>> seen = new ArrayList<>(List.of(Set.of()));
+    Await.atMost(timeout).every(Duration.ofMillis(100)).untilOrFail(() -> {
       JsonNode api = JSON.readTree(agent.get("/api/v1/devices?netns=" + netns).body());
       Set<String> names = new HashSet<>();
       api.path("devices").forEach(d -> names.add(d.path("name").asText()));
-      seen = names;
-      if (names.equals(expected)) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("netns " + netns + ": expected devices " + expected + " within " + timeout
-        + ", the API shows " + seen);
+      seen.set(0, names);
+      return names.equals(expected);
+    }, () -> "netns " + netns + ": expected devices " + expected + " within " + timeout
+        + ", the API shows " + seen.get(0));
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Tools;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -187,11 +188,10 @@ public final class KernelOracle implements AutoCloseable {
     Process p = new ProcessBuilder(Tools.require("bpftrace"), "-f", "json", script.toString())
         .redirectOutput(dir.resolve("out.json").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
     KernelOracle o = new KernelOracle(p, dir, source);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
+    boolean attached = Await.atMost(timeout).every(Duration.ofMillis(50)).until(() -> {
       for (JsonNode n : o.records()) {
         if (n.path("type").asText().equals("attached_probes")) {
-          return o;
+          return true;
         }
       }
       if (!p.isAlive()) {
@@ -199,7 +199,10 @@ public final class KernelOracle implements AutoCloseable {
         o.close();
         throw new AssertionError("start the bpftrace oracle: exited " + p.exitValue() + ": " + err);
       }
-      Thread.sleep(50);
+      return false;
+    });
+    if (attached) {
+      return o;
     }
     String err = o.stderr();
     o.close();

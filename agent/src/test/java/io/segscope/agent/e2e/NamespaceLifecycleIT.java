@@ -9,6 +9,7 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.UdpGsoSender;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -55,17 +56,12 @@ class NamespaceLifecycleIT {
   /** Scrapes until {@code done} holds for a scrape whose read began after {@code after}; returns it. */
   private static PromText awaitScrape(AgentProcess agent, Instant after, Duration limit,
       Predicate<PromText> done, String what) throws Exception {
-    long deadline = System.nanoTime() + limit.toNanos();
-    PromText m = null;
-    while (System.nanoTime() < deadline) {
-      m = agent.scrapeOfAReadStartedAfter(after, limit);
-      if (done.test(m)) {
-        return m;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError(what + " within " + limit + "; last scrape's segscope_gso_sw_skbs_total: "
-        + (m == null ? "none" : m.samples(SW)) + "\nlog:\n" + agent.log());
+    PromText[] m = {null};
+    return Await.atMost(limit).every(Duration.ofMillis(100)).pollOrFail(() -> {
+      m[0] = agent.scrapeOfAReadStartedAfter(after, limit);
+      return done.test(m[0]) ? Optional.of(m[0]) : Optional.empty();
+    }, () -> what + " within " + limit + "; last scrape's segscope_gso_sw_skbs_total: "
+        + (m[0] == null ? "none" : m[0].samples(SW)) + "\nlog:\n" + agent.log());
   }
 
   /** The file's text, or "" while it does not exist. */
@@ -178,11 +174,9 @@ class NamespaceLifecycleIT {
         String ino = "ino:\t" + a.inode();
         // settled once the shell has exec'd sleep (with fd 3 kept): while it execs, its fd 3 can vanish from
         // /proc for a moment (seen in a CI-like run: NoSuchFileException right after the fd was seen)
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!(read(proc.resolve("comm")).strip().equals("sleep") && read(proc.resolve("fdinfo/3")).contains(ino))
-            && System.nanoTime() < deadline) {
-          Thread.sleep(20);
-        }
+        Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(20))
+            .until(() -> read(proc.resolve("comm")).strip().equals("sleep")
+                && read(proc.resolve("fdinfo/3")).contains(ino));
         assertThat(read(proc.resolve("comm")).strip()).as("the holder runs sleep").isEqualTo("sleep");
         assertThat(read(proc.resolve("fdinfo/3"))).as("the holder has namespace a open as fd 3").contains(ino);
         ip("netns", "delete", a.name()); // unmounts /run/netns/<a>: only the fd holds it now

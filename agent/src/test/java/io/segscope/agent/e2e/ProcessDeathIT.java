@@ -13,6 +13,7 @@ import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.testing.Readiness;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -147,17 +148,10 @@ class ProcessDeathIT {
 
     /** Waits until the compiler child runs (its JVM started and is compiling). */
     long awaitCompiler(Duration limit) throws Exception {
-      long deadline = System.nanoTime() + limit.toNanos();
-      while (System.nanoTime() < deadline) {
+      return Await.atMost(limit).every(Duration.ofMillis(5)).pollOrFail(() -> {
         assertThat(process.isAlive()).as("the agent is running; log:\n%s", log()).isTrue();
-        for (long c : compilers) {
-          if (alive(c)) {
-            return c;
-          }
-        }
-        Thread.sleep(5);
-      }
-      throw new AssertionError("no compiler child within " + limit + "; log:\n" + log());
+        return compilers.stream().filter(ProcessDeathIT::alive).findFirst();
+      }, () -> "no compiler child within " + limit + "; log:\n" + log());
     }
 
     void awaitReady(Duration limit) throws Exception {
@@ -200,16 +194,13 @@ class ProcessDeathIT {
             .isFalse();
       }
       // the kernel frees a program, map or link once its last descriptor is closed (shortly after exit)
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       Set<String> left = new TreeSet<>(ids);
-      while (System.nanoTime() < deadline) {
-        left = new TreeSet<>(ids);
+      Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(50)).until(() -> {
+        left.clear();
+        left.addAll(ids);
         left.retainAll(bpfIds());
-        if (left.isEmpty()) {
-          break;
-        }
-        Thread.sleep(50);
-      }
+        return left.isEmpty();
+      });
       assertThat(left).as("BPF objects the agent or its child held (of %d sampled)", ids.size()).isEmpty();
       List<Path> files;
       try (Stream<Path> s = Files.walk(tmp)) {
@@ -339,9 +330,7 @@ class ProcessDeathIT {
       long child = agent.awaitCompiler(Duration.ofSeconds(60));
       long t0 = System.nanoTime();
       agent.signal("TERM");
-      while (alive(child) && System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos()) {
-        Thread.sleep(5);
-      }
+      Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(5)).until(() -> !alive(child));
       long childGoneMs = (System.nanoTime() - t0) / 1_000_000;
       System.out.println("compiler child gone " + childGoneMs + " ms after SIGTERM to the agent");
       assertThat(alive(child)).as("the compiler child dies when the agent is asked to stop").isFalse();
@@ -361,9 +350,8 @@ class ProcessDeathIT {
       long t0 = System.nanoTime();
       agent.signal("KILL");
       assertThat(agent.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
-      while (alive(child) && System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos()) {
-        Thread.sleep(5);
-      }
+      Await.atMost(Duration.ofNanos(Math.max(0, t0 + Duration.ofSeconds(10).toNanos() - System.nanoTime())))
+          .every(Duration.ofMillis(5)).until(() -> !alive(child));
       System.out.println("compiler child gone " + (System.nanoTime() - t0) / 1_000_000
           + " ms after SIGKILL to the agent (PR_SET_PDEATHSIG)");
       assertThat(alive(child)).as("PR_SET_PDEATHSIG: the compiler child dies with the agent").isFalse();
@@ -399,15 +387,12 @@ class ProcessDeathIT {
         PromText before = second.scrape();
         lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(2));
         Instant sent = Instant.now();
-        PromText after = null;
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-          after = second.scrape();
-          if (after.sum("segscope_snapshot_timestamp_seconds", Map.of()) > sent.getEpochSecond() + 1.5) {
-            break;
-          }
-          Thread.sleep(100);
-        }
+        PromText[] last = {null};
+        Await.atMost(Duration.ofSeconds(30)).every(Duration.ofMillis(100)).until(() -> {
+          last[0] = second.scrape();
+          return last[0].sum("segscope_snapshot_timestamp_seconds", Map.of()) > sent.getEpochSecond() + 1.5;
+        });
+        PromText after = last[0];
         double skbs = after.sum("segscope_gso_sw_skbs_total", up) - before.sum("segscope_gso_sw_skbs_total", up);
         assertThat(skbs).as("the restarted agent counts the uplink's software segmentation").isGreaterThan(100);
         assertThat(second.ids).as("none of the killed agent's objects was handed to the new one")

@@ -7,6 +7,7 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -38,13 +39,11 @@ class ReportIT {
     AgentProcess.ProcessResult r;
     try {
       // traffic once the report says it samples (compile + attach take seconds on a busy machine)
-      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-      while (!text.apply(out).contains("segscope report: probes attached, sampling for 6 s")) {
-        assertThat(p.isAlive()).as("report exited before sampling: %s", text.apply(out)).isTrue();
-        assertThat(System.nanoTime()).as("report sampling within 120 s: %s", text.apply(out))
-            .isLessThan(deadline);
-        Thread.sleep(100);
-      }
+      Await.atMost(Duration.ofSeconds(120)).every(Duration.ofMillis(100)).untilOrFail(() -> {
+        boolean sampling = text.apply(out).contains("segscope report: probes attached, sampling for 6 s");
+        assertThat(sampling || p.isAlive()).as("report exited before sampling: %s", text.apply(out)).isTrue();
+        return sampling;
+      }, () -> "report sampling within 120 s: " + text.apply(out));
       lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(3));
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("report exits after its 6 s").isTrue();
       r = new AgentProcess.ProcessResult(p.exitValue(), text.apply(out));
@@ -84,13 +83,12 @@ class ReportIT {
         .redirectErrorStream(true).redirectOutput(out.toFile()).start();
     String output;
     try {
-      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-      while (!Files.readString(out, StandardCharsets.ISO_8859_1)
-          .contains("segscope report: probes attached, sampling for 16 s")) {
-        assertThat(p.isAlive()).as("report exited before sampling").isTrue();
-        assertThat(System.nanoTime()).as("report sampling within 120 s").isLessThan(deadline);
-        Thread.sleep(100);
-      }
+      Await.atMost(Duration.ofSeconds(120)).every(Duration.ofMillis(100)).untilOrFail(() -> {
+        boolean sampling = Files.readString(out, StandardCharsets.ISO_8859_1)
+            .contains("segscope report: probes attached, sampling for 16 s");
+        assertThat(sampling || p.isAlive()).as("report exited before sampling").isTrue();
+        return sampling;
+      }, () -> "report sampling within 120 s");
       lab.iperf(s1.sender(), s1.receiver(), s1.receiverAddr(), Duration.ofSeconds(5));
       // segscope's command for S1: the uplink's limit is a setting, raised to what the sender uses
       DeviceAt up = s1.devices().get("uplink");

@@ -13,6 +13,7 @@ import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -435,21 +437,20 @@ abstract class ScenarioSuite {
    */
   JsonNode awaitRecommended(String rule, DeviceAt subject) throws Exception {
     long start = System.nanoTime();
-    long deadline = start + adviceWait().toNanos();
-    JsonNode last = null;
-    while (System.nanoTime() < deadline) {
-      last = openRecommendations();
-      for (JsonNode r : last) {
-        if (concerns(r, rule, subject)) {
-          assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
-          System.out.printf("[%s] %s on %s open after %d ms of waiting%n", mode(), rule, subject,
-              (System.nanoTime() - start) / 1_000_000);
-          return r;
+    JsonNode[] last = {null};
+    JsonNode r = Await.atMost(adviceWait()).every(Duration.ofMillis(500)).pollOrFail(() -> {
+      last[0] = openRecommendations();
+      for (JsonNode open : last[0]) {
+        if (concerns(open, rule, subject)) {
+          return Optional.of(open);
         }
       }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("[" + mode() + "] no " + rule + " recommendation for " + subject + "; open: " + last);
+      return Optional.empty();
+    }, () -> "[" + mode() + "] no " + rule + " recommendation for " + subject + "; open: " + last[0]);
+    assertThat(r.path("evidence").path("mode").asText()).as("evidence mode").isEqualTo(mode());
+    System.out.printf("[%s] %s on %s open after %d ms of waiting%n", mode(), rule, subject,
+        (System.nanoTime() - start) / 1_000_000);
+    return r;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.segscope.agent.http;
 
+import io.segscope.agent.telemetry.PipelineScheduler;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.TelemetrySnapshot;
 import io.vertx.core.Vertx;
@@ -14,13 +15,16 @@ import java.util.function.Supplier;
 /**
  * The agent's HTTP server in this JVM: a real {@link AgentVerticle} (the same door, routes and
  * scrape path as {@code segscope run}) serving a {@link SyntheticHost} instead of the kernel's maps,
- * on 127.0.0.1 with any free port. For the HTTP behaviour the kernel is not needed.
+ * on 127.0.0.1 with any free port. For the HTTP behaviour the kernel is not needed. A
+ * {@link PipelineScheduler} publishes the host's next read every interval (the first at once) and renders
+ * the metrics after it, as the agent's pipeline does.
  */
 public final class DoorServer implements AutoCloseable {
   private final Vertx vertx;
   private final boolean ownsVertx;
   private final MetricsRegistry metrics;
   private final AgentVerticle verticle;
+  private final PipelineScheduler reads;
   private final AtomicReference<TelemetrySnapshot> current = new AtomicReference<>();
 
   private DoorServer(Vertx vertx, boolean ownsVertx, HttpSettings settings, int devices, Duration interval,
@@ -32,11 +36,21 @@ public final class DoorServer implements AutoCloseable {
       MetricsRegistry givenMetrics, int devices, Supplier<List<String>> notReady) throws Exception {
     this.vertx = vertx;
     this.ownsVertx = ownsVertx;
-    Backend backend = given != null ? given : new SyntheticHost(devices, 2).backend(current, notReady);
+    SyntheticHost host = given != null ? null : new SyntheticHost(devices, 2);
+    Backend backend = given != null ? given : host.backend(current, notReady);
     this.metrics = givenMetrics != null ? givenMetrics : new MetricsRegistry(current::get);
-    this.verticle = new AgentVerticle(settings, interval, backend, metrics);
+    this.verticle = new AgentVerticle(settings, backend, metrics);
+    Runnable read = () -> {
+      if (host != null) {
+        host.nextRead(current);
+      }
+      metrics.render();
+    };
+    read.run(); // the first read before the server answers, then one every interval
+    this.reads = new PipelineScheduler(read, () -> {}, interval);
     try {
       vertx.deployVerticle(verticle).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      reads.start(interval);
     } catch (Exception e) {
       close();
       throw e;
@@ -93,6 +107,7 @@ public final class DoorServer implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    reads.close();
     try {
       if (ownsVertx) {
         vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package io.segscope.agent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.Await;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -152,10 +153,7 @@ class ScrapeFloodTest {
       assertThat(other.get()).as("statuses other than 200/503: %s", otherStatuses).isZero();
       assertThat(refusedAll.millis(0.5)).as("503s are fast (median, ms): %s", refusedAll).isLessThan(100);
       assertThat(refusedAll.millis(0.5)).as("503s are faster than served scrapes").isLessThan(okAll.millis(0.5));
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (server.requestsInFlight() != 0 && System.nanoTime() < until) {
-        Thread.sleep(50);
-      }
+      Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(50)).until(() -> server.requestsInFlight() == 0);
       assertThat(server.requestsInFlight()).as("slots held after the flood").isZero();
     }
   }

@@ -2,6 +2,7 @@ package io.segscope.agent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -143,10 +144,7 @@ class SlowlorisTest {
             .isGreaterThan(HEADER_TIMEOUT.toNanos() * 3 / 4);
         assertThat(scrapeFailures).as("/metrics while 2,000 slow connections are open").isEmpty();
         assertThat(scrapes.count()).as("scrapes meanwhile").isGreaterThanOrEqualTo(10);
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (server.connectionsOpen() > 0 && System.nanoTime() < until) {
-          Thread.sleep(50);
-        }
+        Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(50)).until(() -> server.connectionsOpen() == 0);
         assertThat(server.connectionsOpen()).as("connections the server still tracks").isZero();
       } finally {
         for (SocketChannel ch : all) {

@@ -170,21 +170,22 @@ public final class SyntheticHost {
         Set.copyOf(FEATURES), Set.of(), "");
   }
 
+  private int reads;
+
+  /** Publishes the snapshot of a later read into {@code current} (every counter grown), as the pipeline would. */
+  public synchronized void nextRead(AtomicReference<TelemetrySnapshot> current) {
+    reads++;
+    current.set(snapshot(readings(reads + 1), T0.plusSeconds(5L * reads)));
+  }
+
   /**
-   * A backend serving this host: each {@link Backend#refresh()} publishes the snapshot of a later read
-   * (every counter grown), as the real map reader would; readiness says what {@code notReady} holds.
+   * A backend serving this host from {@code current} (see {@link #nextRead}); readiness says what
+   * {@code notReady} holds.
    */
   public Backend backend(AtomicReference<TelemetrySnapshot> current,
       Supplier<List<String>> notReady) {
-    int[] reads = {0};
     current.set(snapshot(readings(1), T0));
     return new Backend() {
-      @Override
-      public void refresh() {
-        reads[0]++;
-        current.set(snapshot(readings(reads[0] + 1), T0.plusSeconds(5L * reads[0])));
-      }
-
       @Override
       public Inventory inventory() {
         return inventory;

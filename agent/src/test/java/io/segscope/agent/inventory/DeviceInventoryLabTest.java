@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.segscope.agent.inventory.model.Device;
 import io.segscope.agent.inventory.model.Inventory;
 import io.segscope.agent.netlink.DecodeWarnings;
+import io.segscope.testkit.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -46,19 +47,10 @@ class DeviceInventoryLabTest {
   /** Waits until {@code condition} holds on the current snapshot; returns the milliseconds it took. */
   private long await(String what, Predicate<Inventory> condition) {
     long start = System.nanoTime();
-    long deadline = start + LIMIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (condition.test(inventory.current())) {
-        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        System.out.println("followed: " + what + " in " + ms + " ms");
-        return ms;
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
+    if (Await.atMost(LIMIT).every(Duration.ofMillis(10)).until(() -> condition.test(inventory.current()))) {
+      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      System.out.println("followed: " + what + " in " + ms + " ms");
+      return ms;
     }
     return fail("the inventory did not follow within " + LIMIT.toMillis() + " ms: " + what
         + " (decode warnings: " + inventory.warnings().count() + " " + inventory.warnings().last() + ")");
@@ -119,14 +111,11 @@ class DeviceInventoryLabTest {
         new DecodeWarnings());
     Process p = new ProcessBuilder("unshare", "--net", "sleep", "60").start();
     try {
-      long inode = -1;
-      for (int i = 0; i < 100 && inode < 0; i++) {
-        Thread.sleep(20);
+      long inode = Await.atMost(Duration.ofSeconds(2)).every(Duration.ofMillis(20)).poll(() -> {
         long ino = NetnsDiscovery.inode(Path.of("/proc/" + p.pid() + "/ns/net"));
-        if (ino >= 0 && ino != NetnsDiscovery.inode(Path.of("/proc/self/ns/net"))) {
-          inode = ino;
-        }
-      }
+        return ino >= 0 && ino != NetnsDiscovery.inode(Path.of("/proc/self/ns/net")) ? Optional.of(ino)
+            : Optional.<Long>empty();
+      }).orElse(-1L);
       assertThat(inode).as("unshare entered a new namespace").isPositive();
       long ns = inode;
       await("unnamed namespace of PID " + p.pid() + " appears", inv -> inv.device(ns, "lo").isPresent()

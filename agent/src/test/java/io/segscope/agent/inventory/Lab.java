@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.segscope.testkit.Await;
 import io.segscope.testkit.Requirement;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -104,21 +106,11 @@ final class Lab implements AutoCloseable {
 
   /** Waits (up to 5 s) until iproute2 reports {@code state} as the device's operstate. */
   void awaitOperstate(String netns, String dev, String state) {
-    long deadline = System.nanoTime() + 5_000_000_000L;
-    String last = "";
-    while (System.nanoTime() < deadline) {
-      last = json("ip", "-n", netns, "-j", "link", "show", "dev", dev).get(0).path("operstate").asText();
-      if (last.equals(state)) {
-        return;
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-    throw new IllegalStateException(netns + "/" + dev + " operstate stayed " + last + ", expected " + state);
+    String[] last = {""};
+    Await.atMost(Duration.ofSeconds(5)).every(Duration.ofMillis(50)).untilOrFail(() -> {
+      last[0] = json("ip", "-n", netns, "-j", "link", "show", "dev", dev).get(0).path("operstate").asText();
+      return last[0].equals(state);
+    }, () -> netns + "/" + dev + " operstate stayed " + last[0] + ", expected " + state);
   }
 
   void pinned(Path pin) {

@@ -36,22 +36,23 @@ class DeviceSelectionTest {
   @Test
   void aRefusedDeviceIsCountedOncePerAppearance() {
     DeviceSelection s = new DeviceSelection(config(null, null, 1));
-    Device a = TelemetryServiceTest.device(2, "a");
-    Device b = TelemetryServiceTest.device(3, "b");
+    Device a = TelemetryPipelineTest.device(2, "a");
+    Device b = TelemetryPipelineTest.device(3, "b");
     List<DeviceReading> none = List.of();
-    s.select(TelemetryServiceTest.inventory(List.of(a, b)), none);
-    s.select(TelemetryServiceTest.inventory(List.of(a, b)), none);
+    s.select(TelemetryPipelineTest.inventory(List.of(a, b)), none);
+    s.select(TelemetryPipelineTest.inventory(List.of(a, b)), none);
     assertThat(s.dropped()).isEqualTo(1);
-    s.select(TelemetryServiceTest.inventory(List.of(a)), none); // b gone
-    Inventory back = s.select(TelemetryServiceTest.inventory(List.of(a, b)), none).inventory();
+    s.select(TelemetryPipelineTest.inventory(List.of(a)), none); // b gone
+    Inventory back = s.select(TelemetryPipelineTest.inventory(List.of(a, b)), none).inventory();
     assertThat(s.dropped()).as("b came back and is refused again").isEqualTo(2);
     assertThat(back.devices()).extracting(Device::name).containsExactly("a");
-    assertThat(s.view(TelemetryServiceTest.inventory(List.of(b, a))).devices()).as("the API's view between reads")
+    assertThat(s.view(TelemetryPipelineTest.inventory(List.of(b, a))).devices()).as("the API's view between reads")
         .extracting(Device::name).containsExactly("a");
     // a counted device unknown to the inventory is judged by the kernel's name and takes a place too
     DeviceSelection t = new DeviceSelection(config(null, "^b$", 5));
-    var sel = t.select(TelemetryServiceTest.inventory(List.of(a)), List.of(
-        TelemetryServiceTest.counters(4026531840L, 7, "b", 1), TelemetryServiceTest.counters(4026531840L, 8, "c", 1)));
+    var sel = t.select(TelemetryPipelineTest.inventory(List.of(a)), List.of(
+        TelemetryPipelineTest.counters(4026531840L, 7, "b", 1),
+        TelemetryPipelineTest.counters(4026531840L, 8, "c", 1)));
     assertThat(sel.counters()).extracting(DeviceReading::kernelName).containsExactly("c");
     assertThat(t.reported()).isEqualTo(2);
   }
@@ -62,9 +63,9 @@ class DeviceSelectionTest {
    */
   @Test
   void aSelectionThatLeavesDevicesOutKeepsQdiscsAndRoutes() {
-    Device a = TelemetryServiceTest.device(2, "a");
-    Device b = TelemetryServiceTest.device(3, "b");
-    Inventory base = TelemetryServiceTest.inventory(List.of(a, b));
+    Device a = TelemetryPipelineTest.device(2, "a");
+    Device b = TelemetryPipelineTest.device(3, "b");
+    Inventory base = TelemetryPipelineTest.inventory(List.of(a, b));
     long ns = a.netns();
     Qdisc tbf = new Qdisc(2, 0x80010000, Qdisc.ROOT, "tbf", Optional.empty(), Optional.empty());
     Inventory shaped = new Inventory(base.namespaces(), base.devices(), Map.of(), Map.of(ns, Routing.UNREAD),

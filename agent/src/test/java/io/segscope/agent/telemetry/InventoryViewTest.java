@@ -44,7 +44,7 @@ class InventoryViewTest {
 
   /** An inventory that read namespace {@code name} (cookie {@code cookie}) under LAB with one device. */
   static Inventory namespace(String name, long cookie, String device) {
-    Device d = TelemetryServiceTest.device(2, device);
+    Device d = TelemetryPipelineTest.device(2, device);
     return VanishedDevicesTest.inventory(List.of(ns(ROOT, "", 1), ns(LAB, name, cookie)),
         new Device(LAB, name, d.link(), d.features(), "", cookie));
   }

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class NamespaceReuseExportTest {
   @Test
   void theNewNamespaceStartsAtZeroInTheFirstSnapshotThatSeesIt() {
-    var probes = new TelemetryServiceTest.RecordedProbes();
+    var probes = new TelemetryPipelineTest.RecordedProbes();
     var inv = VanishedDevicesTest.inventory(List.of(VanishedDevicesTest.ns(VanishedDevicesTest.ROOT, "", 1),
         VanishedDevicesTest.ns(VanishedDevicesTest.LAB, "c", 4121)),
         VanishedDevicesTest.device(VanishedDevicesTest.LAB, 2, "a0"));
@@ -35,14 +35,14 @@ class NamespaceReuseExportTest {
         VanishedDevicesTest.reading(4117, VanishedDevicesTest.LAB, 2, "a0", 500),
         VanishedDevicesTest.reading(4121, VanishedDevicesTest.LAB, 2, "a0", 3)), Map.of());
     var meters = new SimpleMeterRegistry();
-    var t = new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1),
+    var t = new TelemetryPipeline(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1),
         Duration.ofSeconds(60), List::of), () -> inv, Workloads::none,
         new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
             AdviceContext.Thresholds.DEFAULT, false),
         new BuildInfo("test", "0.26.0", "6.18"), new SelfMetrics(meters), new RecordErrors(meters),
         DeviceSelection.Config.DEFAULT, VanishedDevices.GRACE,
         Clock.fixed(VanishedDevicesTest.T0, ZoneOffset.UTC));
-    t.refresh();
+    t.turn();
     assertThat(t.latest().gso()).singleElement().satisfies(g -> {
       assertThat(g.device().netns()).isEqualTo(VanishedDevicesTest.LAB);
       assertThat(g.device().ifindex()).isEqualTo(2);

@@ -63,7 +63,7 @@ class VanishedDevicesTest {
   }
 
   static Device device(long netns, int ifindex, String name) {
-    Device d = TelemetryServiceTest.device(ifindex, name);
+    Device d = TelemetryPipelineTest.device(ifindex, name);
     return new Device(netns, "", d.link(), d.features());
   }
 

@@ -11,14 +11,16 @@ import io.segscope.agent.inventory.model.XdpAttachment;
 import io.segscope.agent.inventory.model.XdpMode;
 import io.segscope.agent.telemetry.DeviceSelection;
 import io.segscope.agent.telemetry.SelfCost;
-import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.telemetry.TelemetryPipeline;
 import io.segscope.agent.telemetry.VanishedDevices;
 import io.segscope.agent.workload.Workloads;
 import io.segscope.device.DeviceId;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.BuildInfo;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeAttachment;
+import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
@@ -185,8 +187,8 @@ final class Fleet {
     }
 
     @Override
-    public String mode(String path) {
-      return "tracepoint";
+    public Optional<ProbeMode> mode(MeasuredPath path) {
+      return Optional.of(ProbeMode.TRACEPOINT);
     }
 
     @Override
@@ -225,11 +227,11 @@ final class Fleet {
   }
 
   /** The agent's reader over {@code probes}, with the default advice settings and no workloads. */
-  TelemetryService service(Probes probes, Clock clock, SelfMetrics self, RecordErrors errors) {
+  TelemetryPipeline service(Probes probes, Clock clock, SelfMetrics self, RecordErrors errors) {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
     Inventory inv = inventory;
-    return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
+    return new TelemetryPipeline(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
         List::of), () -> inv, Workloads::none, advisor, BUILD, self, errors,
         DeviceSelection.Config.DEFAULT, VanishedDevices.GRACE, clock);
   }

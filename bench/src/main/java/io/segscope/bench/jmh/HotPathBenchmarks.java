@@ -1,6 +1,6 @@
 package io.segscope.bench.jmh;
 
-import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.telemetry.TelemetryPipeline;
 import io.segscope.bench.agent.AgentProcess;
 import io.segscope.exporters.MetricsRegistry;
 import io.segscope.exporters.model.TelemetrySnapshot;
@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The agent's per-read and per-scrape Java work for a host of {@code devices} devices, in the agent's own
  * heap and collector (the launcher's flags are passed by JmhPart): summing the per-CPU counter values of
- * the map, one read of the reader (TelemetryService.refresh: selection, snapshot, advice, device infos;
+ * the map, one read of the reader (TelemetryPipeline.turn: selection, snapshot, advice, device infos;
  * the kernel read itself excluded), rendering a new snapshot's families once (MetricsRegistry.render, on
  * the reader), and serving one scrape of the cached bytes as Prometheus asks (gzip) and as plain text.
  * One operation = the whole host once.
@@ -47,7 +47,7 @@ public class HotPathBenchmarks {
   private ProbeReading[] readings;
   private Fleet.Probes probes;
   private Fleet.StepClock clock;
-  private TelemetryService service;
+  private TelemetryPipeline service;
   private MetricsRegistry registry;
   private TelemetrySnapshot[] snapshots;
   private volatile TelemetrySnapshot current;
@@ -66,7 +66,7 @@ public class HotPathBenchmarks {
     for (int i = 0; i < 2; i++) {
       probes.reading = readings[i];
       clock.now = clock.now.plusSeconds(5);
-      service.refresh();
+      service.turn();
       snapshots[i] = service.latest();
     }
     current = snapshots[1];
@@ -92,12 +92,12 @@ public class HotPathBenchmarks {
     return total;
   }
 
-  /** One read of the reader on new counters: TelemetryService.refresh, one interval later each time. */
+  /** One read of the reader on new counters: TelemetryPipeline.turn, one interval later each time. */
   @Benchmark
   public Object refresh() {
     probes.reading = readings[turn++ & 1];
     clock.now = clock.now.plusSeconds(5);
-    service.refresh();
+    service.turn();
     return service.latest();
   }
 

@@ -600,7 +600,7 @@ public final class BenchmarksMarkdown {
     md.append("`bench/src/main/java/io/segscope/bench/jmh/HotPathBenchmarks.java` on a synthetic host (every device")
         .append(" offloads GSO, every tenth b-side device also segments in software), 2 CPUs; ").append(jmh.settings())
         .append(". One operation = all devices once. decode = Counts.sumPerCpu of every per-CPU counter value;")
-        .append(" refresh = TelemetryService.refresh (one read of the reader without the kernel read);")
+        .append(" refresh = TelemetryPipeline.turn (one read of the reader without the kernel read);")
         .append(" render = MetricsRegistry.render of a new snapshot (once per read, on the reader);")
         .append(" scrapeGzip / scrapeText = one scrape of the cached bytes as Prometheus asks / as plain text.\n\n");
     md.append("| benchmark | devices | time per operation | ± (99.9 %) | per device | allocated per operation |\n")

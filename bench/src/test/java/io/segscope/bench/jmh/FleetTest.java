@@ -3,7 +3,7 @@ package io.segscope.bench.jmh;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.segscope.agent.telemetry.TelemetryService;
+import io.segscope.agent.telemetry.TelemetryPipeline;
 import io.segscope.exporters.RecordErrors;
 import io.segscope.exporters.SelfMetrics;
 import io.segscope.exporters.model.GsoDeviceStats;
@@ -55,12 +55,12 @@ class FleetTest {
     Fleet.StepClock clock = new Fleet.StepClock();
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     RecordErrors errors = new RecordErrors(meters);
-    TelemetryService t = f.service(probes, clock, new SelfMetrics(meters), errors);
+    TelemetryPipeline t = f.service(probes, clock, new SelfMetrics(meters), errors);
     // past the advice window and the open-after hold, one read interval at a time
     for (int read = 1; read <= 14; read++) {
       probes.reading = f.reading(read);
       clock.now = Fleet.T0.plusSeconds(5L * read);
-      t.refresh();
+      t.turn();
     }
     TelemetrySnapshot s = t.latest();
     assertThat(s.gso()).hasSize(40);

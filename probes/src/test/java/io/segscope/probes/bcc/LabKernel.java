@@ -1,9 +1,11 @@
 package io.segscope.probes.bcc;
 
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** Independent views of the kernel for lab tests: fdinfo, bpftool, sysctl. */
@@ -32,14 +34,8 @@ final class LabKernel {
   }
 
   /** Waits up to 3 s for the kernel to drop a BPF object (freeing may trail the last close). */
-  static boolean gone(String kind, long id) throws IOException, InterruptedException {
-    for (int i = 0; i < 30; i++) {
-      if (!exists(kind, id)) {
-        return true;
-      }
-      Thread.sleep(100);
-    }
-    return false;
+  static boolean gone(String kind, long id) throws Exception {
+    return Await.atMost(Duration.ofSeconds(3)).every(Duration.ofMillis(100)).until(() -> !exists(kind, id));
   }
 
   static boolean hasBpftool() {

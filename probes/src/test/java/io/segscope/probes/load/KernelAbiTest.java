@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.segscope.probes.btf.Btf;
+import io.segscope.testkit.Await;
 import io.segscope.testkit.Requirement;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -47,10 +49,10 @@ class KernelAbiTest {
     WeakReference<Btf> ref = new WeakReference<>(btf);
     KernelAbi kept = KernelAbi.resolving(btf, List.of("consume_skb"), List.of("__skb_gso_segment"));
     btf = null;
-    for (int i = 0; i < 50 && ref.get() != null; i++) {
+    Await.atMost(Duration.ofSeconds(1)).every(Duration.ofMillis(20)).until(() -> {
       System.gc();
-      Thread.sleep(20);
-    }
+      return ref.get() == null;
+    });
     assertThat(ref.get()).as("the BTF is collectable while the abi lives").isNull();
     assertThat(kept.tracepointBtfId("consume_skb")).isPresent();
   }

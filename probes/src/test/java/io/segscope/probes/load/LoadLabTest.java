@@ -13,10 +13,12 @@ import io.segscope.probes.compile.BccCompiler;
 import io.segscope.probes.compile.CompiledObject;
 import io.segscope.probes.compile.CompilerProcess;
 import io.segscope.probes.sys.Bpf;
+import io.segscope.testkit.Await;
 import io.segscope.testkit.Requirement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -204,18 +206,13 @@ class LoadLabTest {
   }
 
   /** Whether bpftool no longer finds the object (the kernel frees it shortly after its last close). */
-  private static boolean gone(String kind, int id) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (System.nanoTime() < deadline) {
+  private static boolean gone(String kind, int id) throws Exception {
+    return Await.atMost(Duration.ofSeconds(5)).every(Duration.ofMillis(100)).until(() -> {
       Process p = new ProcessBuilder("bpftool", kind, "show", "id", Integer.toString(id))
           .redirectErrorStream(true).start();
       p.getInputStream().readAllBytes();
-      if (p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() != 0) {
-        return true;
-      }
-      Thread.sleep(100);
-    }
-    return false;
+      return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() != 0;
+    });
   }
 
   private static boolean isRoot() {

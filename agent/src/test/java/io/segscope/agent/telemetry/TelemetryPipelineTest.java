@@ -21,7 +21,9 @@ import io.segscope.exporters.model.CallSiteStatus;
 import io.segscope.exporters.model.DeviceInfo;
 import io.segscope.exporters.model.GsoDeviceStats;
 import io.segscope.exporters.model.TelemetrySnapshot;
+import io.segscope.probes.MeasuredPath;
 import io.segscope.probes.ProbeAttachment;
+import io.segscope.probes.ProbeMode;
 import io.segscope.probes.ProbeReading;
 import io.segscope.probes.ProbeSource;
 import io.segscope.probes.ProgramRunStats;
@@ -55,11 +57,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The read logic of {@link TelemetryService} on recorded readings: names the kernel accepts are
+ * The read logic of {@link TelemetryPipeline} on recorded readings: names the kernel accepts are
  * data, one record the model refuses never stops the read, vanished devices are always forgotten,
  * and the device selection applies to metrics, API and advice.
  */
-class TelemetryServiceTest {
+class TelemetryPipelineTest {
   private static final long ROOT = 4026531840L;
   private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
   /** Names dev_valid_name accepts that Java calls blank, or that a terminal would act on, or not UTF-8. */
@@ -103,8 +105,8 @@ class TelemetryServiceTest {
     }
 
     @Override
-    public String mode(String path) {
-      return path.equals("gso_tx") ? "tracepoint" : "";
+    public Optional<ProbeMode> mode(MeasuredPath path) {
+      return path == MeasuredPath.GSO_TX ? Optional.of(ProbeMode.TRACEPOINT) : Optional.empty();
     }
 
     /** The call sites the session resolved (one found, one not), and how often they were asked for. */
@@ -202,10 +204,10 @@ class TelemetryServiceTest {
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private final RecordErrors errors = new RecordErrors(meters);
 
-  private TelemetryService service(Inventory[] inv, DeviceSelection.Config selection) {
+  private TelemetryPipeline service(Inventory[] inv, DeviceSelection.Config selection) {
     Advisor advisor = new Advisor(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMinutes(2),
         AdviceContext.Thresholds.DEFAULT, false);
-    return new TelemetryService(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
+    return new TelemetryPipeline(probes, new SelfCost(SelfCost.Mode.OFF, Duration.ofSeconds(1), Duration.ofSeconds(60),
         List::of), () -> inv[0], Workloads::none, advisor, new BuildInfo("test", "0.26.0", "6.18"),
         new SelfMetrics(meters), errors, selection, VanishedDevices.GRACE,
         clock);
@@ -230,11 +232,11 @@ class TelemetryServiceTest {
     counted.add(counters(ROOT, 99, "gone0", 7)); // counted, but no longer in the inventory
     probes.reading = new ProbeReading(1, counted, Map.of());
     Inventory[] inv = {inventory(devices)};
-    TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
+    TelemetryPipeline t = service(inv, DeviceSelection.Config.DEFAULT);
 
-    t.refresh();
+    t.turn();
     clock.now = T0.plusSeconds(16); // past the 15 s grace of a vanished device
-    t.refresh();
+    t.turn();
 
     TelemetrySnapshot s = t.latest();
     assertThat(s.takenAt()).isEqualTo(T0.plusSeconds(16));
@@ -253,7 +255,7 @@ class TelemetryServiceTest {
   void aRecordTheModelRefusesIsSkippedCountedAndLoggedOnceWhileTheRestGoesOn() {
     List<Device> devices = List.of(device(2, "eth0"), device(3, "\u001c"), device(4, "wrapped"));
     Inventory[] inv = {inventory(devices)};
-    TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
+    TelemetryPipeline t = service(inv, DeviceSelection.Config.DEFAULT);
     for (int read = 0; read < 3; read++) {
       probes.reading = new ProbeReading(read, List.of(
           counters(ROOT, 2, "eth0", 100 + read),
@@ -262,7 +264,7 @@ class TelemetryServiceTest {
           counters(ROOT, -1, "bad-ifindex", 10),                // no device has ifindex -1
           counters(ROOT, 98, "gone0", 7)), Map.of());
       clock.now = T0.plusSeconds(10L * read);
-      t.refresh();
+      t.turn();
       TelemetrySnapshot s = t.latest();
       assertThat(s.takenAt()).as("read %d produced a snapshot", read).isEqualTo(clock.now);
       assertThat(gsoNames(s)).as("read %d", read).containsExactlyInAnyOrder("eth0", "\u001c", "gone0");
@@ -295,8 +297,8 @@ class TelemetryServiceTest {
     Inventory[] inv = {inventory(devices)};
     var config = new DeviceSelection.Config(Optional.of(Pattern.compile("^veth")),
         Optional.of(Pattern.compile("^veth[45]$")), 3);
-    TelemetryService t = service(inv, config);
-    t.refresh();
+    TelemetryPipeline t = service(inv, config);
+    t.turn();
     TelemetrySnapshot s = t.latest();
     assertThat(gsoNames(s)).containsExactlyInAnyOrder("veth0", "veth1", "veth2");
     assertThat(s.devices()).extracting(d -> d.device().device()).containsExactlyInAnyOrder("veth0", "veth1", "veth2");
@@ -305,28 +307,28 @@ class TelemetryServiceTest {
     assertThat(meters.get("segscope.devices.reported").gauge().value()).isEqualTo(3);
 
     // the same devices again: nothing new is counted; reported devices keep their place
-    t.refresh();
+    t.turn();
     assertThat(meters.get("segscope.devices.dropped").functionCounter().count()).isEqualTo(1);
     // veth1 goes away: veth3 takes its place
     devices.removeIf(d -> d.name().equals("veth1"));
     counted.removeIf(c -> c.kernelName().equals("veth1"));
     inv[0] = inventory(devices);
     probes.reading = new ProbeReading(2, counted, Map.of());
-    t.refresh();
+    t.turn();
     assertThat(gsoNames(t.latest())).containsExactlyInAnyOrder("veth0", "veth2", "veth3");
   }
 
   @Test
   void callSitesAreTranslatedOnceWhenTheServiceOpensAndEverySnapshotSharesTheResult() {
     Inventory[] inv = {inventory(List.of(device(2, "eth0")))};
-    TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
+    TelemetryPipeline t = service(inv, DeviceSelection.Config.DEFAULT);
     assertThat(probes.callSiteQueries).isEqualTo(1);
     probes.reading = new ProbeReading(1, List.of(counters(ROOT, 2, "eth0", 10)), Map.of());
-    t.refresh();
+    t.turn();
     List<CallSiteStatus> first = t.latest().callSites();
     probes.reading = new ProbeReading(2, List.of(counters(ROOT, 2, "eth0", 20)), Map.of());
     clock.now = clock.now.plusSeconds(5);
-    t.refresh();
+    t.turn();
     TelemetrySnapshot second = t.latest();
     assertThat(second.gso()).singleElement().satisfies(g -> assertThat(g.swSkbs()).isEqualTo(20));
     assertThat(probes.callSiteQueries).as("asked once, at construction").isEqualTo(1);
@@ -341,17 +343,17 @@ class TelemetryServiceTest {
   @Test
   void theTimingWindowsKeepOpeningWhileSegmentationGrewWithinTheLingerAndStopAfter() {
     Inventory[] inv = {inventory(List.of(device(2, "eth0")))};
-    TelemetryService t = service(inv, DeviceSelection.Config.DEFAULT);
+    TelemetryPipeline t = service(inv, DeviceSelection.Config.DEFAULT);
     long[] sw = {0, 0, 40, 40, 40, 40, 90, 90};
     long[] at = {0, 1, 2, 3, 301, 303, 304, 605};
     for (int i = 0; i < sw.length; i++) {
       clock.now = T0.plusSeconds(at[i]);
       probes.reading = new ProbeReading(i, List.of(counters(ROOT, 2, "eth0", sw[i])), Map.of());
-      t.refresh();
+      t.turn();
     }
     // no growth; none; grew at 2 s; 1 s later; 299 s later (within 5 min); 301 s later (gone);
     // grew again at 304 s; 301 s after that (gone)
     assertThat(probes.segmentationSeen).containsExactly(false, false, true, true, true, false, true, false);
-    assertThat(TelemetryService.SEGMENTATION_LINGER).isEqualTo(Duration.ofMinutes(5));
+    assertThat(TelemetryPipeline.SEGMENTATION_LINGER).isEqualTo(Duration.ofMinutes(5));
   }
 }
