@@ -201,7 +201,8 @@ public final class Advisor {
           case "verified" -> String.format("; verified saving %.4f cores: host kernel CPU per byte %s (traffic "
               + "after/before %.2f)", v.savingCores(), perUnit(v), v.trafficRatio());
           case "worse" -> String.format("; worse: it costs %.4f cores more, host kernel CPU per byte %s (traffic "
-              + "after/before %.2f); undo: %s", -v.savingCores(), perUnit(v), v.trafficRatio(), v.undo().isEmpty()
+              + "after/before %.2f); undo: %s", -v.savingCores(), perUnit(v), v.trafficRatio(),
+              v.undo().isEmpty()
                   ? "no recorded setting changed" : v.undo().stream().map(Command::display)
                       .collect(Collectors.joining(" && ")));
           case "inconclusive" -> String.format("; saving not verified: inconclusive, host kernel CPU per byte %s, "

@@ -222,7 +222,8 @@ class AdviceEndToEndIT {
         + " ns/B");
     assertThat(r.medianB()).as("median throughput after segscope's command vs BIG TCP over the tap: %s", r)
         .isGreaterThan(r.medianA());
-    assertThat(Rounds.median(fixedNsPerByte)).as("the forwarder's CPU per byte").isLessThan(Rounds.median(bigNsPerByte));
+    assertThat(Rounds.median(fixedNsPerByte)).as("the forwarder's CPU per byte")
+        .isLessThan(Rounds.median(bigNsPerByte));
   }
 
   /** One iperf3 run of {@link #ROUND} through a fresh forwarder: Gbit/s, and the forwarder's CPU per byte moved. */
