@@ -34,7 +34,11 @@ public final class Advisor {
 
   /** Snapshots kept per advice window at most (plus two): bounds memory for any --interval. */
   static final int HISTORY_POINTS = 256;
-  /** Verified savings kept (the newest), until the agent restarts. */
+  /**
+   * Verified savings kept (the newest), until the agent restarts: one per recommendation id, its latest close
+   * (a recommendation whose evidence came back and stopped again closes twice under its stable id; both
+   * outcomes exported would be one series twice).
+   */
   public static final int MAX_VERIFIED = 64;
 
   /**
@@ -218,6 +222,8 @@ public final class Advisor {
       if (v.verdict().equals("worse")) {
         v = v.withUndo(Undo.commands(b.settings(), inventory));
       }
+      String id = r.id();
+      verified.removeIf(x -> x.recommendation().id().equals(id));
       verified.addFirst(v);
       while (verified.size() > MAX_VERIFIED) {
         verified.removeLast();
@@ -299,7 +305,10 @@ public final class Advisor {
         f.summary(), f.cpuSavingCores(), run));
   }
 
-  /** What closed recommendations were measured to save, newest first (at most {@link #MAX_VERIFIED}). */
+  /**
+   * What closed recommendations were measured to save, newest first (at most {@link #MAX_VERIFIED}): the latest
+   * close of each recommendation id.
+   */
   public List<SavingCheck.Verification> verified() {
     return verifiedView;
   }

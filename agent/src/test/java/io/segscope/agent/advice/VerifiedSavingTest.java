@@ -75,6 +75,52 @@ class VerifiedSavingTest {
     return new Run(open, a);
   }
 
+  /**
+   * Issue 28: the mismatch comes back (someone lowered the uplink again) and is fixed again. The recommendation
+   * keeps its stable id, opens and closes twice; the advisor keeps the latest close only, so the snapshot holds
+   * one verified saving per id (two with one id were one series twice: the exporter skipped one and counted it
+   * in segscope_exporter_errors_total).
+   */
+  @Test
+  void aRecommendationThatClosesTwiceKeepsOnlyItsLatestVerification() {
+    Inventory fixed = LabInventories.s1(65536, "lab-snd");
+    Advisor a = new Advisor(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(20),
+        AdviceContext.Thresholds.DEFAULT, true, AdviceIntent.NONE);
+    // segmenting in [0, 60) and [120, 180); after the first fix 0.7x the CPU per byte, after the second 0.5x
+    double sw = 0;
+    double bytes = 0;
+    double queued = 0;
+    double cpu = 1000;
+    List<String> closedIds = new ArrayList<>();
+    for (int t = 0; t <= 260; t += 5) {
+      boolean bad = t <= 60 || (t > 120 && t <= 180);
+      if (t > 0) {
+        double perByte = bad ? 1.0 : t <= 120 ? 0.7 : 0.5;
+        queued += BYTES_PER_SEC * 5;
+        cpu += HOST * perByte * 5;
+        if (bad) {
+          sw += SW_PER_SEC * 5;
+          bytes += BYTES_PER_SEC * 5;
+        }
+      }
+      GsoDeviceStats up = Costs.gso(SWITCH, 3, "up0", Math.round(sw), Math.round(bytes), Cause.GSO_MAX_SIZE, 8000, 0);
+      TelemetrySnapshot snap = TelemetrySnapshot.builder().takenAt(Costs.T0.plusSeconds(t))
+          .addGso(new GsoDeviceStats(up.device(), up.mode(), up.swSkbs(), up.swSegments(), up.swBytes(), up.duration(),
+              up.segmentsPerSkb(), up.offloadedSkbs(), up.causes(), up.sites(), up.types(), Math.round(queued)))
+          .build();
+      a.update(snap, bad ? S1 : fixed, cpu);
+      if (!a.verified().isEmpty() && a.verified().get(0).closedAt().equals(Costs.T0.plusSeconds(t))) {
+        closedIds.add(a.verified().get(0).recommendation().id());
+      }
+    }
+    assertThat(closedIds).as("closes, by id").hasSize(2).containsOnly(closedIds.get(0));
+    assertThat(a.verified()).singleElement().satisfies(v -> {
+      assertThat(v.closedAt()).isAfter(Costs.T0.plusSeconds(180));
+      assertThat(v.verdict()).isEqualTo("verified");
+      assertThat(v.cpuPerUnitRatio()).as("the second fix's measure").isCloseTo(0.5, within(1e-6));
+    });
+  }
+
   @Test
   void theFixIsVerifiedWithWhatItSaved() {
     Run r = run(1.0, AdviceIntent.NONE);

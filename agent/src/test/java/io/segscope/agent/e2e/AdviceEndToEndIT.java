@@ -6,13 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.advice.SavingCheck;
+import io.segscope.agent.cost.HostCpu;
 import io.segscope.lab.DeviceAt;
+import io.segscope.lab.Family;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.LinkIpv4Max;
 import io.segscope.lab.Prerequisites;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.TapForwarder;
+import io.segscope.lab.TapInjector;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
 import io.segscope.testkit.Await;
@@ -44,11 +47,14 @@ import org.junit.jupiter.api.parallel.ResourceLockTarget;
  * seed scenario, and in S6 (routed, smaller egress MTU) and S8 (UDP GSO without tx-udp-segmentation)
  * of issue 13, the right recommendation opens with the right device and command; the test then runs
  * segscope's own command, reruns the traffic, and checks that the cost is gone and the recommendation
- * closes. The healthy controls get no advice. The tests run two at a time (junit-platform.properties;
- * each method is CONCURRENT, not the class, which would let it run beside other classes), each in a lab
- * of its own against the one agent; those whose verified saving compares the host's kernel CPU per byte
- * before and after the fix (S1, S1's wrong change, S6, S8) run with no other beside it ({@link #ALONE}): the
- * measure is host-wide, and another test's traffic in one window and not the other would be in it.
+ * closes. The healthy controls get no advice. Issue 28: in every host scenario whose recommendation has a
+ * command (S1, S2, S4-S8, S10-S12), the test then alternates {@link #ROUNDS} rounds, the fault put back and then
+ * segscope's command, and expects the scenario's measure (throughput, or the host's kernel CPU per byte) better
+ * by more than the verdict's noise band ({@link #expectBetter}); S3's veth gets no command, and the test shows
+ * why. The tests run two at a time (junit-platform.properties; each method is CONCURRENT, not the class, which
+ * would let it run beside other classes), each in a lab of its own against the one agent; those that measure
+ * (verified savings, rounds) run with no other beside it ({@link #ALONE}): the measures are host-wide, and
+ * another test's traffic in one window and not the other would be in it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ResourceLock(value = AdviceEndToEndIT.ALONE, mode = ResourceAccessMode.READ, target = ResourceLockTarget.CHILDREN)
@@ -118,6 +124,7 @@ class AdviceEndToEndIT {
     Rounds r = alternate(lab, s1, "lowered uplink (S1)", List.of(lower), "segscope's command", commands(rec));
     assertThat(r.medianB()).as("median throughput after segscope's command vs with the lowered setting: %s", r)
         .isGreaterThan(r.medianA());
+    expectBetter(s1, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
   }
 
   /**
@@ -245,54 +252,64 @@ class AdviceEndToEndIT {
   @Test
   @Execution(ExecutionMode.CONCURRENT)
   @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
   void s2OffloadDisabledIsFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
     Topology s2 = Scenarios.s2OffloadLost(lab, false);
     DeviceAt lower = s2.device("lower");
     JsonNode rec = awaitAdviceOn(agent, lab, s2, "offload_disabled", iperf(lab, s2), lower,
         "ip netns exec " + lower.ns().name() + " ethtool -K " + lower.name() + " tso on");
-    runCommandsThenExpectFixed(agent, s2, rec, commands(rec), lower, Duration.ofSeconds(3), iperf(lab, s2));
+    // 7 s: with 3 s, the traffic after the fix ended before the first read that began after the fix (at a load
+    // average of 28 here), and the window between the two reads held none of it (0 handed intact)
+    runCommandsThenExpectFixed(agent, s2, rec, commands(rec), lower, Duration.ofSeconds(7), iperf(lab, s2));
+    String off = "ip netns exec " + lower.ns().name() + " ethtool -K " + lower.name() + " tso off";
+    Rounds r = alternate(lab, s2, "tso off (S2)", List.of(off), "segscope's command", commands(rec));
+    expectBetter(s2, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
   }
 
+  /**
+   * S3 (generic XDP on a veth), issue 28's finding: moving the program to driver mode, what segscope used to
+   * command, makes this host worse (a veth copies the same skbs natively, and its peer loses its software GSO
+   * features and segments every super-packet). The recommendation now explains, with no command; the test
+   * measures that move by hand over 3 alternating rounds and fails if driver mode ever becomes better here in
+   * the host's kernel CPU per byte (then the rule could command it again).
+   */
   @Test
   @Execution(ExecutionMode.CONCURRENT)
   @LabTest
-  void s3GenericXdpCopiesAreFoundAndFixedBySegscopesCommand(Lab lab) throws Exception {
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
+  void s3GenericXdpCopiesOnAVethAreExplainedBecauseDriverModeIsWorse(Lab lab) throws Exception {
     Topology s3 = Scenarios.s3GenericXdp(lab, false);
     DeviceAt receiver = s3.device("receiver");
-    // the commands name the program id the recommendation found: checked below
     JsonNode rec = awaitAdviceOn(agent, lab, s3, "generic_xdp_copy", iperf(lab, s3), receiver);
-    List<String> cmds = commands(rec);
-    String prog = rec.path("evidence").path("xdp_program_id").asText();
-    String pin = "/sys/fs/bpf/segscope-xdp-" + prog;
-    String nsenter = "nsenter --net=/run/netns/" + receiver.ns().name() + " -- ";
-    assertThat(cmds).containsExactly("bpftool prog pin id " + prog + " " + pin,
-        nsenter + "bpftool -- net detach xdpgeneric dev " + receiver.name(),
-        nsenter + "bpftool -- net attach xdpdrv pinned " + pin + " dev " + receiver.name(),
-        "rm " + pin);
+    assertThat(commands(rec)).as("commands of %s", rec).isEmpty();
+    assertThat(rec.path("explanation").asText()).contains("does not help on a veth");
+    assertThat(rec.path("evidence").path("driver_mode_helps").asBoolean(true)).isFalse();
     assertThat(rec.path("evidence").path("cpu_basis").asText()).as("tracepoint mode estimates")
         .contains("cannot time");
 
-    runAll(cmds);
-    assertThat(lab.exec(receiver.ns(), "ip", "-d", "link", "show", "dev", receiver.name()))
-        .as("the program now runs in driver mode").contains("xdp").doesNotContain("xdpgeneric");
-    // counts up to the fix are in a read that began after it
-    PromText before = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
-    lab.iperf(s3.sender(), s3.receiver(), s3.receiverAddr(), Duration.ofSeconds(3));
-    PromText after = agent.scrapeOfAReadStartedAfter(Instant.now(), Duration.ofSeconds(30));
-    Map<String, String> rcv = labels("netns", Long.toString(receiver.ns().inode()), "device", receiver.name(),
-        "outcome", "copied");
-    assertThat(after.sum("segscope_xdp_generic_skbs_total", rcv) - before.sum("segscope_xdp_generic_skbs_total", rcv))
-        .as("generic-XDP copies on %s after the fix", receiver.name()).isZero();
-    // not blindness: the agent measured the same traffic leaving the sender, as GSO super-packets segmented or
-    // intact (native XDP on a veth takes the software GSO features off its peer, so snd0 may now segment them)
-    DeviceAt snd = s3.device("sender");
-    Map<String, String> sender = labels("netns", Long.toString(snd.ns().inode()), "device", snd.name());
-    double gso = 0;
-    for (String family : List.of("segscope_gso_offloaded_skbs_total", "segscope_gso_sw_skbs_total")) {
-      gso += after.sum(family, sender) - before.sum(family, sender);
+    // the move segscope used to command, by hand: the same program (kept alive by a pin of the test's own)
+    // detached from generic mode and attached in driver mode, alternating with generic mode
+    String prog = rec.path("evidence").path("xdp_program_id").asText();
+    String keep = "/sys/fs/bpf/" + receiver.ns().name() + "-keep";
+    String nsenter = "nsenter --net=/run/netns/" + receiver.ns().name() + " -- ";
+    runAll(List.of("bpftool prog pin id " + prog + " " + keep));
+    try {
+      // each step detaches both modes first (detaching a mode with no program is a no-op)
+      Step generic = () -> runAll(List.of(nsenter + "bpftool -- net detach xdpdrv dev " + receiver.name(),
+          nsenter + "bpftool -- net detach xdpgeneric dev " + receiver.name(),
+          nsenter + "bpftool -- net attach xdpgeneric pinned " + keep + " dev " + receiver.name()));
+      Step driver = () -> runAll(List.of(nsenter + "bpftool -- net detach xdpdrv dev " + receiver.name(),
+          nsenter + "bpftool -- net detach xdpgeneric dev " + receiver.name(),
+          nsenter + "bpftool -- net attach xdpdrv pinned " + keep + " dev " + receiver.name()));
+      Rounds r = alternate(s3, "xdpgeneric (S3)", generic, "xdpdrv", driver, iperfMover(lab, s3));
+      System.out.printf("%s: driver mode, judged by HOST_CPU_PER_BYTE (the copies cost per packet, and iperf3 runs"
+          + " flat out either way): %s%n", s3.name(), r);
+      assertThat(Rounds.median(r.nsB())).as("%s: driver mode is not better than generic mode on a veth in host kernel"
+          + " CPU per byte (else generic_xdp_copy could command it again): %s", s3.name(), r)
+          .isGreaterThan(Rounds.median(r.nsA()) * (1 - SavingCheck.NOISE));
+    } finally {
+      runAll(List.of("rm -f " + keep));
     }
-    assertThat(gso).as("GSO super-packets measured leaving %s after the fix", snd.name()).isGreaterThan(100);
-    awaitClosed(agent, rec.path("id").asText(), Duration.ofSeconds(20));
   }
 
   /**
@@ -312,6 +329,9 @@ class AdviceEndToEndIT {
         "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " mtu " + Scenarios.ROUTED_EGRESS_MTU);
     runCommandsThenExpectFixed(agent, s6, rec, commands(rec), routerOut, Duration.ofSeconds(7), iperf(lab, s6));
     expectVerifiedSaving(agent, rec);
+    String back = "ip -n " + sender.ns().name() + " link set dev " + sender.name() + " mtu 1500";
+    Rounds r = alternate(lab, s6, "sender MTU 1500 (S6)", List.of(back), "segscope's command", commands(rec));
+    expectBetter(s6, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
   }
 
   /**
@@ -333,6 +353,140 @@ class AdviceEndToEndIT {
         "ip netns exec " + sender.ns().name() + " ethtool -K " + sender.name() + " tx-udp-segmentation on");
     runCommandsThenExpectFixed(agent, s8, rec, commands(rec), sender, Duration.ofSeconds(7), datagrams);
     expectVerifiedSaving(agent, rec);
+    String off = "ip netns exec " + sender.ns().name() + " ethtool -K " + sender.name() + " tx-udp-segmentation off";
+    Mover udpRound = d -> {
+      UdpGsoSender.Sent sent = (UdpGsoSender.Sent) ScenarioSuite.udp(lab, s8, udp, 9108, 63000, true, d).send();
+      return new Moved(sent.bytes(), sent.wallNanos() > 0 ? sent.bytes() * 8.0 / sent.wallNanos() : Double.NaN);
+    };
+    Rounds r = alternate(s8, "tx-udp-segmentation off (S8)", () -> runAll(List.of(off)), "segscope's command",
+        () -> runAll(commands(rec)), udpRound);
+    expectBetter(s8, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
+  }
+
+  /** S4 (vxlan over an underlay without tx-udp_tnl-segmentation): segscope's ethtool command, in rounds. */
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
+  void s4TunnelOffloadMissingIsFixedBySegscopesCommand(Lab lab) throws Exception {
+    Topology s4 = Scenarios.s4VxlanTunnelOffloadOff(lab, false);
+    DeviceAt u0 = s4.device("underlay");
+    String on = "ip netns exec " + u0.ns().name() + " ethtool -K " + u0.name()
+        + " tx-udp_tnl-segmentation on tx-udp_tnl-csum-segmentation on";
+    JsonNode rec = awaitAdviceOn(agent, lab, s4, "tunnel_offload_missing", iperf(lab, s4), u0, on);
+    runCommandsThenExpectFixed(agent, s4, rec, commands(rec), u0, Duration.ofSeconds(7), iperf(lab, s4));
+    String off = "ip netns exec " + u0.ns().name() + " ethtool -K " + u0.name()
+        + " tx-udp_tnl-segmentation off tx-udp_tnl-csum-segmentation off";
+    Rounds r = alternate(lab, s4, "tunnel offloads off (S4)", List.of(off), "segscope's command", commands(rec));
+    expectBetter(s4, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
+  }
+
+  /** S5 (a tap guest's super-packets into a lowered uplink): segscope raises the uplink, in rounds. */
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
+  void s5GuestGsoSizeMismatchIsFixedBySegscopesCommand(Lab lab) throws Exception {
+    Prerequisites.requireClang();
+    TapInjector guest = TapInjector.build(lab.workDir());
+    Topology s5 = Scenarios.s5TapIntoSmallerUplink(lab, false);
+    DeviceAt up = s5.device("uplink");
+    DeviceAt rcv = s5.device("receiver");
+    String mac = lab.exec(rcv.ns(), "cat", "/sys/class/net/" + rcv.name() + "/address").strip();
+    String guestIp = s5.receiverAddr().substring(0, s5.receiverAddr().lastIndexOf('.')) + ".1";
+    Mover inject = d -> {
+      TapInjector.Sent sent = guest.send(s5.sender(), s5.device("tap").name(), Scenarios.TAP_GUEST_MAC, mac, guestIp,
+          s5.receiverAddr(), Scenarios.TAP_PAYLOAD, Scenarios.TAP_MSS, d);
+      return new Moved(sent.bytes(), sent.bytes() * 8.0 / d.toNanos());
+    };
+    Load load = d -> inject.run(d);
+    JsonNode rec = awaitAdviceOn(agent, lab, s5, "guest_gso_size_mismatch", load, up,
+        "ip -n " + up.ns().name() + " link set dev " + up.name() + " gso_max_size 65536");
+    runCommandsThenExpectFixed(agent, s5, rec, commands(rec), up, Duration.ofSeconds(7), load);
+    String lower = "ip -n " + up.ns().name() + " link set dev " + up.name() + " gso_max_size "
+        + Scenarios.S1_UPLINK_GSO_MAX_SIZE;
+    Rounds r = alternate(s5, "lowered uplink (S5)", () -> runAll(List.of(lower)), "segscope's command",
+        () -> runAll(commands(rec)), inject);
+    expectBetter(s5, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
+  }
+
+  /** S7 (tbf with a burst below a super-packet): segscope's tc command, in rounds. */
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
+  void s7QdiscSegmentationIsFixedBySegscopesCommand(Lab lab) throws Exception {
+    Topology s7 = Scenarios.s7TbfSmallBurst(lab, false);
+    DeviceAt snd = s7.device("sender");
+    JsonNode rec = awaitAdviceOn(agent, lab, s7, "qdisc_segmentation", iperf(lab, s7), snd);
+    List<String> fix = commands(rec);
+    assertThat(fix).hasSize(1);
+    runCommandsThenExpectFixed(agent, s7, rec, fix, snd, Duration.ofSeconds(7), iperf(lab, s7));
+    // the scenario's own tbf back, by segscope's command with the burst and limit the scenario had
+    String back = fix.get(0).replaceAll(" burst [0-9]+ limit [0-9]+$", " burst 16kb latency 2ms");
+    assertThat(back).isNotEqualTo(fix.get(0));
+    Rounds r = alternate(lab, s7, "tbf burst 16kb (S7)", List.of(back), "segscope's command", fix);
+    expectBetter(s7, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY
+        + "; here tbf's rate (1 Gbit/s) caps the throughput either way");
+  }
+
+  /** S10 (ingress redirected to an ifb without TSO): segscope's ethtool command, in rounds. */
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
+  void s10IfbOffloadDisabledIsFixedBySegscopesCommand(Lab lab) throws Exception {
+    Topology s10 = Scenarios.s10IfbIngressRedirect(lab, false);
+    DeviceAt ifb = s10.device("ifb");
+    JsonNode rec = awaitAdviceOn(agent, lab, s10, "offload_disabled", iperf(lab, s10), ifb);
+    assertThat(commands(rec)).contains("ip netns exec " + ifb.ns().name() + " ethtool -K " + ifb.name() + " tso on");
+    runCommandsThenExpectFixed(agent, s10, rec, commands(rec), ifb, Duration.ofSeconds(7), iperf(lab, s10));
+    String off = "ip netns exec " + ifb.ns().name() + " ethtool -K " + ifb.name() + " tso off";
+    Rounds r = alternate(lab, s10, "ifb tso off (S10)", List.of(off), "segscope's command", commands(rec));
+    expectBetter(s10, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
+  }
+
+  /**
+   * S11 (BIG TCP against a 64 KiB uplink), both families: over IPv6 segscope raises the uplink (a setting), over
+   * IPv4 it brings the sender down to 64 KiB (only the gso_ipv4_max_size keyword, which Debian 12's iproute2
+   * lacks, could raise the uplink's IPv4 limit); each in rounds against BIG TCP segmented at the uplink.
+   */
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
+  void s11BigTcpOverIpv6IsFixedBySegscopesRaise(Lab lab) throws Exception {
+    Topology s11 = Scenarios.s11BigTcp(lab, false, Family.IPV6);
+    DeviceAt up = s11.device("uplink");
+    JsonNode rec = awaitAdviceOn(agent, lab, s11, "gso_size_mismatch", iperf(lab, s11), up,
+        "ip -n " + up.ns().name() + " link set dev " + up.name() + " gso_max_size " + Scenarios.BIG_TCP_GSO_MAX_SIZE);
+    runCommandsThenExpectFixed(agent, s11, rec, commands(rec), up, Duration.ofSeconds(7), iperf(lab, s11));
+    String back = "ip -n " + up.ns().name() + " link set dev " + up.name() + " gso_max_size 65536";
+    Rounds r = alternate(lab, s11, "uplink at 64 KiB (S11 IPv6)", List.of(back), "segscope's command", commands(rec));
+    expectBetter(s11, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  @LabTest
+  @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
+  void s11BigTcpOverIpv4IsFixedBySegscopesCommand(Lab lab) throws Exception {
+    Prerequisites.requireClang();
+    LinkIpv4Max ipv4Max = LinkIpv4Max.build(lab.workDir());
+    Topology s11 = Scenarios.s11BigTcp(lab, false, Family.IPV4);
+    DeviceAt up = s11.device("uplink");
+    DeviceAt snd = s11.device("sender");
+    JsonNode rec = awaitAdviceOn(agent, lab, s11, "gso_size_mismatch", iperf(lab, s11), up,
+        "ip -n " + snd.ns().name() + " link set dev " + snd.name() + " gso_max_size 65536");
+    runCommandsThenExpectFixed(agent, s11, rec, commands(rec), up, Duration.ofSeconds(7), iperf(lab, s11));
+    Step big = () -> {
+      lab.set(snd.ns(), snd.name(), "gso_max_size", Integer.toString(Scenarios.BIG_TCP_GSO_MAX_SIZE));
+      ipv4Max.set(lab, snd.ns(), snd.name(), Scenarios.BIG_TCP_GSO_MAX_SIZE, Scenarios.BIG_TCP_GSO_MAX_SIZE);
+    };
+    Rounds r = alternate(s11, "BIG TCP sender (S11 IPv4)", big, "segscope's command", () -> runAll(commands(rec)),
+        iperfMover(lab, s11));
+    expectBetter(s11, r, Measure.HOST_CPU_PER_BYTE, CPU_PER_BYTE_WHY + "; a shrink, as S12: the sender builds"
+        + " smaller super-packets (more work per byte above the uplink) and the uplink no longer segments them");
   }
 
   @Test
@@ -502,8 +656,16 @@ class AdviceEndToEndIT {
         * b.path("traffic_per_sec").asDouble();
   }
 
-  /** Throughput of alternating rounds: state A then state B in each, Gbit/s. */
-  private record Rounds(String a, List<Double> gbitsA, String b, List<Double> gbitsB) {
+  /**
+   * Alternating rounds: state A then state B in each; per side, the throughput in Gbit/s and the host's kernel
+   * CPU (system + irq + softirq of /proc/stat, {@link HostCpu}) over the round per payload byte moved, in ns/B.
+   */
+  private record Rounds(String a, List<Double> gbitsA, List<Double> nsA, String b, List<Double> gbitsB,
+      List<Double> nsB) {
+    Rounds(String a, List<Double> gbitsA, String b, List<Double> gbitsB) {
+      this(a, gbitsA, List.of(), b, gbitsB, List.of());
+    }
+
     double medianA() {
       return median(gbitsA);
     }
@@ -514,36 +676,113 @@ class AdviceEndToEndIT {
 
     static double median(List<Double> x) {
       List<Double> s = x.stream().sorted().toList();
-      return s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
+      return s.isEmpty() ? Double.NaN
+          : s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
     }
 
     @Override
     public String toString() {
-      return String.format("%s %s Gbit/s (median %.2f) vs %s %s Gbit/s (median %.2f)", a, fmt(gbitsA), medianA(), b,
-          fmt(gbitsB), medianB());
+      String out = String.format("%s %s Gbit/s (median %.2f) vs %s %s Gbit/s (median %.2f)", a, fmt(gbitsA),
+          medianA(), b, fmt(gbitsB), medianB());
+      return nsA.isEmpty() ? out : out + String.format("; host kernel CPU per byte %s ns/B (median %.3f) vs %s ns/B"
+          + " (median %.3f)", fmt3(nsA), median(nsA), fmt3(nsB), median(nsB));
     }
 
     private static String fmt(List<Double> x) {
       return x.stream().map(g -> String.format("%.2f", g)).collect(Collectors.joining(" / "));
+    }
+
+    private static String fmt3(List<Double> x) {
+      return x.stream().map(g -> String.format("%.3f", g)).collect(Collectors.joining(" / "));
+    }
+  }
+
+  /** What one side of a round moved: payload bytes, and the throughput its sender saw. */
+  private record Moved(long bytes, double gbits) {}
+
+  /** One side's traffic for a round of {@code d}. */
+  @FunctionalInterface
+  private interface Mover {
+    Moved run(Duration d) throws Exception;
+  }
+
+  /** A change of state between the sides of a round. */
+  @FunctionalInterface
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  private static Mover iperfMover(Lab lab, Topology t) {
+    return d -> {
+      var r = lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), d);
+      return new Moved(r.sentBytes(), r.gbitsPerSecond());
+    };
+  }
+
+  /**
+   * Why the rounds are judged by the host's kernel CPU per byte: it is what the user pays and what the verdict
+   * measures (issue 28), and it normalises the throughput, which on this 2-CPU host shared with other sessions
+   * (load average 12-27 in the runs of 2026-12-07) measures mostly the scheduler's share: S1's rounds without the
+   * fix ran 0.57 / 4.01 / 5.87 Gbit/s in one run, at 3.97 / 1.21 / 1.01 ns/B.
+   */
+  static final String CPU_PER_BYTE_WHY = "what the host pays per byte, the verdict's measure; the throughput of a"
+      + " flat-out flow on 2 shared CPUs is mostly the scheduler's share";
+
+  /** The figure a scenario's rounds are judged by (the other is printed beside it). */
+  private enum Measure {
+    /** The median throughput with segscope's command is higher by more than {@link SavingCheck#NOISE}. */
+    THROUGHPUT,
+    /** The median host kernel CPU per byte with segscope's command is lower by more than {@link SavingCheck#NOISE}. */
+    HOST_CPU_PER_BYTE
+  }
+
+  /**
+   * Issue 28's "done when": segscope's command makes the host measurably better, over {@link #ROUNDS} alternating
+   * rounds, in the measure said for the scenario ({@code why}), by more than the noise band the verdict uses.
+   */
+  private static void expectBetter(Topology t, Rounds r, Measure m, String why) {
+    System.out.printf("%s: judged by %s (%s): %s%n", t.name(), m, why, r);
+    if (m == Measure.THROUGHPUT) {
+      assertThat(r.medianB()).as("%s: median throughput with segscope's command vs without, by more than %.0f %% (%s):"
+          + " %s", t.name(), SavingCheck.NOISE * 100, why, r).isGreaterThan(r.medianA() * (1 + SavingCheck.NOISE));
+    } else {
+      assertThat(Rounds.median(r.nsB())).as("%s: median host kernel CPU per byte with segscope's command vs without,"
+          + " lower by more than %.0f %% (%s): %s", t.name(), SavingCheck.NOISE * 100, why, r)
+          .isLessThan(Rounds.median(r.nsA()) * (1 - SavingCheck.NOISE));
     }
   }
 
   /** {@link #ROUNDS} rounds of iperf3 ({@link #ROUND} each): {@code setA} then traffic, {@code setB} then traffic. */
   private static Rounds alternate(Lab lab, Topology t, String a, List<String> setA, String b, List<String> setB)
       throws Exception {
+    return alternate(t, a, () -> runAll(setA), b, () -> runAll(setB), iperfMover(lab, t));
+  }
+
+  /** {@link #ROUNDS} rounds of {@code load} ({@link #ROUND} each side): {@code setA} then traffic, {@code setB} then traffic. */
+  private static Rounds alternate(Topology t, String a, Step setA, String b, Step setB, Mover load) throws Exception {
     List<Double> ga = new ArrayList<>();
     List<Double> gb = new ArrayList<>();
+    List<Double> na = new ArrayList<>();
+    List<Double> nb = new ArrayList<>();
     for (int i = 1; i <= ROUNDS; i++) {
-      runAll(setA);
-      ga.add(lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), ROUND).gbitsPerSecond());
-      runAll(setB);
-      gb.add(lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), ROUND).gbitsPerSecond());
-      System.out.printf("%s round %d: %s %.2f Gbit/s, %s %.2f Gbit/s%n", t.name(), i, a, ga.get(i - 1), b,
-          gb.get(i - 1));
+      setA.run();
+      side(load, ga, na);
+      setB.run();
+      side(load, gb, nb);
+      System.out.printf("%s round %d: %s %.2f Gbit/s %.3f ns/B, %s %.2f Gbit/s %.3f ns/B%n", t.name(), i, a,
+          ga.get(i - 1), na.get(i - 1), b, gb.get(i - 1), nb.get(i - 1));
     }
-    Rounds r = new Rounds(a, ga, b, gb);
+    Rounds r = new Rounds(a, ga, na, b, gb, nb);
     System.out.println(t.name() + ": " + r);
     return r;
+  }
+
+  private static void side(Mover load, List<Double> gbits, List<Double> nsPerByte) throws Exception {
+    double cpu0 = HostCpu.read();
+    Moved m = load.run(ROUND);
+    double cpu1 = HostCpu.read();
+    gbits.add(m.gbits());
+    nsPerByte.add(m.bytes() > 0 ? (cpu1 - cpu0) * 1e9 / m.bytes() : Double.NaN);
   }
 
   /** The closed recommendation's before/after measure in {@code verified_savings} of the API. */
