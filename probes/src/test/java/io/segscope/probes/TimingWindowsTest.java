@@ -48,10 +48,10 @@ class TimingWindowsTest {
 
   @Test
   void theSettingIsLabelledAndBounded() {
-    assertThat(Timing.DEFAULT.label()).isEqualTo("3s/30s");
+    assertThat(Timing.DEFAULT.label()).isEqualTo("1s/10s");
     assertThat(Timing.always().label()).isEqualTo("always");
     assertThat(Timing.always().isAlways()).isTrue();
-    assertThat(Timing.sampled(Duration.ofMillis(500)).label()).isEqualTo("500ms/30s");
+    assertThat(Timing.sampled(Duration.ofMillis(500)).label()).isEqualTo("500ms/10s");
     assertThatThrownBy(() -> new Timing(Duration.ZERO, Duration.ofSeconds(30)))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new Timing(Duration.ofSeconds(31), Duration.ofSeconds(30)))

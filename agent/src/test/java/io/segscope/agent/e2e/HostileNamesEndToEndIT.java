@@ -41,7 +41,7 @@ class HostileNamesEndToEndIT {
   /**
    * Short advice windows, and timing always: the checks count the super-packets handed intact to the
    * sender and, after the fix, to the uplink, a figure of the timing windows (docs/metrics.md); with the
-   * default windows (3 s in every 30 s) a 3 s run after the fix mostly falls between two windows.
+   * default windows (1 s in every 10 s) a 3 s run after the fix mostly falls between two windows.
    */
   private static final String[] FAST_ADVICE = {"--interval", "1s", "--advice-window", "3s",
       "--advice-open-after", "3s", "--advice-close-after", "5s", "--timing-window", "always"};

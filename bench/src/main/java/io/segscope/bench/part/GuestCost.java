@@ -50,8 +50,8 @@ public final class GuestCost {
   static final List<String> MODES = List.of("fentry", "kprobe");
   private static final Duration READY = Duration.ofSeconds(900);
   private static final Duration READ_WAIT = Duration.ofSeconds(60);
-  /** The default window and cycle ({@code Timing.DEFAULT}): 3 s in every 30 s. */
-  static final double WINDOW_SHARE = 3.0 / 30.0;
+  /** The default window and cycle ({@code Timing.DEFAULT}): 1 s in every 10 s. */
+  static final double WINDOW_SHARE = 1.0 / 10.0;
 
   private GuestCost() {}
 

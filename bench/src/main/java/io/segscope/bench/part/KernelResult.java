@@ -26,8 +26,8 @@ import java.util.List;
 public record KernelResult(String mode, String attach, double windowSeconds, double gbps, List<ProgramCost> programs,
     List<EventRate> events, long superPackets, long segments, long timedSuperPackets, double segmentationNanos,
     List<String> foreign, List<String> timingPrograms) {
-  /** The share of the time the timing programs run by default while segmentation is seen: 3 s in every 30 s. */
-  public static final double DEFAULT_DUTY = 3.0 / 30;
+  /** The share of the time the timing programs run by default while segmentation is seen: 1 s in every 10 s. */
+  public static final double DEFAULT_DUTY = 1.0 / 10;
 
   public KernelResult {
     timingPrograms = timingPrograms == null ? List.of() : List.copyOf(timingPrograms);

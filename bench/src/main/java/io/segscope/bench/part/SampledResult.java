@@ -5,7 +5,7 @@ import java.util.TreeMap;
 
 /**
  * Part 1c: the default sampling windows against an oracle that times every segmentation. An agent with
- * default flags (timing 3 s in every 30 s once segmentation is seen) and S1 traffic for {@code seconds};
+ * default flags (timing 1 s in every 10 s once segmentation is seen) and S1 traffic for {@code seconds};
  * the bpftrace oracle ({@code durations.bt}) times every software segmentation on the uplink.
  *
  * @param seconds the traffic's duration

@@ -261,7 +261,7 @@ public final class BenchmarksMarkdown {
       return;
     }
     SampledResult r = sampled;
-    md.append("A second agent with default flags (tracepoint mode; the timing programs attached 3 s in every 30 s once")
+    md.append("A second agent with default flags (tracepoint mode; the timing programs attached 1 s in every 10 s once")
         .append(" segmentation is seen; `--advice-window` long enough for its API to cover the whole run) and S1 for ")
         .append(num(r.seconds(), 0)).append(" s, while a bpftrace oracle (`bench/src/main/resources/io/segscope/bench/")
         .append(

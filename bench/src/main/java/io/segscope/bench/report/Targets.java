@@ -113,7 +113,7 @@ final class Targets {
 
   private Check runTimeShare() {
     String figure = "segscope programs' run time ÷ segmentation time measured, S1 (" + modeText()
-        + "; default timing windows: counting programs always, timing programs 3 s in every 30 s)";
+        + "; default timing windows: counting programs always, timing programs 1 s in every 10 s)";
     if (kernel == null || kernel.superPackets() == 0) {
       return Check.notMeasured(figure, "≤ 5 %", kernel == null ? missing("kernel")
           : "no super-packet was segmented in software in the window");
@@ -517,7 +517,7 @@ final class Targets {
 
   private Check guestShare(String mode, double limit) {
     String figure = mode + " mode (" + EMULATED + "), S1: programs' run time ÷ segmentation time (default timing"
-        + " windows: counting program always, timing programs 3 s in every 30 s)";
+        + " windows: counting program always, timing programs 1 s in every 10 s)";
     String target = "≤ " + num(limit, 0) + " %";
     Optional<GuestCostResult.ModeCost> m = guestMode(mode);
     if (m.isEmpty() || guestCost.segmentation() == null || m.get().outside() == null || m.get().inside() == null) {

@@ -56,7 +56,7 @@ class BenchmarksMarkdownTest {
   void everyTargetHasItsRowWithTheMeasuredValueAndVerdict(@TempDir Path dir) throws Exception {
     String text = Run.full(dir, Fixtures.run(ALL, Map.of()), true).markdown();
     assertThat(text).contains("| segscope programs' run time ÷ segmentation time measured, S1 (tracepoint mode,"
-        + " tp_btf; default timing windows: counting programs always, timing programs 3 s in every 30 s) | 8.68 % | ≤ 5 % | **missed** |");
+        + " tp_btf; default timing windows: counting programs always, timing programs 1 s in every 10 s) | 8.68 % | ≤ 5 % | **missed** |");
     assertThat(text).contains("| end-to-end agent cost per software-segmented 64 KiB super-packet ÷ its segmentation"
         + " time (UDP_SEGMENT sender) | 2.0 % | ≤ 10 % | met |");
     assertThat(text).contains("| iperf3 throughput with ÷ without the agent, S0 (median of 9 interleaved pairs) |"
@@ -149,7 +149,7 @@ class BenchmarksMarkdownTest {
     assertThat(text).contains("(0.7 against ≤ 5.5, not measured): consume_skb fired fewer times than the agent counted"
         + " super-packets");
     assertThat(text).contains("| segscope programs' run time ÷ segmentation time measured, S1 (tracepoint mode,"
-        + " tp_btf; default timing windows: counting programs always, timing programs 3 s in every 30 s) | 0.87 % | ≤ 5 % | not measured |");
+        + " tp_btf; default timing windows: counting programs always, timing programs 1 s in every 10 s) | 0.87 % | ≤ 5 % | not measured |");
   }
 
   @Test
