@@ -78,10 +78,16 @@ public final class ScalePart {
     return result;
   }
 
+  /**
+   * Timing always: every device's queued count (and so its GSO series and map entries) is kept, the most the
+   * agent can hold; with the default windows a fleet that never segments would have none.
+   */
+  private static final String[] ALWAYS = {"--timing-window", "always"};
+
   private ScaleResult.Level level(Lab lab, DeviceFleet fleet, Spray spray, Topology s1, List<List<Object>> samples)
       throws Exception {
     try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(),
-        results.dir().resolve("agent-scale-" + fleet.devices() + ".log"), List.of())) {
+        results.dir().resolve("agent-scale-" + fleet.devices() + ".log"), List.of(), ALWAYS)) {
       agent.awaitReady(Duration.ofSeconds(180));
       spray.over(fleet, SPRAY_BYTES);
       PromText metrics = agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));
@@ -122,7 +128,7 @@ public final class ScalePart {
   /** A second agent at the largest level with Native Memory Tracking on: where its memory is. */
   private JvmMemory jvmMemory(DeviceFleet fleet, Spray spray) throws Exception {
     try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(),
-        results.dir().resolve("agent-scale-nmt.log"), List.of("-XX:NativeMemoryTracking=summary"))) {
+        results.dir().resolve("agent-scale-nmt.log"), List.of("-XX:NativeMemoryTracking=summary"), ALWAYS)) {
       agent.awaitReady(Duration.ofSeconds(180));
       spray.over(fleet, SPRAY_BYTES);
       agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));

@@ -400,7 +400,10 @@ public final class BenchmarksMarkdown {
       return;
     }
     md.append("Veth pairs in lab namespaces; every device sent TCP to its peer, so each has map entries and its")
-        .append(" GSO series. The agent: launcher flags (`").append(scale.javaOptions()).append("`), read interval ")
+        .append(" GSO series: the agent times always here (`--timing-window always`), so that the queued count of every")
+        .append(" device is kept, the most series and map memory it can have (with the default windows a fleet that")
+        .append(" never segments has no GSO series at all). The agent: launcher flags (`").append(scale.javaOptions())
+        .append("`), read interval ")
         .append(scale.interval()).append(", ").append(scale.possibleCpus()).append(" possible CPUs. /metrics as")
         .append(" Prometheus asks (its Accept header with `Accept-Encoding: gzip`) and with the same Accept without")
         .append(" compression, request by request in turn after 5 warm-up requests each; latency = request sent to")
