@@ -21,9 +21,12 @@ import java.util.Optional;
  *
  * <p>The verdict, in order: no window after, or less than {@link #MIN_TRAFFIC} bytes/s
  * ({@link #MIN_XDP_TRAFFIC} packets/s) in it: {@code no_traffic_after}. The after window carried less than
- * a quarter or more than four times the traffic before ({@link #MAX_TRAFFIC_RATIO}), except above the
- * band with the software segmentation gone: {@code traffic_changed} (a fixed per-second cost spread over
- * very different traffic is not comparable per byte). The software segmentation (or copying) after is more
+ * a quarter or more than four times the traffic before ({@link #MAX_TRAFFIC_RATIO}), except with the software
+ * segmentation gone either above the band (the fix lifted the traffic) or below it while the host's kernel CPU
+ * stayed at {@link #BUSY_SHARE} of its level before or more (the host kept working as hard and moved a
+ * fraction of the bytes: the change made each byte dearer, as lowering a sender far below its path does):
+ * {@code traffic_changed} (a fixed per-second cost spread over very different traffic is not comparable per
+ * byte; a fixed cost does not keep half the host's kernel CPU busy when the traffic has gone). The software segmentation (or copying) after is more
  * than {@link #GONE_SHARE} of its rate before, or the host CPU of a window is unknown:
  * {@code inconclusive}. Otherwise the CPU per byte decides: down by more than {@link #NOISE}:
  * {@code verified}; up by more than that: {@code worse} (the change removed the segmentation but the
@@ -35,6 +38,11 @@ import java.util.Optional;
 public final class SavingCheck {
   /** The band of the traffic ratio (after / before) within which windows are comparable. */
   public static final double MAX_TRAFFIC_RATIO = 4;
+  /**
+   * Below the traffic band with the segmentation gone, the windows are still compared when the host's kernel
+   * CPU after is at least this share of the CPU before.
+   */
+  public static final double BUSY_SHARE = 0.5;
   /** The software rate after at most this share of the rate before counts as the segmentation gone. */
   public static final double GONE_SHARE = 0.05;
   /** Below this many bytes per second through the subject, a window carried no traffic. */
@@ -157,7 +165,10 @@ public final class SavingCheck {
     double ratio = before.traffic() > 0 ? a.traffic() / before.traffic() : Double.POSITIVE_INFINITY;
     boolean gone = a.softwarePerSec() <= GONE_SHARE * before.softwarePerSec();
     boolean comparable = ratio >= 1 / MAX_TRAFFIC_RATIO && ratio <= MAX_TRAFFIC_RATIO;
-    if (!comparable && !(gone && ratio > MAX_TRAFFIC_RATIO && Double.isFinite(ratio))) {
+    boolean lifted = gone && ratio > MAX_TRAFFIC_RATIO && Double.isFinite(ratio);
+    boolean keptBusy = gone && ratio < 1 / MAX_TRAFFIC_RATIO && before.hostCpuCores() > 0
+        && a.hostCpuCores() >= BUSY_SHARE * before.hostCpuCores();
+    if (!comparable && !lifted && !keptBusy) {
       return new Verification(r, closedAt, before, after, "traffic_changed", 0);
     }
     double perBefore = before.cpuPerUnit();

@@ -340,6 +340,15 @@ class VerifiedSavingTest {
     assertThat(left.apply(1e6, 6.0).verdict()).isEqualTo("inconclusive");
     assertThat(v.apply(0.25e6, 0.1).verdict()).isEqualTo("verified");
     assertThat(v.apply(0.249e6, 0.1).verdict()).isEqualTo("traffic_changed");
+    // below the band with the segmentation gone while the host stayed as busy: the change made each byte dearer
+    // (measured in S1 with the sender lowered to 4096: 0.14 of the bytes at 0.89 of the kernel CPU)
+    assertThat(v.apply(0.14e6, 0.89).verdict()).isEqualTo("worse");
+    assertThat(v.apply(0.14e6, 0.89).savingCores()).isCloseTo((1e-6 - 0.89 / 0.14e6) * 1e6, within(1e-9));
+    assertThat(v.apply(0.2e6, 0.5).verdict()).as("at BUSY_SHARE exactly").isEqualTo("worse");
+    assertThat(v.apply(0.2e6, 0.49).verdict()).as("the host's CPU fell with the traffic").isEqualTo(
+        "traffic_changed");
+    assertThat(left.apply(0.2e6, 6.0).verdict()).as("below the band with segmentation left").isEqualTo(
+        "traffic_changed");
     assertThat(v.apply(999.0, 0.0).verdict()).isEqualTo("no_traffic_after");
     // the noise band (10 %): -10.1 % is verified, -9 % and +9 % inconclusive, +10.1 % worse
     assertThat(v.apply(1e6, 0.899).verdict()).isEqualTo("verified");
