@@ -92,6 +92,40 @@ public final class KernelPart {
     }
   }
 
+  /**
+   * durations.bt's END: the duration still pending on each CPU (aggregated at that CPU's next net_dev_queue,
+   * which the end of the traffic leaves out), aggregated as the probes would have.
+   */
+  static String flushPending(int cpus) {
+    StringBuilder b = new StringBuilder();
+    for (int c = 0; c < cpus; c++) {
+      String end = "@pend_end[" + c + "]";
+      String d = "(" + end + " - @pend_start[" + c + "])";
+      String loc = "ksym(@pend_loc[" + c + "])";
+      b.append("  if (").append(end).append(" > 0) {\n")
+          .append("    @n[").append(loc).append("] = count();\n")
+          .append("    @sum[").append(loc).append("] = sum(").append(d).append(");\n")
+          .append("    @q[").append(loc).append(", ").append(d).append(" / 64] = count();\n")
+          .append("  }\n");
+    }
+    return b.toString();
+  }
+
+  /** The kernel's possible CPUs (/sys/devices/system/cpu/possible, e.g. "0-1"), the keys cpu can take. */
+  static int possibleCpus() {
+    try {
+      String s = Files.readString(Path.of("/sys/devices/system/cpu/possible")).strip();
+      int max = 0;
+      for (String part : s.split(",")) {
+        String[] r = part.split("-");
+        max = Math.max(max, Integer.parseInt(r[r.length - 1].strip()));
+      }
+      return max + 1;
+    } catch (IOException | RuntimeException e) {
+      return Runtime.getRuntime().availableProcessors();
+    }
+  }
+
   /** The advice window of the sampled agent: longer than its life before the API is read, so it covers it all. */
   private static final Duration SAMPLED_ADVICE_WINDOW = Duration.ofMinutes(10);
 
@@ -120,7 +154,7 @@ public final class KernelPart {
             + " the empty program", healthy.ran(), healthy.runsPerTransmittedSkb(),
             healthy.ratioToEmpty("consume_skb")));
         String script = resource("durations.bt").replace("IFINDEX", Integer.toString(ifindex))
-            .replace("NETNS", Long.toString(netns));
+            .replace("NETNS", Long.toString(netns)).replace("FLUSH_PENDING", flushPending(possibleCpus()));
         try (BpftraceRun oracle = BpftraceRun.start("durations", script, results.dir(), 1 << 20)) {
           oracle.awaitAttached(Duration.ofSeconds(60));
           PromText before = agent.scrapeAfter(Instant.now(), READ_WAIT);
