@@ -79,8 +79,8 @@ public final class RunCommand implements Callable<Integer> {
 
   @Option(names = "--timing-window", paramLabel = "WINDOW[/CYCLE]|always", defaultValue = "1s/10s",
       converter = Bounds.TimingWindow.class,
-      description = "How long the timing programs (segmentation durations, the queued and offloaded counts) run in "
-          + "every CYCLE (default 10s; 1s..10m) while software segmentation or generic-XDP copies were seen in the last "
+      description = "How long the timing programs (segmentation durations, the queued and offloaded counts) run, at a "
+          + "random moment of every CYCLE (default 10s; 1s..10m) while software segmentation or generic-XDP copies were seen in the last "
           + "5 minutes; WINDOW 100ms..CYCLE, e.g. 3s or 1s/10s, or always. Counts are exact either way (default: "
           + "${DEFAULT-VALUE}).")
   Timing timingWindow;
