@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -170,6 +171,12 @@ class TracepointScenariosIT extends ScenarioSuite {
       estimates.put("classic", classicPromQ);
       estimates.put("oracle in native buckets", bucketedQ);
       System.out.println(DurationQuantiles.table("[" + mode() + "] S1 uplink segmentation time", exact, estimates));
+      double[] ranks = DurationQuantiles.ranks(durations, nativePromQ);
+      System.out.printf(Locale.ROOT,
+          "[%s] S1 uplink: native estimates rank %.4f / %.4f / %.4f among the exact durations;"
+              + " events in a different native bucket than the oracle's: %.3f %%%n",
+          mode(), ranks[0], ranks[1], ranks[2],
+          100 * DurationQuantiles.bucketDisagreement(h, oracleBucketed));
       String sharedBy = "other BPF programs on net_dev_queue/consume_skb during the traffic: "
           + (shared.isEmpty() ? "none" : shared);
       System.out.println("[" + mode() + "] S1 uplink: " + sharedBy);
@@ -180,7 +187,13 @@ class TracepointScenariosIT extends ScenarioSuite {
         assertThat(classicOwnQ[i]).as("ExportedHistogram.classicQuantile(%s) vs Prometheus", q)
             .isCloseTo(classicPromQ[i], Percentage.withPercentage(1e-6));
       }
-      DurationQuantiles.assertNativeAgree("S1 uplink, Prometheus native (" + sharedBy + ")", nativePromQ, exact);
+      // a failure says where each estimate ranks among the exact durations: the two tools' timestamps are a few
+      // hundred ns apart at each end, and an interrupt between them (frequent on a loaded host) lengthens one
+      // tool's interval only; where the exact distribution is flat (between the fast and the slow mode of S1's
+      // durations, around p90) a rank shift of 1 % moves a quantile by more than 10 %
+      DurationQuantiles.assertNativeAgree(String.format(Locale.ROOT,
+          "S1 uplink, Prometheus native (%s; the estimates rank %.4f / %.4f / %.4f among the exact durations)",
+          sharedBy, ranks[0], ranks[1], ranks[2]), nativePromQ, exact);
       DurationQuantiles.assertClassicBracket("S1 uplink, Prometheus classic", classicPromQ, exact, h);
     }
   }
