@@ -104,7 +104,7 @@ class NamespaceLifecycleIT {
       seen.add(n.inode());
       if (n.inode() > inode) {
         ip("netns", "delete", n.name());
-        Thread.sleep(100);
+        Thread.sleep(100); // paces the namespaces it makes while the kernel's cleanup runs; no condition to poll
       }
     }
     return Optional.empty();

@@ -120,7 +120,7 @@ class ProcessDeathIT {
           }
         }
         try {
-          Thread.sleep(5);
+          Thread.sleep(5); // the sampler's pace over the agent's fds, not a wait for a condition
         } catch (InterruptedException e) {
           return;
         }
@@ -294,7 +294,7 @@ class ProcessDeathIT {
     try (Agent agent = new Agent(null)) {
       long at = agent.spawnedAt + (long) (seconds * 1e9);
       while (System.nanoTime() < at) {
-        Thread.sleep(1);
+        Thread.sleep(1); // the signal goes at a chosen moment: a wait on the clock by design
       }
       assertThat(agent.process.isAlive()).as("still starting or running; log:\n%s", agent.log()).isTrue();
       int code = agent.signalAndAwaitExit("TERM");

@@ -34,6 +34,7 @@ import io.segscope.lab.containerd.criv1.SecurityProfile;
 import io.segscope.lab.containerd.criv1.StartContainerRequest;
 import io.segscope.lab.containerd.criv1.StopContainerRequest;
 import io.segscope.lab.containerd.criv1.StopPodSandboxRequest;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -196,23 +197,22 @@ public final class PrivateContainerd implements AutoCloseable {
   }
 
   private void awaitCri(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    String last = "";
-    while (System.nanoTime() < deadline) {
+    String[] last = {""};
+    Await.atMost(timeout).every(Duration.ofMillis(100)).untilOrFail(() -> {
       if (!containerd.isAlive()) {
         throw new AssertionError("containerd exited with " + containerd.exitValue() + ":\n" + log());
       }
-      if (Files.exists(socket)) {
-        try {
-          cri.withDeadlineAfter(1, TimeUnit.SECONDS).listPodSandbox(ListPodSandboxRequest.getDefaultInstance());
-          return;
-        } catch (io.grpc.StatusRuntimeException e) {
-          last = e.getMessage();
-        }
+      if (!Files.exists(socket)) {
+        return false;
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("containerd's CRI did not answer within " + timeout + " (" + last + "):\n" + log());
+      try {
+        cri.withDeadlineAfter(1, TimeUnit.SECONDS).listPodSandbox(ListPodSandboxRequest.getDefaultInstance());
+        return true;
+      } catch (io.grpc.StatusRuntimeException e) {
+        last[0] = e.getMessage();
+        return false;
+      }
+    }, () -> "containerd's CRI did not answer within " + timeout + " (" + last[0] + "):\n" + log());
   }
 
   public Path socket() {
