@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.e2e.KernelOracle;
-import io.segscope.agent.e2e.PromText;
 import io.segscope.agent.inventory.NetnsThread;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
@@ -17,6 +16,7 @@ import io.segscope.lab.containerd.criv1.ContainerConfig;
 import io.segscope.lab.containerd.criv1.ContainerState;
 import io.segscope.lab.containerd.criv1.ContainerStatusResponse;
 import io.segscope.testkit.Await;
+import io.segscope.testkit.PromText;
 import io.segscope.testkit.deploy.AgentContainer;
 import io.segscope.testkit.deploy.AgentPod;
 import io.segscope.testkit.deploy.Kubelet;
@@ -26,10 +26,6 @@ import io.segscope.testkit.deploy.Tree;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,10 +38,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -581,21 +574,9 @@ class ContainerImageIT {
 
   /** iperf3 from the sender pod to the receiver pod until the gso_size_mismatch recommendation opens. */
   private JsonNode awaitRecommendation(Kubelet k, Duration traffic) throws Exception {
-    CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> iperf(traffic));
-    try {
-      return Await.whileTrue(() -> !running.isDone()).every(Duration.ofMillis(300)).pollOrFail(() -> {
-        for (JsonNode r : JSON.readTree(k.get("/api/v1/recommendations").body()).path("recommendations")) {
-          if (r.path("rule").asText().equals("gso_size_mismatch")
-              && r.path("subject").path("netns").asLong() == containerd.node().inode()) {
-            return Optional.of(r);
-          }
-        }
-        return Optional.empty();
-      }, () -> "no gso_size_mismatch recommendation during " + traffic + " of traffic; iperf: "
-          + running.get() + "\nagent log:\n" + k.log());
-    } finally {
-      running.get(90, TimeUnit.SECONDS);
-    }
+    return PodIperf.awaitGsoSizeMismatch(sender, receiver, lab.workDir().resolve("iperf-server.log"),
+        containerd.node().inode(), () -> k.get("/api/v1/recommendations").body(), k::log, traffic,
+        Duration.ofSeconds(90));
   }
 
   private static Path jar() {

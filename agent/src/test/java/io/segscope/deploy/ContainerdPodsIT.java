@@ -30,8 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -431,21 +429,9 @@ class ContainerdPodsIT {
 
   /** iperf3 from the sender pod to the receiver pod until the gso_size_mismatch recommendation opens. */
   private JsonNode awaitRecommendation(ConfinedAgent agent, Duration traffic) throws Exception {
-    CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> iperf(traffic));
-    try {
-      return Await.whileTrue(() -> !running.isDone()).every(Duration.ofMillis(300)).pollOrFail(() -> {
-        for (JsonNode r : JSON.readTree(agent.get("/api/v1/recommendations").body()).path("recommendations")) {
-          if (r.path("rule").asText().equals("gso_size_mismatch")
-              && r.path("subject").path("netns").asLong() == containerd.node().inode()) {
-            return Optional.of(r);
-          }
-        }
-        return Optional.empty();
-      }, () -> "no gso_size_mismatch recommendation during " + traffic + " of traffic between the"
-          + " pods; iperf: " + running.get() + "\nagent log:\n" + agent.log());
-    } finally {
-      running.get(60, TimeUnit.SECONDS);
-    }
+    return PodIperf.awaitGsoSizeMismatch(sender, receiver, lab.workDir().resolve("iperf-server.log"),
+        containerd.node().inode(), () -> agent.get("/api/v1/recommendations").body(), agent::log, traffic,
+        Duration.ofSeconds(60));
   }
 
   /** The snapshot timestamp advances every --interval (1 s) while the hanging runtime is asked. */
@@ -471,9 +457,5 @@ class ContainerdPodsIT {
       assertThat(stamps.get(i) - stamps.get(i - 1)).as("gap between map reads, s: %s", stamps).isLessThan(2.5);
     }
     assertThat(worstScrapeMs).as("slowest scrape, ms").isLessThan(1000);
-  }
-
-  private String iperf(Duration d) {
-    return PodIperf.run(sender, receiver, lab.workDir().resolve("iperf-server.log"), d);
   }
 }

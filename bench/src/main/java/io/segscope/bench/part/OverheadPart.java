@@ -10,7 +10,7 @@ import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
-import io.segscope.bench.common.PromText;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
