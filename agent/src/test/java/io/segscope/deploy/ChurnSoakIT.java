@@ -104,6 +104,7 @@ class ChurnSoakIT {
           long wait = next - System.nanoTime();
           if (wait > 0) {
             try {
+              // the scraper's schedule, not a wait for a condition
               Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
             } catch (InterruptedException e) {
               return;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.agent.e2e.KernelOracle;
-import io.segscope.agent.e2e.PromText;
 import io.segscope.agent.inventory.NetnsThread;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Lab;
@@ -16,6 +15,8 @@ import io.segscope.lab.containerd.criv1.Capability;
 import io.segscope.lab.containerd.criv1.ContainerConfig;
 import io.segscope.lab.containerd.criv1.ContainerState;
 import io.segscope.lab.containerd.criv1.ContainerStatusResponse;
+import io.segscope.testkit.Await;
+import io.segscope.testkit.PromText;
 import io.segscope.testkit.deploy.AgentContainer;
 import io.segscope.testkit.deploy.AgentPod;
 import io.segscope.testkit.deploy.Kubelet;
@@ -25,10 +26,6 @@ import io.segscope.testkit.deploy.Tree;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,12 +35,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -289,18 +284,17 @@ class ContainerImageIT {
       k.awaitStarted(pod.probe("startupProbe"));
       k.pollLivenessAndReadiness(pod.probe("livenessProbe"), pod.probe("readinessProbe"));
       k.awaitReady(Duration.ofSeconds(180));
-      long deadline = System.nanoTime() + 60_000_000_000L;
-      int devices = 0;
-      while (devices < 1000 && System.nanoTime() < deadline) {
-        devices = JSON.readTree(k.get("/api/v1/devices").body()).path("devices").size();
-        Thread.sleep(500);
-      }
-      assertThat(devices).as("devices in the agent's inventory").isGreaterThanOrEqualTo(1000);
+      int[] devices = {0};
+      Await.atMost(Duration.ofSeconds(60)).every(Duration.ofMillis(500)).until(() -> {
+        devices[0] = JSON.readTree(k.get("/api/v1/devices").body()).path("devices").size();
+        return devices[0] >= 1000;
+      });
+      assertThat(devices[0]).as("devices in the agent's inventory").isGreaterThanOrEqualTo(1000);
       PromText.parse(k.get("/metrics").body()); // a first scrape, as Prometheus makes them
       long cpu0 = AgentContainer.cgroupValue(pid, "cpuacct", "cpuacct.usage");
       long t0 = System.nanoTime();
       for (int i = 0; i < 2; i++) { // two scrapes in 30 s, as the ServiceMonitor's 15 s interval makes
-        Thread.sleep(15_000);
+        Thread.sleep(15_000); // Prometheus's pace, not a wait for a condition: the CPU is measured over it
         k.get("/metrics");
       }
       double cores =
@@ -353,15 +347,10 @@ class ContainerImageIT {
   }
 
   private ContainerStatusResponse awaitExited(String id, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
+    return Await.atMost(timeout).pollOrFail(() -> {
       ContainerStatusResponse s = containerd.containerStatus(id);
-      if (s.getStatus().getState() == ContainerState.CONTAINER_EXITED) {
-        return s;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("container " + id + " still runs after " + timeout);
+      return Optional.ofNullable(s.getStatus().getState() == ContainerState.CONTAINER_EXITED ? s : null);
+    }, () -> "container " + id + " still runs after " + timeout);
   }
 
   /** Capabilities, user, root, mounts, env, args, namespaces and cgroup limits of the running agent. */
@@ -512,17 +501,13 @@ class ContainerImageIT {
   }
 
   private JsonNode awaitPodsNamed(Kubelet k, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    JsonNode inv = null;
-    while (System.nanoTime() < deadline) {
-      inv = JSON.readTree(k.get("/api/v1/devices").body());
-      if ("cri".equals(sourceOf(inv, sender.netnsInode())) && "cri".equals(sourceOf(inv, receiver.netnsInode()))) {
-        return inv;
-      }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("the pods were not named from the CRI within " + timeout + "; namespaces: "
-        + (inv == null ? "none" : inv.path("namespaces")) + "\nagent log:\n" + k.log());
+    JsonNode[] inv = {null};
+    return Await.atMost(timeout).every(Duration.ofMillis(250)).pollOrFail(() -> {
+      inv[0] = JSON.readTree(k.get("/api/v1/devices").body());
+      return Optional.ofNullable("cri".equals(sourceOf(inv[0], sender.netnsInode()))
+          && "cri".equals(sourceOf(inv[0], receiver.netnsInode())) ? inv[0] : null);
+    }, () -> "the pods were not named from the CRI within " + timeout + "; namespaces: "
+        + (inv[0] == null ? "none" : inv[0].path("namespaces")) + "\nagent log:\n" + k.log());
   }
 
   private static String sourceOf(JsonNode inv, long inode) {
@@ -563,7 +548,7 @@ class ContainerImageIT {
       counts = oracle.stop();
       segscope = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
       System.out.printf("ContainerImageIT: S1 on %s: segscope %.0f super-packets, oracle %s; iperf %s%n", veth.name(),
-          segscope, counts.gso(veth), sent.lines().filter(l -> l.contains("sender")).findFirst().orElse(sent));
+          segscope, counts.gso(veth), PodIperf.senderLine(sent));
     }
     assertThat(segscope).as("super-packets segmented in software on %s", veth.name()).isGreaterThan(100);
     assertThat(segscope).as("segscope vs the kernel oracle").isEqualTo((double) counts.gso(veth).skbs());
@@ -571,62 +556,27 @@ class ContainerImageIT {
 
   /** A scrape whose telemetry comes from a map read that began after {@code moment}. */
   private static PromText scrapeOfAReadStartedAfter(Kubelet k, Instant moment) throws Exception {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    double after = moment.toEpochMilli() / 1000.0;
-    boolean seenOne = false;
-    while (System.nanoTime() < deadline) {
+    double[] after = {moment.toEpochMilli() / 1000.0};
+    boolean[] seenOne = {false};
+    return Await.atMost(Duration.ofSeconds(30)).every(Duration.ofMillis(100)).pollOrFail(() -> {
       PromText m = PromText.parse(k.get("/metrics").body());
       double stamp = m.sum("segscope_snapshot_timestamp_seconds", Map.of());
-      if (stamp > after) {
-        if (seenOne) {
-          return m; // the read that stamped `after` may have begun before the moment: take the next
+      if (stamp > after[0]) {
+        if (seenOne[0]) {
+          return Optional.of(m); // the read that stamped `after` may have begun before the moment: take the next
         }
-        seenOne = true;
-        after = stamp;
+        seenOne[0] = true;
+        after[0] = stamp;
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("no map read began after " + moment + " within 30 s; log:\n" + k.log());
+      return Optional.empty();
+    }, () -> "no map read began after " + moment + " within 30 s; log:\n" + k.log());
   }
 
   /** iperf3 from the sender pod to the receiver pod until the gso_size_mismatch recommendation opens. */
   private JsonNode awaitRecommendation(Kubelet k, Duration traffic) throws Exception {
-    CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> iperf(traffic));
-    try {
-      while (!running.isDone()) {
-        for (JsonNode r : JSON.readTree(k.get("/api/v1/recommendations").body()).path("recommendations")) {
-          if (r.path("rule").asText().equals("gso_size_mismatch")
-              && r.path("subject").path("netns").asLong() == containerd.node().inode()) {
-            return r;
-          }
-        }
-        Thread.sleep(300);
-      }
-      throw new AssertionError("no gso_size_mismatch recommendation during " + traffic + " of traffic; iperf: "
-          + running.get() + "\nagent log:\n" + k.log());
-    } finally {
-      running.get(90, TimeUnit.SECONDS);
-    }
-  }
-
-  private String iperf(Duration d) {
-    try {
-      Process server = new ProcessBuilder("nsenter", "--net=" + receiver.netnsPath(), "iperf3", "-s", "-1", "-B",
-          receiver.ip(), "-p", "5201").redirectErrorStream(true)
-          .redirectOutput(lab.workDir().resolve("iperf-server.log").toFile()).start();
-      try {
-        Thread.sleep(500);
-        Process client = new ProcessBuilder("nsenter", "--net=" + sender.netnsPath(), "iperf3", "-c", receiver.ip(),
-            "-p", "5201", "-t", Long.toString(Math.max(1, d.toSeconds()))).redirectErrorStream(true).start();
-        String out = new String(client.getInputStream().readAllBytes());
-        client.waitFor(d.toSeconds() + 30, TimeUnit.SECONDS);
-        return "exit " + client.exitValue() + ": " + out;
-      } finally {
-        server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("run iperf3 between the pods: " + e, e);
-    }
+    return PodIperf.awaitGsoSizeMismatch(sender, receiver, lab.workDir().resolve("iperf-server.log"),
+        containerd.node().inode(), () -> k.get("/api/v1/recommendations").body(), k::log, traffic,
+        Duration.ofSeconds(90));
   }
 
   private static Path jar() {
@@ -634,5 +584,9 @@ class ContainerImageIT {
     assertThat(p != null && Files.isRegularFile(Path.of(p)))
         .as("the agent jar (system property segscope.jar=%s): run with 'mvn verify'", p).isTrue();
     return Path.of(p);
+  }
+
+  private String iperf(Duration d) {
+    return PodIperf.run(sender, receiver, lab.workDir().resolve("iperf-server.log"), d);
   }
 }

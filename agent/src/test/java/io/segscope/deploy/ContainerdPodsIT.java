@@ -16,6 +16,7 @@ import io.segscope.exporters.SelfMetrics;
 import io.segscope.lab.Lab;
 import io.segscope.lab.containerd.PrivateContainerd;
 import io.segscope.lab.containerd.PrivateContainerd.Pod;
+import io.segscope.testkit.Await;
 import io.segscope.testkit.deploy.RepoFiles;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -26,10 +27,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -158,7 +158,7 @@ class ContainerdPodsIT {
         long a = System.nanoTime();
         assertThat(r.current().byNetns()).containsKey(sender.netnsInode());
         worst = Math.max(worst, System.nanoTime() - a);
-        Thread.sleep(5);
+        Thread.sleep(5); // paces the samples of current()'s latency, not a wait for a condition
       }
       assertThat(worst / 1_000_000).as("slowest current() while a round hangs, ms").isLessThan(50);
     }
@@ -316,26 +316,25 @@ class ContainerdPodsIT {
   }
 
   private void checkAlertNamesThePod(PrometheusServer prom) throws Exception {
-    long deadline = System.nanoTime() + 20_000_000_000L;
     List<String> seen = new ArrayList<>();
-    while (System.nanoTime() < deadline) {
+    JsonNode a = Await.atMost(Duration.ofSeconds(20)).every(Duration.ofMillis(500)).pollOrFail(() -> {
       seen.clear();
-      for (JsonNode a : prom.api("/api/v1/alerts").path("alerts")) {
-        JsonNode l = a.path("labels");
+      for (JsonNode alert : prom.api("/api/v1/alerts").path("alerts")) {
+        JsonNode l = alert.path("labels");
         seen.add(l.path("alertname").asText() + " " + l.path("device").asText() + " " + l.path("pod").asText());
         if (l.path("alertname").asText().equals("SegscopeGsoSizeMismatch")
             && l.path("device").asText().equals(receiver.hostVeth())) {
-          assertThat(l.path("pod").asText()).isEqualTo("receiver");
-          assertThat(l.path("pod_namespace").asText()).isEqualTo(K8S_NAMESPACE);
-          assertThat(a.path("annotations").path("summary").asText()).contains("pod " + K8S_NAMESPACE + "/receiver");
-          assertThat(a.path("annotations").path("description").asText())
-              .contains("which serves pod " + K8S_NAMESPACE + "/receiver,");
-          return;
+          return Optional.of(alert);
         }
       }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("no SegscopeGsoSizeMismatch alert for " + receiver.hostVeth() + "; alerts: " + seen);
+      return Optional.empty();
+    }, () -> "no SegscopeGsoSizeMismatch alert for " + receiver.hostVeth() + "; alerts: " + seen);
+    JsonNode l = a.path("labels");
+    assertThat(l.path("pod").asText()).isEqualTo("receiver");
+    assertThat(l.path("pod_namespace").asText()).isEqualTo(K8S_NAMESPACE);
+    assertThat(a.path("annotations").path("summary").asText()).contains("pod " + K8S_NAMESPACE + "/receiver");
+    assertThat(a.path("annotations").path("description").asText())
+        .contains("which serves pod " + K8S_NAMESPACE + "/receiver,");
   }
 
   private static Set<String> labelValues(PrometheusServer prom, String label, String match) throws Exception {
@@ -383,20 +382,19 @@ class ContainerdPodsIT {
 
   /** Polls /api/v1/devices until both pods' namespaces are named from the CRI. */
   private JsonNode awaitPodsNamed(ConfinedAgent agent, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    JsonNode inv = null;
-    while (System.nanoTime() < deadline) {
-      inv = JSON.readTree(agent.get("/api/v1/devices").body());
-      if (namespaceOrNull(inv, sender.netnsInode()) != null && namespaceOrNull(inv, receiver.netnsInode()) != null
-          && "cri".equals(namespace(inv, sender.netnsInode()).path("workload").path("source").asText())
-          && "cri".equals(namespace(inv, receiver.netnsInode()).path("workload").path("source").asText())
-          && deviceOrNull(inv, containerd.node().inode(), receiver.hostVeth()) != null) {
-        return inv;
-      }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("the pods were not named from the CRI within " + timeout + "; namespaces: "
-        + (inv == null ? "none" : inv.path("namespaces")) + "\nagent log:\n" + agent.log());
+    JsonNode[] inv = {null};
+    return Await.atMost(timeout).every(Duration.ofMillis(250)).pollOrFail(() -> {
+      inv[0] = JSON.readTree(agent.get("/api/v1/devices").body());
+      return Optional.ofNullable(podsNamed(inv[0]) ? inv[0] : null);
+    }, () -> "the pods were not named from the CRI within " + timeout + "; namespaces: "
+        + (inv[0] == null ? "none" : inv[0].path("namespaces")) + "\nagent log:\n" + agent.log());
+  }
+
+  private boolean podsNamed(JsonNode inv) {
+    return namespaceOrNull(inv, sender.netnsInode()) != null && namespaceOrNull(inv, receiver.netnsInode()) != null
+        && "cri".equals(namespace(inv, sender.netnsInode()).path("workload").path("source").asText())
+        && "cri".equals(namespace(inv, receiver.netnsInode()).path("workload").path("source").asText())
+        && deviceOrNull(inv, containerd.node().inode(), receiver.hostVeth()) != null;
   }
 
   private static JsonNode namespaceOrNull(JsonNode inv, long inode) {
@@ -431,55 +429,9 @@ class ContainerdPodsIT {
 
   /** iperf3 from the sender pod to the receiver pod until the gso_size_mismatch recommendation opens. */
   private JsonNode awaitRecommendation(ConfinedAgent agent, Duration traffic) throws Exception {
-    CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> iperf(traffic));
-    try {
-      while (!running.isDone()) {
-        for (JsonNode r : JSON.readTree(agent.get("/api/v1/recommendations").body()).path("recommendations")) {
-          if (r.path("rule").asText().equals("gso_size_mismatch")
-              && r.path("subject").path("netns").asLong() == containerd.node().inode()) {
-            return r;
-          }
-        }
-        Thread.sleep(300);
-      }
-      throw new AssertionError("no gso_size_mismatch recommendation during " + traffic + " of traffic between the"
-          + " pods; iperf: " + running.get() + "\nagent log:\n" + agent.log());
-    } finally {
-      running.get(60, TimeUnit.SECONDS);
-    }
-  }
-
-  /** iperf3 server in the receiver pod, client in the sender pod (nsenter: their namespaces have no /run/netns name). */
-  private String iperf(Duration d) {
-    try {
-      Process server = new ProcessBuilder("nsenter", "--net=" + receiver.netnsPath(), "iperf3", "-s", "-1", "-B",
-          receiver.ip(), "-p", "5201").redirectErrorStream(true)
-          .redirectOutput(lab.workDir().resolve("iperf-server.log").toFile()).start();
-      try {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!listening() && System.nanoTime() < deadline) {
-          Thread.sleep(50);
-        }
-        Process client = new ProcessBuilder("nsenter", "--net=" + sender.netnsPath(), "iperf3", "-c", receiver.ip(),
-            "-p", "5201", "-t", Long.toString(Math.max(1, d.toSeconds()))).redirectErrorStream(true).start();
-        String out = new String(client.getInputStream().readAllBytes());
-        client.waitFor(d.toSeconds() + 30, TimeUnit.SECONDS);
-        return "exit " + client.exitValue() + ": " + out.lines().filter(l -> l.contains("sender")).findFirst()
-            .orElse(out);
-      } finally {
-        server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("run iperf3 between the pods: " + e, e);
-    }
-  }
-
-  private boolean listening() throws Exception {
-    Process ss = new ProcessBuilder("nsenter", "--net=" + receiver.netnsPath(), "ss", "-Hltn", "sport", "=", ":5201")
-        .redirectErrorStream(true).start();
-    String out = new String(ss.getInputStream().readAllBytes());
-    ss.waitFor(10, TimeUnit.SECONDS);
-    return out.contains("5201");
+    return PodIperf.awaitGsoSizeMismatch(sender, receiver, lab.workDir().resolve("iperf-server.log"),
+        containerd.node().inode(), () -> agent.get("/api/v1/recommendations").body(), agent::log, traffic,
+        Duration.ofSeconds(60));
   }
 
   /** The snapshot timestamp advances every --interval (1 s) while the hanging runtime is asked. */
@@ -497,7 +449,7 @@ class ContainerdPodsIT {
       if (stamps.isEmpty() || t != stamps.get(stamps.size() - 1)) {
         stamps.add(t);
       }
-      Thread.sleep(200);
+      Thread.sleep(200); // paces the scrapes over the watch, not a wait for a condition
     }
     assertThat(stamps.size()).as("distinct snapshot times in %s at a 1 s interval: %s", watch, stamps)
         .isGreaterThanOrEqualTo((int) watch.toSeconds() - 1);

@@ -1,11 +1,8 @@
 package io.segscope.exporters;
 
 import io.micrometer.core.instrument.Clock;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.config.MeterFilter;
-import io.micrometer.core.instrument.config.MeterFilterReply;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.config.EscapingScheme;
@@ -22,12 +19,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -92,7 +86,7 @@ public final class MetricsRegistry implements AutoCloseable {
   public MetricsRegistry(Supplier<TelemetrySnapshot> source) {
     this.source = Objects.requireNonNull(source, "source");
     meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, prometheus, Clock.SYSTEM);
-    meters.config().meterFilter(new ReservedNames(meters));
+    meters.config().meterFilter(new ReservedNames(meters, SNAPSHOT_FAMILIES));
     self = new SelfMetrics(meters);
     gcMetrics = self.bindJvmAndProcess();
     recordErrors = new RecordErrors(self);
@@ -326,41 +320,6 @@ public final class MetricsRegistry implements AutoCloseable {
           return ByteBuffer.wrap(encode(x, f, true));
         });
       }
-    }
-  }
-
-  /**
-   * Refuses (and logs) a Micrometer meter whose exposed name is one of a snapshot family's: the two
-   * are rendered apart, so such a meter would repeat the family in the body.
-   */
-  private static final class ReservedNames implements MeterFilter {
-    private static final Set<String> NAMES = reserved();
-    private final MeterRegistry meters;
-
-    ReservedNames(MeterRegistry meters) {
-      this.meters = meters;
-    }
-
-    private static Set<String> reserved() {
-      Set<String> out = new HashSet<>();
-      for (MetricFamilyDescriptor d : SNAPSHOT_FAMILIES) {
-        for (String suffix : List.of("", "_total", "_info", "_created", "_bucket", "_count", "_sum", "_gcount",
-            "_gsum")) {
-          out.add(d.getPrometheusName() + suffix);
-        }
-      }
-      return Set.copyOf(out);
-    }
-
-    @Override
-    public MeterFilterReply accept(Meter.Id id) {
-      String name = meters.config().namingConvention().name(id.getName(), id.getType(), id.getBaseUnit());
-      if (NAMES.contains(name)) {
-        System.getLogger(MetricsRegistry.class.getName()).log(System.Logger.Level.WARNING,
-            "register meter " + id.getName() + ": " + name + " is a segscope telemetry family; not exported");
-        return MeterFilterReply.DENY;
-      }
-      return MeterFilterReply.NEUTRAL;
     }
   }
 

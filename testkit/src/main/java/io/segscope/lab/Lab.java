@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -15,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * A disposable network lab made of named network namespaces, veth pairs, bridges and macvlans, with
@@ -43,23 +40,17 @@ public final class Lab implements AutoCloseable {
   private final String prefix;
   private final String tag;
   private final String ip;
-  private final Deque<Undo> undo = new ArrayDeque<>();
+  private final Teardown teardown;
   private final Map<String, Netns> namespaces = new LinkedHashMap<>();
   private final Map<String, Set<String>> devices = new HashMap<>();
   private int nextIperfPort = FIRST_IPERF_PORT;
   private boolean closed;
 
-  /**
-   * One recorded way back: what it undoes, and how; {@code namespace}: the lab namespace it deletes (those go
-   * last, in one batch), null for any other step.
-   */
-  private record Undo(String what, Runnable action, String namespace) {
-  }
-
   private Lab(String prefix, String tag, String ip) {
     this.prefix = prefix;
     this.tag = tag;
     this.ip = ip;
+    this.teardown = new Teardown(ip);
   }
 
   /**
@@ -117,7 +108,7 @@ public final class Lab implements AutoCloseable {
       throw new IllegalArgumentException("create namespace " + name + ": already made by this lab");
     }
     ip("netns", "add", name);
-    undo.push(new Undo("delete namespace " + name, () -> deleteNamespace(name), name));
+    teardown.recordNamespace(name);
     ip("-n", name, "link", "set", "dev", "lo", "up");
     Netns ns = new Netns(name, Netnses.inode(name));
     namespaces.put(name, ns);
@@ -363,19 +354,7 @@ public final class Lab implements AutoCloseable {
    * is always killed afterwards.
    */
   public IperfResult iperf(Netns client, Netns server, String serverAddr, Duration d) {
-    int port;
-    Path logDir;
-    synchronized (this) {
-      checkOpen();
-      own(client);
-      own(server);
-      port = nextIperfPort++;
-      logDir = workDir();
-    }
-    return new Iperf(ip, Tools.require("iperf3"), Tools.require("ss"))
-        .run(client, server, LabAddress.host(LabAddress.requireLab(LabAddress.host(serverAddr)
-            + (LabAddress.isIpv6(serverAddr) ? "/128" : "/32"))),
-            port, d, logDir);
+    return iperf(client, server, serverAddr, d, List.of());
   }
 
   /**
@@ -387,6 +366,10 @@ public final class Lab implements AutoCloseable {
     if (length < 16 || length > 65507) {
       throw new IllegalArgumentException("iperf3 UDP datagram length " + length + " outside 16..65507");
     }
+    return iperf(client, server, serverAddr, d, List.of("-u", "-l", Integer.toString(length), "-b", "0"));
+  }
+
+  private IperfResult iperf(Netns client, Netns server, String serverAddr, Duration d, List<String> clientArgs) {
     int port;
     Path logDir;
     synchronized (this) {
@@ -399,7 +382,7 @@ public final class Lab implements AutoCloseable {
     return new Iperf(ip, Tools.require("iperf3"), Tools.require("ss"))
         .run(client, server, LabAddress.host(LabAddress.requireLab(LabAddress.host(serverAddr)
             + (LabAddress.isIpv6(serverAddr) ? "/128" : "/32"))),
-            port, d, logDir, List.of("-u", "-l", Integer.toString(length), "-b", "0"));
+            port, d, logDir, clientArgs);
   }
 
   /** A directory private to this lab (under /run/segscope-lab), removed on close. */
@@ -427,63 +410,16 @@ public final class Lab implements AutoCloseable {
       return;
     }
     closed = true;
-    List<String> failures = new ArrayList<>();
-    List<Throwable> causes = new ArrayList<>();
-    // the lab's devices all live in its namespaces and are virtual: deleting a namespace deletes them (a device
-    // without link ops would move to the root namespace, and no lab device is one). So the namespaces go last,
-    // all in one ip -batch (under emulation one ip per device and namespace took 17 s for the guest's kinds).
-    List<String> namespacesToDelete = new ArrayList<>();
-    while (!undo.isEmpty()) {
-      Undo u = undo.pop();
-      if (u.namespace() != null) {
-        namespacesToDelete.add(u.namespace());
-        continue;
-      }
-      try {
-        u.action().run();
-      } catch (RuntimeException e) {
-        failures.add(u.what() + ": " + e.getMessage());
-        causes.add(e);
-      }
-    }
-    try {
-      deleteNamespaces(namespacesToDelete);
-    } catch (RuntimeException e) {
-      failures.add(e.getMessage());
-      causes.add(e);
-    }
+    List<Teardown.Failure> failures = teardown.run();
     if (failures.isEmpty()) {
       LabOwner.release(prefix);
       return;
     }
     LabException e = new LabException("tear down lab " + prefix + " (" + tag + "): " + failures.size()
-        + " step(s) failed; owner file kept for Lab.sweepStale(): " + String.join("; ", failures));
-    causes.forEach(e::addSuppressed);
+        + " step(s) failed; owner file kept for Lab.sweepStale(): "
+        + String.join("; ", failures.stream().map(Teardown.Failure::text).toList()));
+    failures.forEach(f -> e.addSuppressed(f.cause()));
     throw e;
-  }
-
-  /**
-   * Deletes {@code names} (those that still exist) with one {@code ip -force -batch}, then one by one any that is
-   * still there, so a failure names its namespace.
-   */
-  private void deleteNamespaces(List<String> names) {
-    List<String> present = names.stream().filter(Netnses::exists).toList();
-    if (present.isEmpty()) {
-      return;
-    }
-    Command.attempt(List.of(ip, "-force", "-batch", "-"),
-        present.stream().map(n -> "netns del " + n + "\n").collect(Collectors.joining()), Command.DEFAULT_TIMEOUT);
-    List<String> failed = new ArrayList<>();
-    for (String n : present) {
-      try {
-        deleteNamespace(n);
-      } catch (RuntimeException e) {
-        failed.add("delete namespace " + n + ": " + e.getMessage());
-      }
-    }
-    if (!failed.isEmpty()) {
-      throw new LabException(String.join("; ", failed));
-    }
   }
 
   /**
@@ -497,30 +433,7 @@ public final class Lab implements AutoCloseable {
    * @return the namespaces deleted
    */
   public static List<String> sweepStale() {
-    if (!Prerequisites.isRoot() || Tools.find("ip").isEmpty()) {
-      return List.of();
-    }
-    String ipPath = Tools.require("ip");
-    List<String> swept = new ArrayList<>();
-    for (String prefix : LabOwner.stalePrefixes().toList()) {
-      boolean kept = false;
-      for (String name : Netnses.names()) {
-        if (!name.startsWith(prefix + "-") || !ROLE.matcher(name.substring(prefix.length() + 1)).matches()) {
-          continue;
-        }
-        if (!Netnses.processesIn(Netnses.inode(name)).isEmpty()) {
-          kept = true;
-          continue;
-        }
-        Command.run(List.of(ipPath, "netns", "del", name));
-        swept.add(name);
-      }
-      if (!kept) {
-        LabOwner.deleteWorkDir(prefix);
-        LabOwner.release(prefix);
-      }
-    }
-    return swept;
+    return StaleLabs.sweep(ROLE);
   }
 
   @Override
@@ -531,7 +444,7 @@ public final class Lab implements AutoCloseable {
   // --- internals -------------------------------------------------------------------------------------
 
   void record(String what, Runnable action) {
-    undo.push(new Undo(what, action, null));
+    teardown.record(what, action);
   }
 
   /**
@@ -540,12 +453,6 @@ public final class Lab implements AutoCloseable {
    */
   private void recordDevice(Netns ns, String dev) {
     devices.get(ns.name()).add(dev);
-  }
-
-  private void deleteNamespace(String name) {
-    if (Netnses.exists(name)) {
-      ip("netns", "del", name);
-    }
   }
 
   private boolean deviceExists(Netns ns, String dev) {

@@ -10,9 +10,7 @@ import io.segscope.exporters.model.DeviceRef;
 import io.segscope.vocabulary.Cause;
 import io.segscope.vocabulary.GsoType;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -79,109 +77,83 @@ public final class GsoSizeMismatchRule implements Rule {
     // feeders use is only a setting, and raising it (to the smaller of the two) removes the segmentation
     // without shrinking every super-packet above it; feeders above D's cap still come down to it
     Raise raise = raise(d, before, sources, sizeShare > 0, segsShare > 0, v4, v6);
-    Limits dl = raise.after();
-    List<Command> commands = new ArrayList<>();
-    List<DeviceRef> devices = new ArrayList<>(List.of(AdviceContext.ref(d)));
+    Plan plan = new Plan(d);
     for (List<String> set : raise.sets()) {
-      commands.add(NetnsCommands.ipLinkSet(at.get().netns(), d.name(), set));
+      plan.commands.add(NetnsCommands.ipLinkSet(at.get().netns(), d.name(), set));
     }
-    List<Map<String, Object>> compared = new ArrayList<>();
-    boolean routed = false;
-    boolean ipv4Keyword = raise.sets().stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
-    String explanation = raise.keywordV4() <= 0 ? "" : "Better than bringing the feeders' IPv4 limit down: raise "
-        + AdviceContext.label(d) + "'s to " + raise.keywordV4() + " (ip link set dev " + d.name()
-        + " gso_ipv4_max_size " + raise.keywordV4() + " in its namespace); it needs iproute2 6.3 or later (older ip "
-        + "does not know the keyword), so segscope gives it as text, not as a command.";
+    plan.ipv4Keyword = raise.sets().stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
     for (DeviceGraph.Source src : sources) {
-      Device u = src.device();
-      Optional<Netns> ns = ctx.netns(u.netns());
-      List<List<String>> sets = new ArrayList<>();
-      if (sizeShare > 0) {
-        sets.addAll(sizeSettings(dl, Limits.of(u.link()), u.link(), v4, v6));
-      }
-      if (segsShare > 0 && dl.segs.isPresent() && u.link().gsoMaxSegs().orElse(0) > dl.segs.getAsLong()) {
-        long m = dl.segs.getAsLong();
-        if (m >= 1 && m <= Math.min(65535, u.link().tsoMaxSegs().orElse(65535))) {
-          if (sets.isEmpty()) {
-            sets.add(new ArrayList<>());
-          }
-          sets.get(0).addAll(List.of("gso_max_segs", Long.toString(m)));
-        }
-      }
-      Map<String, Object> c = new LinkedHashMap<>();
-      c.put("device", AdviceContext.label(u));
-      c.put("kind", u.kind().isEmpty() ? "physical" : u.kind());
-      c.put("relation", src.relation().name().toLowerCase(Locale.ROOT));
-      c.put("distance", src.distance());
-      c.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.id())));
-      c.put("gso_max_size", u.link().gsoMaxSize().orElse(-1));
-      c.put("gso_ipv4_max_size", u.link().gsoIpv4MaxSize().orElse(-1));
-      c.put("gso_max_segs", u.link().gsoMaxSegs().orElse(-1));
-      c.put("tso_max_size", u.link().tsoMaxSize().orElse(-1));
-      c.put("changed", !sets.isEmpty());
-      compared.add(c);
-      if (sets.isEmpty()) {
-        continue;
-      }
-      ipv4Keyword |= sets.stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
-      routed |= src.relation() == Relation.ROUTE || pathIsRouted(ctx, d, src);
-      for (List<String> set : sets) {
-        commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), set));
-      }
-      devices.add(AdviceContext.ref(u));
+      bringDown(ctx, d, src, raise.after(), sizeShare > 0, segsShare > 0, v4, v6, plan);
     }
-    boolean shrinks = devices.size() > 1;
-    if (commands.isEmpty()) {
+    if (plan.commands.isEmpty()) {
       return Optional.empty(); // no source we could change (or the kernel would refuse)
     }
-    Map<String, Object> ev = Evidence.gso(cost);
-    ev.put("cause_gso_max_size_share", Evidence.round(sizeShare));
-    ev.put("cause_gso_max_segs_share", Evidence.round(segsShare));
-    ev.put("device_gso_max_size", before.size.orElse(-1));
-    ev.put("device_gso_ipv4_max_size", d.link().gsoIpv4MaxSize().orElse(-1));
-    ev.put("device_gso_max_segs", before.segs.orElse(-1));
-    ev.put("device_tso_max_size", d.link().tsoMaxSize().orElse(-1));
-    ev.put("device_tso_max_segs", d.link().tsoMaxSegs().orElse(-1));
+    boolean shrinks = plan.devices.size() > 1;
     String limitCase = raise.sets().isEmpty() ? (raise.keywordV4() > 0 ? "setting_ipv4_keyword" : "cap")
         : shrinks ? "setting_and_cap" : "setting";
-    ev.put("limit_case", limitCase);
-    ev.put("limit_case_why", raise.why());
-    ev.put("upstream", compared);
+    Map<String, Object> ev =
+        GsoSizeMismatchFinding.evidence(cost, d, before, sizeShare, segsShare, limitCase, raise, plan.compared);
     double saving = cost.gsoCpu().cores() * Math.min(1, sizeShare + segsShare);
     String confidence = sizeShare + segsShare >= 0.9 ? "high" : "medium";
     String limit = sizeShare >= segsShare
         ? (before.differ() && v4 && !v6 ? "gso_ipv4_max_size (" + before.v4() + ")"
             : "gso_max_size (" + before.size.orElse(-1) + ")")
         : "gso_max_segs (" + before.segs.orElse(-1) + ")";
-    String what = switch (limitCase) {
-      case "setting" -> "; its limit is a setting below what its driver takes: raise it";
-      case "setting_and_cap" -> "; raise its limit to what its driver takes, and bring the feeders above that down";
-      case "setting_ipv4_keyword" -> "; its IPv4 limit is a setting, but only iproute2 6.3 or later raises it above 64 "
-          + "KiB: the commands bring the feeders down (the explanation gives the raise)";
-      default -> "; its limit is its driver's cap: bring the feeders down to it";
-    };
-    String risk = "";
-    if (!raise.sets().isEmpty()) {
-      risk = AdviceContext.label(d) + " hands larger super-packets on (up to " + dl.size.orElse(-1) + " bytes): "
-          + "someone may have lowered its limit on purpose (a driver or device bug with large super-packets), and "
-          + "raising it undoes that";
-    }
-    if (shrinks) {
-      risk += (risk.isEmpty() ? "" : "; ") + "TCP on the feeding devices builds smaller super-packets: more per-packet "
-          + "work in the stack above them, less than segmenting in software; traffic from those devices to other "
-          + "destinations gets the same smaller limit";
-    }
-    if (ipv4Keyword) {
-      risk += "; the gso_ipv4_max_size keyword needs iproute2 6.3 or later (older ip refuses it)";
-    }
-    return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), devices,
+    return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), plan.devices,
         String.format("%s segments %.0f super-packets/s in software because they exceed its %s; the devices "
             + "feeding it%s advertise larger limits%s", AdviceContext.label(d), cost.swSkbsPerSec(), limit,
-            routed ? " (through IP forwarding)" : "", what),
-        ev, commands, saving,
+            plan.routed ? " (through IP forwarding)" : "", GsoSizeMismatchFinding.what(limitCase)),
+        ev, plan.commands, saving,
         "the CPU measured segmenting at " + AdviceContext.label(d) + " for these causes ("
             + cost.gsoCpu().basis() + "): it stops once the super-packets fit",
-        confidence, risk, explanation));
+        confidence, GsoSizeMismatchFinding.risk(d, raise, shrinks, plan.ipv4Keyword),
+        GsoSizeMismatchFinding.keywordExplanation(d, raise)));
+  }
+
+  /** What one finding changes: its commands and devices, the feeders it compared, and what they imply. */
+  private static final class Plan {
+    final List<Command> commands = new ArrayList<>();
+    final List<DeviceRef> devices = new ArrayList<>();
+    final List<Map<String, Object>> compared = new ArrayList<>();
+    boolean routed;
+    boolean ipv4Keyword;
+
+    Plan(Device d) {
+      devices.add(AdviceContext.ref(d));
+    }
+  }
+
+  /**
+   * Compares one feeder {@code src} with D's limits once raised ({@code dl}): the settings that bring it down
+   * to them (none where it fits), recorded in {@code plan} with the comparison for the evidence.
+   */
+  private static void bringDown(AdviceContext ctx, Device d, DeviceGraph.Source src, Limits dl, boolean size,
+      boolean segs, boolean v4, boolean v6, Plan plan) {
+    Device u = src.device();
+    List<List<String>> sets = new ArrayList<>();
+    if (size) {
+      sets.addAll(sizeSettings(dl, Limits.of(u.link()), u.link(), v4, v6));
+    }
+    if (segs && dl.segs.isPresent() && u.link().gsoMaxSegs().orElse(0) > dl.segs.getAsLong()) {
+      long m = dl.segs.getAsLong();
+      if (m >= 1 && m <= Math.min(65535, u.link().tsoMaxSegs().orElse(65535))) {
+        if (sets.isEmpty()) {
+          sets.add(new ArrayList<>());
+        }
+        sets.get(0).addAll(List.of("gso_max_segs", Long.toString(m)));
+      }
+    }
+    plan.compared.add(GsoSizeMismatchFinding.comparison(ctx, src, !sets.isEmpty()));
+    if (sets.isEmpty()) {
+      return;
+    }
+    plan.ipv4Keyword |= sets.stream().anyMatch(x -> x.contains("gso_ipv4_max_size"));
+    plan.routed |= src.relation() == Relation.ROUTE || pathIsRouted(ctx, d, src);
+    Netns ns = ctx.netns(u.netns()).get();
+    for (List<String> set : sets) {
+      plan.commands.add(NetnsCommands.ipLinkSet(ns, u.name(), set));
+    }
+    plan.devices.add(AdviceContext.ref(u));
   }
 
   /**
@@ -208,15 +180,10 @@ public final class GsoSizeMismatchRule implements Rule {
       return new Raise(List.of(), dl, dl.size.isEmpty() ? "its limits are unknown"
           : "a " + kind + " takes the smallest limit of its ports: not raised", 0);
     }
-    long fSize = 0;
-    long fV4 = 0;
-    long fSegs = 0;
-    for (DeviceGraph.Source s : sources) {
-      Limits u = Limits.of(s.device().link());
-      fSize = Math.max(fSize, u.size.orElse(0));
-      fV4 = Math.max(fV4, u.v4());
-      fSegs = Math.max(fSegs, u.segs.orElse(0));
-    }
+    Feeders f = Feeders.of(sources);
+    long fSize = f.size();
+    long fV4 = f.v4();
+    long fSegs = f.segs();
     long curSize = dl.size.getAsLong();
     long curV4 = dl.v4();
     long keywordV4 = 0;
@@ -265,10 +232,32 @@ public final class GsoSizeMismatchRule implements Rule {
     Limits after = new Limits(OptionalLong.of(newSize),
         dl.ipv4.isPresent() || newV4 != newSize ? OptionalLong.of(newV4) : OptionalLong.empty(),
         curSegs > 0 ? OptionalLong.of(newSegs) : dl.segs);
+    return new Raise(sets, after, raiseWhy(why, dl, l, keywordV4), keywordV4);
+  }
+
+  /** The largest limits D's feeders use: what raising D's own limits is worth up to. */
+  private record Feeders(long size, long v4, long segs) {
+    static Feeders of(List<DeviceGraph.Source> sources) {
+      long size = 0;
+      long v4 = 0;
+      long segs = 0;
+      for (DeviceGraph.Source s : sources) {
+        Limits u = Limits.of(s.device().link());
+        size = Math.max(size, u.size.orElse(0));
+        v4 = Math.max(v4, u.v4());
+        segs = Math.max(segs, u.segs.orElse(0));
+      }
+      return new Feeders(size, v4, segs);
+    }
+  }
+
+  /** The raise's reasoning for the evidence: a setting raised ({@code why}), or D at its cap. */
+  private static String raiseWhy(List<String> why, Limits dl, Link l, long keywordV4) {
     String text;
     if (why.isEmpty()) {
-      text = "at its cap: gso_max_size " + curSize + (dl.differ() ? ", gso_ipv4_max_size " + curV4 : "")
-          + " (tso_max_size " + tso + "), gso_max_segs " + curSegs + " (tso_max_segs " + tsoSegs
+      text = "at its cap: gso_max_size " + dl.size.getAsLong() + (dl.differ() ? ", gso_ipv4_max_size " + dl.v4() : "")
+          + " (tso_max_size " + l.tsoMaxSize().orElse(-1) + "), gso_max_segs " + dl.segs.orElse(-1)
+          + " (tso_max_segs " + l.tsoMaxSegs().orElse(-1)
           + "): its driver takes no more, so the feeders must come down";
     } else {
       text = "a setting: " + String.join("; ", why) + ": raised to the smaller";
@@ -277,7 +266,7 @@ public final class GsoSizeMismatchRule implements Rule {
       text += "; its IPv4 limit can go up to " + keywordV4 + " only with the gso_ipv4_max_size keyword (iproute2 6.3 "
           + "or later), which segscope explains rather than commands";
     }
-    return new Raise(sets, after, text, keywordV4);
+    return text;
   }
 
   /**

@@ -2,6 +2,7 @@ package io.segscope.agent.advice;
 
 import io.segscope.agent.cost.DeviceCost;
 import io.segscope.agent.inventory.model.Device;
+import io.segscope.agent.inventory.model.Netns;
 import io.segscope.agent.inventory.model.Qdisc;
 import io.segscope.vocabulary.Cause;
 import java.util.ArrayList;
@@ -52,60 +53,7 @@ public final class QdiscSegmentationRule implements Rule {
     List<Map<String, Object>> seen = new ArrayList<>();
     List<String> explained = new ArrayList<>();
     for (Qdisc q : qdiscs.subList(0, Math.min(qdiscs.size(), MAX_QDISCS))) {
-      Map<String, Object> e = new LinkedHashMap<>();
-      e.put("kind", q.kind());
-      e.put("handle", q.handleText());
-      e.put("parent", q.parentText());
-      switch (q.kind()) {
-        case "tbf" -> {
-          if (q.tbf().isEmpty()) {
-            explained.add("tbf " + q.handleText() + ": its parameters could not be read");
-            break;
-          }
-          Qdisc.Tbf p = q.tbf().get();
-          e.put("burst_bytes", p.burstBytes());
-          e.put("limit_bytes", p.limitBytes());
-          e.put("rate_bytes_per_sec", p.rateBytesPerSec());
-          if (p.peakBytesPerSec() > 0) {
-            explained.add("tbf " + q.handleText() + " has a peak rate: its peak bucket (mtu " + p.mtuBytes()
-                + " bytes) also caps packets; raise burst and mtu together to at least " + need
-                + " bytes if the peak rate allows such bursts, or let it segment");
-            break;
-          }
-          if (p.burstBytes() >= need || p.rateBytesPerSec() <= 0) {
-            break;
-          }
-          List<String> args = new ArrayList<>(where(q));
-          // the limit grows with the burst: tbf's latency ((limit - burst) / rate) stays what it was
-          long limit = Math.max(need, p.limitBytes() + (need - p.burstBytes()));
-          args.addAll(List.of("tbf", "rate", p.rateBytesPerSec() + "bps", "burst", Long.toString(need), "limit",
-              Long.toString(limit)));
-          if (p.overhead() != 0) {
-            args.addAll(List.of("overhead", Integer.toString(p.overhead())));
-          }
-          if (p.mpu() != 0) {
-            args.addAll(List.of("mpu", Integer.toString(p.mpu())));
-          }
-          if (p.linklayer() == 2) {
-            args.addAll(List.of("linklayer", "atm"));
-          }
-          commands.add(NetnsCommands.tcQdiscChange(at.get().netns(), d.name(), args));
-          e.put("new_burst_bytes", need);
-        }
-        case "cake" -> {
-          if (q.cake().isPresent() && q.cake().get().splitGso()) {
-            List<String> args = new ArrayList<>(where(q));
-            args.addAll(List.of("cake", "no-split-gso"));
-            commands.add(NetnsCommands.tcQdiscChange(at.get().netns(), d.name(), args));
-            e.put("split_gso", true);
-          }
-        }
-        case "netem", "taprio", "dualpi2" -> explained.add(q.kind() + " " + q.handleText()
-            + " segments super-packets as part of what it was configured to do (netem corruption, taprio "
-            + "max-sdu or txtime, dualpi2 splitting): change that configuration if the segmentation is not wanted");
-        default -> {}
-      }
-      seen.add(e);
+      seen.add(examine(q, need, at.get().netns(), d.name(), commands, explained));
     }
     Map<String, Object> ev = Evidence.gso(cost);
     ev.put("cause_qdisc_share", Evidence.round(share));
@@ -130,6 +78,72 @@ public final class QdiscSegmentationRule implements Rule {
                 + "coarser by one super-packet)" + (cake ? "; cake without split-gso delays other flows behind a "
                     + "whole super-packet, which matters at rates below about 1 Gbit/s" : ""),
         String.join("; ", explained)));
+  }
+
+  /**
+   * One qdisc of the device: what the evidence lists of it, with the command that stops it segmenting added to
+   * {@code commands}, or why there is none to {@code explained}.
+   */
+  private static Map<String, Object> examine(Qdisc q, long need, Netns ns, String dev, List<Command> commands,
+      List<String> explained) {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("kind", q.kind());
+    e.put("handle", q.handleText());
+    e.put("parent", q.parentText());
+    switch (q.kind()) {
+      case "tbf" -> tbf(q, need, ns, dev, e, commands, explained);
+      case "cake" -> {
+        if (q.cake().isPresent() && q.cake().get().splitGso()) {
+          List<String> args = new ArrayList<>(where(q));
+          args.addAll(List.of("cake", "no-split-gso"));
+          commands.add(NetnsCommands.tcQdiscChange(ns, dev, args));
+          e.put("split_gso", true);
+        }
+      }
+      case "netem", "taprio", "dualpi2" -> explained.add(q.kind() + " " + q.handleText()
+          + " segments super-packets as part of what it was configured to do (netem corruption, taprio "
+          + "max-sdu or txtime, dualpi2 splitting): change that configuration if the segmentation is not wanted");
+      default -> {}
+    }
+    return e;
+  }
+
+  /** A tbf whose bucket is smaller than the largest super-packet: its burst raised to hold one. */
+  private static void tbf(Qdisc q, long need, Netns ns, String dev, Map<String, Object> e, List<Command> commands,
+      List<String> explained) {
+    if (q.tbf().isEmpty()) {
+      explained.add("tbf " + q.handleText() + ": its parameters could not be read");
+      return;
+    }
+    Qdisc.Tbf p = q.tbf().get();
+    e.put("burst_bytes", p.burstBytes());
+    e.put("limit_bytes", p.limitBytes());
+    e.put("rate_bytes_per_sec", p.rateBytesPerSec());
+    if (p.peakBytesPerSec() > 0) {
+      explained.add("tbf " + q.handleText() + " has a peak rate: its peak bucket (mtu " + p.mtuBytes()
+          + " bytes) also caps packets; raise burst and mtu together to at least " + need
+          + " bytes if the peak rate allows such bursts, or let it segment");
+      return;
+    }
+    if (p.burstBytes() >= need || p.rateBytesPerSec() <= 0) {
+      return;
+    }
+    List<String> args = new ArrayList<>(where(q));
+    // the limit grows with the burst: tbf's latency ((limit - burst) / rate) stays what it was
+    long limit = Math.max(need, p.limitBytes() + (need - p.burstBytes()));
+    args.addAll(List.of("tbf", "rate", p.rateBytesPerSec() + "bps", "burst", Long.toString(need), "limit",
+        Long.toString(limit)));
+    if (p.overhead() != 0) {
+      args.addAll(List.of("overhead", Integer.toString(p.overhead())));
+    }
+    if (p.mpu() != 0) {
+      args.addAll(List.of("mpu", Integer.toString(p.mpu())));
+    }
+    if (p.linklayer() == 2) {
+      args.addAll(List.of("linklayer", "atm"));
+    }
+    commands.add(NetnsCommands.tcQdiscChange(ns, dev, args));
+    e.put("new_burst_bytes", need);
   }
 
   /** {@code root} or {@code parent P}, then {@code handle H}: how tc finds the qdisc to change. */

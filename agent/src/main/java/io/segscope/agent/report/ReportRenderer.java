@@ -80,43 +80,59 @@ public final class ReportRenderer {
           offloadingDevices) : ".%n".formatted());
     }
     for (DeviceCost c : active) {
-      String ns = c.device().netnsName().isEmpty() ? "netns " + c.device().netns() : c.device().netnsName();
-      b.append(String.format("== %s (%s, ifindex %d)%n", c.device().device(), ns, c.device().ifindex()));
-      b.append("  serves: ").append(describe(served.served(c.device().id()))).append('\n');
-      if (c.swSkbsPerSec() > 0) {
-        b.append(String.format("  software GSO: %.0f super-packets/s -> %.0f segments/s, %.1f MB/s; CPU %.4f cores "
-            + "(%s); offloaded %.0f/s%n", c.swSkbsPerSec(), c.swSegmentsPerSec(), c.swBytesPerSec() / 1e6,
-            c.gsoCpu().cores(), c.gsoCpu().basis(), c.offloadedSkbsPerSec()));
-        StringBuilder causes = new StringBuilder();
-        for (Cause k : Cause.values()) {
-          if (c.causePerSec(k) > 0) {
-            causes.append(String.format(" %s %.0f%%", k.label(), 100 * c.causeShare(k)));
-          }
-        }
-        b.append("  causes:").append(causes).append('\n');
-        if (c.swDuration().count() > 0) {
-          b.append(String.format("  time to segment one super-packet: p50 %.0f ns, p99 %.0f ns%n",
-              c.swDurationQuantileNanos(0.5), c.swDurationQuantileNanos(0.99)));
-          b.append(HistogramBars.render(c.swDuration(), "nsecs", 1e9));
-        }
-        if (c.segmentsPerSkb().count() > 0) {
-          b.append(HistogramBars.render(c.segmentsPerSkb(), "segments", 1));
-        }
-      }
-      if (c.xdpCopiedPerSec() > 0 || c.xdpPassedPerSec() > 0) {
-        b.append(String.format("  generic XDP: %.0f copies/s (%.1f MB/s), %.0f passed/s; CPU %.4f cores (%s)%n",
-            c.xdpCopiedPerSec(), c.xdpCopiedBytesPerSec() / 1e6, c.xdpPassedPerSec(), c.xdpCpu().cores(),
-            c.xdpCpu().basis()));
-        if (c.xdpCopyDuration().count() > 0) {
-          b.append(HistogramBars.render(c.xdpCopyDuration(), "nsecs", 1e9));
-        } else {
-          b.append("  (copy time not measured in this mode)\n");
-        }
-      }
-      Optional<Device> d = in.inventory().device(c.device().id());
-      d.ifPresent(dev -> b.append(chain(in.inventory(), dev)));
-      b.append('\n');
+      device(b, in, served, c);
     }
+    recommendations(b, in, served);
+    if (!in.verified().isEmpty()) {
+      b.append("\nVerified savings (recommendations whose evidence stopped during the report):\n");
+      for (SavingCheck.Verification v : in.verified()) {
+        b.append(verification(v)).append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  /** One active device: what it serves, its software GSO and generic XDP, and its chain of devices. */
+  private static void device(StringBuilder b, Input in, DeviceWorkloads served, DeviceCost c) {
+    String ns = c.device().netnsName().isEmpty() ? "netns " + c.device().netns() : c.device().netnsName();
+    b.append(String.format("== %s (%s, ifindex %d)%n", c.device().device(), ns, c.device().ifindex()));
+    b.append("  serves: ").append(describe(served.served(c.device().id()))).append('\n');
+    if (c.swSkbsPerSec() > 0) {
+      b.append(String.format("  software GSO: %.0f super-packets/s -> %.0f segments/s, %.1f MB/s; CPU %.4f cores "
+          + "(%s); offloaded %.0f/s%n", c.swSkbsPerSec(), c.swSegmentsPerSec(), c.swBytesPerSec() / 1e6,
+          c.gsoCpu().cores(), c.gsoCpu().basis(), c.offloadedSkbsPerSec()));
+      StringBuilder causes = new StringBuilder();
+      for (Cause k : Cause.values()) {
+        if (c.causePerSec(k) > 0) {
+          causes.append(String.format(" %s %.0f%%", k.label(), 100 * c.causeShare(k)));
+        }
+      }
+      b.append("  causes:").append(causes).append('\n');
+      if (c.swDuration().count() > 0) {
+        b.append(String.format("  time to segment one super-packet: p50 %.0f ns, p99 %.0f ns%n",
+            c.swDurationQuantileNanos(0.5), c.swDurationQuantileNanos(0.99)));
+        b.append(HistogramBars.render(c.swDuration(), "nsecs", 1e9));
+      }
+      if (c.segmentsPerSkb().count() > 0) {
+        b.append(HistogramBars.render(c.segmentsPerSkb(), "segments", 1));
+      }
+    }
+    if (c.xdpCopiedPerSec() > 0 || c.xdpPassedPerSec() > 0) {
+      b.append(String.format("  generic XDP: %.0f copies/s (%.1f MB/s), %.0f passed/s; CPU %.4f cores (%s)%n",
+          c.xdpCopiedPerSec(), c.xdpCopiedBytesPerSec() / 1e6, c.xdpPassedPerSec(), c.xdpCpu().cores(),
+          c.xdpCpu().basis()));
+      if (c.xdpCopyDuration().count() > 0) {
+        b.append(HistogramBars.render(c.xdpCopyDuration(), "nsecs", 1e9));
+      } else {
+        b.append("  (copy time not measured in this mode)\n");
+      }
+    }
+    Optional<Device> d = in.inventory().device(c.device().id());
+    d.ifPresent(dev -> b.append(chain(in.inventory(), dev)));
+    b.append('\n');
+  }
+
+  private static void recommendations(StringBuilder b, Input in, DeviceWorkloads served) {
     if (in.findings().isEmpty()) {
       b.append("Recommendations: none.\n");
     } else {
@@ -144,13 +160,6 @@ public final class ReportRenderer {
         b.append("  risk: ").append(f.risk()).append('\n');
       }
     }
-    if (!in.verified().isEmpty()) {
-      b.append("\nVerified savings (recommendations whose evidence stopped during the report):\n");
-      for (SavingCheck.Verification v : in.verified()) {
-        b.append(verification(v)).append('\n');
-      }
-    }
-    return b.toString();
   }
 
   /** One closed recommendation's before and after, in words (docs/recommendations.md). */

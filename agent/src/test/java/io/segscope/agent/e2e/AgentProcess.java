@@ -2,6 +2,7 @@ package io.segscope.agent.e2e;
 
 import io.segscope.testing.Readiness;
 import io.segscope.testkit.Await;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.segscope.agent.e2e.KernelOracle.Sites;
 import io.segscope.lab.DeviceAt;
+import io.segscope.lab.GuestKindScenarios;
 import io.segscope.lab.Lab;
 import io.segscope.lab.LabTest;
 import io.segscope.lab.Prerequisites;
@@ -13,7 +14,7 @@ import io.segscope.lab.Topology;
 import io.segscope.probes.ProbeSession;
 import io.segscope.probes.sys.StaleKprobeEvents;
 import io.segscope.testkit.Await;
-import io.segscope.vocabulary.Site;
+import io.segscope.testkit.PromText;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -333,24 +334,27 @@ class GuestScenarios extends ScenarioSuite {
   void guestOnlyDeviceKindsAreSegmentedWhereTheirLowerDeviceFallsShort(Lab lab) throws Exception {
     Prerequisites.requireTool("wg", "the WireGuard scenario (wireguard-tools)");
     List<Kind> kinds = List.of(
-        new Kind(Scenarios.g1GeneveTunnelOffloadOff(lab, false), Scenarios.g1GeneveTunnelOffloadOff(lab, true),
+        new Kind(GuestKindScenarios.g1GeneveTunnelOffloadOff(lab, false),
+            GuestKindScenarios.g1GeneveTunnelOffloadOff(lab, true),
             "underlay", "xmit", Sites.XMIT, "tunnel_feature_missing", "udp_tunnel", "underlay",
             "tunnel_offload_missing", b -> List.of(ethtoolK(b.device("underlay"),
                 "tx-udp_tnl-segmentation on tx-udp_tnl-csum-segmentation on"))),
-        new Kind(Scenarios.g2VlanOverLowerWithoutTso(lab, false), Scenarios.g2VlanOverLowerWithoutTso(lab, true),
+        new Kind(GuestKindScenarios.g2VlanOverLowerWithoutTso(lab, false),
+            GuestKindScenarios.g2VlanOverLowerWithoutTso(lab, true),
             "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower",
             "offload_disabled", b -> List.of(ethtoolK(b.device("lower"), "tso on"))),
-        new Kind(Scenarios.g3IpvlanOffloadLost(lab, false), Scenarios.g3IpvlanOffloadLost(lab, true),
+        new Kind(GuestKindScenarios.g3IpvlanOffloadLost(lab, false), GuestKindScenarios.g3IpvlanOffloadLost(lab, true),
             "lower", "xmit", Sites.XMIT, "feature_missing", "tcp4", "lower",
             "offload_disabled", b -> List.of(ethtoolK(b.device("lower"), "tso on"))),
         // the bond's own sockets size super-packets for the bond (64 KiB); the port's 16384 is a setting (a
         // veth takes 524280), so the fix raises the port to what the bond uses (issue 28)
-        new Kind(Scenarios.g4BondPortSmallerThanBond(lab, false), Scenarios.g4BondPortSmallerThanBond(lab, true),
+        new Kind(GuestKindScenarios.g4BondPortSmallerThanBond(lab, false),
+            GuestKindScenarios.g4BondPortSmallerThanBond(lab, true),
             "port", "xmit", Sites.XMIT, "gso_max_size", "tcp4", "port",
             "gso_size_mismatch", b -> List.of("ip -n " + b.device("port").ns().name() + " link set dev "
                 + b.device("port").name() + " gso_max_size 65536")),
         // WireGuard segments by design: explained, no command
-        new Kind(Scenarios.g5Wireguard(lab, false), Scenarios.g5Wireguard(lab, true),
+        new Kind(GuestKindScenarios.g5Wireguard(lab, false), GuestKindScenarios.g5Wireguard(lab, true),
             "sender", "other", Sites.WIREGUARD, "other", "tcp4", "underlay",
             "wireguard_segmentation", b -> List.of()));
     List<Topology> all = new ArrayList<>();

@@ -1,6 +1,6 @@
 package io.segscope.agent.e2e;
 
-import static io.segscope.agent.e2e.PromText.labels;
+import static io.segscope.testkit.PromText.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +12,7 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.testkit.Await;
+import io.segscope.testkit.PromText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.segscope.agent.e2e;
 
-import static io.segscope.agent.e2e.PromText.labels;
+import static io.segscope.testkit.PromText.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +10,7 @@ import io.segscope.lab.LabTest;
 import io.segscope.lab.Netns;
 import io.segscope.lab.UdpGsoSender;
 import io.segscope.testkit.Await;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -104,7 +105,7 @@ class NamespaceLifecycleIT {
       seen.add(n.inode());
       if (n.inode() > inode) {
         ip("netns", "delete", n.name());
-        Thread.sleep(100);
+        Thread.sleep(100); // paces the namespaces it makes while the kernel's cleanup runs; no condition to poll
       }
     }
     return Optional.empty();

@@ -1,6 +1,6 @@
 package io.segscope.agent.e2e;
 
-import static io.segscope.agent.e2e.PromText.labels;
+import static io.segscope.testkit.PromText.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,6 +14,7 @@ import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.testing.Readiness;
 import io.segscope.testkit.Await;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -120,7 +121,7 @@ class ProcessDeathIT {
           }
         }
         try {
-          Thread.sleep(5);
+          Thread.sleep(5); // the sampler's pace over the agent's fds, not a wait for a condition
         } catch (InterruptedException e) {
           return;
         }
@@ -294,7 +295,7 @@ class ProcessDeathIT {
     try (Agent agent = new Agent(null)) {
       long at = agent.spawnedAt + (long) (seconds * 1e9);
       while (System.nanoTime() < at) {
-        Thread.sleep(1);
+        Thread.sleep(1); // the signal goes at a chosen moment: a wait on the clock by design
       }
       assertThat(agent.process.isAlive()).as("still starting or running; log:\n%s", agent.log()).isTrue();
       int code = agent.signalAndAwaitExit("TERM");

@@ -1,6 +1,6 @@
 package io.segscope.agent.e2e;
 
-import static io.segscope.agent.e2e.PromText.labels;
+import static io.segscope.testkit.PromText.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,6 +14,7 @@ import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
 import io.segscope.testkit.Await;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

@@ -17,6 +17,7 @@ import io.segscope.lab.TapInjector;
 import io.segscope.lab.Tools;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
+import io.segscope.testkit.PromText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.segscope.bench.agent;
 
-import io.segscope.bench.common.PromText;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

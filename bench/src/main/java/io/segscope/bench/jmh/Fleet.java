@@ -54,6 +54,11 @@ import java.util.Set;
  * that of a macvlan stacked on it, so it has the full histogram series and the recommender a finding),
  * the inventory, and the per-CPU map bytes of the counters (for the decode benchmark). The input of the
  * Java hot paths the JMH benchmarks time, checked by FleetTest.
+ *
+ * <p>Not shared with the agent tests' SyntheticHost, on purpose: both are built of the agent's types (readings,
+ * inventory, snapshot), so one shared copy could live only in the agent's main code (test data in the product)
+ * or in a module above the agent; testkit sits below the agent and cannot see them. This one is the bench's
+ * fleet (its own shape: veth pairs, a tenth of them mismatched), that one the agent tests' host.
  */
 final class Fleet {
   static final long ROOT = 4026531840L;

@@ -2,7 +2,6 @@ package io.segscope.bench.part;
 
 import io.segscope.bench.agent.AgentProcess;
 import io.segscope.bench.agent.Launcher;
-import io.segscope.bench.common.PromText;
 import io.segscope.bench.common.Results;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.ProgramNames;
@@ -11,6 +10,7 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.probes.BpfStats;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,6 @@ package io.segscope.bench.part;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.bench.agent.AgentProcess;
-import io.segscope.bench.common.PromText;
 import io.segscope.bench.common.Results;
 import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.kernel.BpftraceRun;
@@ -16,6 +15,7 @@ import io.segscope.lab.Scenarios;
 import io.segscope.lab.Tools;
 import io.segscope.lab.Topology;
 import io.segscope.probes.BpfStats;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,6 @@ package io.segscope.bench.part;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.segscope.bench.agent.AgentProcess;
-import io.segscope.bench.common.PromText;
 import io.segscope.bench.common.Results;
 import io.segscope.lab.IperfResult;
 import io.segscope.lab.Lab;
@@ -11,6 +10,7 @@ import io.segscope.lab.Netns;
 import io.segscope.lab.Scenarios;
 import io.segscope.lab.Topology;
 import io.segscope.lab.UdpGsoSender;
+import io.segscope.testkit.PromText;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,11 +49,8 @@ public final class OverheadPart {
   }
 
   public OverheadResult run() throws Exception {
-    List<OverheadResult.Run> runs = new ArrayList<>();
-    List<OverheadResult.UdpRun> udpRuns = new ArrayList<>();
-    List<OverheadResult.Start> starts = new ArrayList<>();
-    List<OverheadResult.PpsRun> smallUdp = new ArrayList<>();
-    OverheadResult.UdpRun timingReference = null;
+    Rounds r = new Rounds();
+    OverheadResult.UdpRun timingReference;
     try (Lab lab = Lab.create("bench-overhead")) {
       List<Topology> tcp = List.of(Scenarios.s1GsoMismatch(lab, true), Scenarios.s1GsoMismatch(lab, false));
       Netns ua = lab.namespace("udpa");
@@ -63,7 +60,7 @@ public final class OverheadPart {
       lab.address(ub, "ub0", UDP_NET + "2/24");
       lab.ethtoolK(ua, "ua0", "tx-udp-segmentation", "off");
       UdpGsoSender udp = UdpGsoSender.build(lab.workDir());
-      Map<String, String> udpDevice = Map.of("netns", Long.toString(ua.inode()), "device", "ua0");
+      Paths paths = new Paths(lab, tcp, ua, udp, Map.of("netns", Long.toString(ua.inode()), "device", "ua0"));
       try (UdpGsoSender.Sink sink = udp.sink(ub, UDP_NET + "2", UDP_PORT, lab.workDir())) {
         // one untimed warm-up of every path
         udp.send(ua, UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, Duration.ofSeconds(1));
@@ -73,72 +70,97 @@ public final class OverheadPart {
         for (int pair = 0; pair < config.overheadPairs(); pair++) {
           boolean withFirst = pair % 2 == 0;
           for (boolean with : new boolean[] {withFirst, !withFirst}) {
-            AgentProcess agent = null;
-            try {
-              if (with) {
-                Path log = results.dir().resolve("agent-overhead-" + pair + ".log");
-                agent = AgentProcess.start(config.launcher(), config.agentJar(), log, List.of());
-                agent.awaitReady(Duration.ofSeconds(120));
-                starts.add(new OverheadResult.Start(agent.firstScrapeSeconds(), agent.readySeconds(),
-                    attachSeconds(agent.log())));
-                // its start-up work done (JIT, first reads) before measuring
-                agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
-              }
-              UdpGsoSender.Sent sent = udp.send(ua, UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
-              Instant udpEnd = Instant.now();
-              for (Topology t : tcp) {
-                IperfResult r = lab.iperf(t.sender(), t.receiver(), t.receiverAddr(), config.overheadRun());
-                double[] cpu = cpu(r);
-                runs.add(new OverheadResult.Run(pair, label(t), with, r.gbitsPerSecond(), cpu[0], cpu[1]));
-              }
-              Topology s0 = tcp.get(0);
-              IperfResult small = lab.iperfUdp(s0.sender(), s0.receiver(), s0.receiverAddr(), config.overheadRun(),
-                  SMALL_UDP);
-              smallUdp.add(new OverheadResult.PpsRun(pair, with, packetsPerSecond(small)));
-              long skbs = 0;
-              long timed = 0;
-              double nanos = 0;
-              if (agent != null) {
-                // the agent started after every earlier round: its totals for the device are this round's
-                PromText after = agent.scrapeAfter(udpEnd, Duration.ofSeconds(30));
-                skbs = Math.round(after.sum("segscope_gso_sw_skbs_total", udpDevice));
-                timed = Math.round(after.sum("segscope_gso_sw_duration_seconds_count", udpDevice));
-                nanos = after.sum("segscope_gso_sw_duration_seconds_sum", udpDevice) * 1e9;
-              }
-              udpRuns.add(new OverheadResult.UdpRun(pair, with, sent.sends(), sent.segments(), sent.cpuNanos(),
-                  sent.wallNanos(), skbs, timed, nanos));
-              LOG.info(String.format("pair %d %s: UDP %.1f ns/segment, S0 %.2f, S1 %.2f Gbit/s", pair,
-                  with ? "with agent" : "without", sent.cpuNanosPerSegment(), runs.get(runs.size() - 2).gbps(),
-                  runs.get(runs.size() - 1).gbps()));
-            } finally {
-              if (agent != null) {
-                agent.close();
-              }
-            }
+            round(paths, pair, with, r);
           }
         }
-        // the denominator of the end-to-end figure: the UDP super-packet's segmentation time, from one more round
-        // with an agent that times every segmentation (the pairs' agents run the default sampling windows, whose
-        // cycle is longer than a round)
-        Path log = results.dir().resolve("agent-overhead-timing.log");
-        try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(), log, List.of(),
-            "--timing-window", "always")) {
-          agent.awaitReady(Duration.ofSeconds(120));
-          agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
-          UdpGsoSender.Sent sent = udp.send(ua, UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
-          PromText after = agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));
-          timingReference = new OverheadResult.UdpRun(-1, true, sent.sends(), sent.segments(), sent.cpuNanos(),
-              sent.wallNanos(), Math.round(after.sum("segscope_gso_sw_skbs_total", udpDevice)),
-              Math.round(after.sum("segscope_gso_sw_duration_seconds_count", udpDevice)),
-              after.sum("segscope_gso_sw_duration_seconds_sum", udpDevice) * 1e9);
-        }
+        timingReference = timingReference(paths);
         sink.stop();
       }
     }
     OverheadResult result = new OverheadResult(config.overheadRun().toMillis() / 1000.0,
-        config.udpRound().toMillis() / 1000.0, runs, udpRuns, starts, smallUdp, timingReference);
+        config.udpRound().toMillis() / 1000.0, r.runs, r.udpRuns, r.starts, r.smallUdp, timingReference);
     results.write("overhead", result);
     return result;
+  }
+
+  /** The paths measured: the two TCP topologies and the UDP pair ({@code udpDevice}: its sender's series). */
+  private record Paths(Lab lab, List<Topology> tcp, Netns ua, UdpGsoSender udp, Map<String, String> udpDevice) {}
+
+  /** What the rounds measured, in their order. */
+  private static final class Rounds {
+    final List<OverheadResult.Run> runs = new ArrayList<>();
+    final List<OverheadResult.UdpRun> udpRuns = new ArrayList<>();
+    final List<OverheadResult.Start> starts = new ArrayList<>();
+    final List<OverheadResult.PpsRun> smallUdp = new ArrayList<>();
+  }
+
+  /** One round of every path, with a fresh agent running or without one. */
+  private void round(Paths p, int pair, boolean with, Rounds r) throws Exception {
+    AgentProcess agent = null;
+    try {
+      if (with) {
+        Path log = results.dir().resolve("agent-overhead-" + pair + ".log");
+        agent = AgentProcess.start(config.launcher(), config.agentJar(), log, List.of());
+        agent.awaitReady(Duration.ofSeconds(120));
+        r.starts.add(new OverheadResult.Start(agent.firstScrapeSeconds(), agent.readySeconds(),
+            attachSeconds(agent.log())));
+        // its start-up work done (JIT, first reads) before measuring
+        agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
+      }
+      UdpGsoSender.Sent sent = p.udp().send(p.ua(), UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
+      Instant udpEnd = Instant.now();
+      for (Topology t : p.tcp()) {
+        IperfResult res = p.lab().iperf(t.sender(), t.receiver(), t.receiverAddr(), config.overheadRun());
+        double[] cpu = cpu(res);
+        r.runs.add(new OverheadResult.Run(pair, label(t), with, res.gbitsPerSecond(), cpu[0], cpu[1]));
+      }
+      Topology s0 = p.tcp().get(0);
+      IperfResult small = p.lab().iperfUdp(s0.sender(), s0.receiver(), s0.receiverAddr(), config.overheadRun(),
+          SMALL_UDP);
+      r.smallUdp.add(new OverheadResult.PpsRun(pair, with, packetsPerSecond(small)));
+      // the agent started after every earlier round: its totals for the device are this round's
+      PromText after = agent == null ? null : agent.scrapeAfter(udpEnd, Duration.ofSeconds(30));
+      r.udpRuns.add(udpRun(pair, with, sent, after, p.udpDevice()));
+      LOG.info(String.format("pair %d %s: UDP %.1f ns/segment, S0 %.2f, S1 %.2f Gbit/s", pair,
+          with ? "with agent" : "without", sent.cpuNanosPerSegment(), r.runs.get(r.runs.size() - 2).gbps(),
+          r.runs.get(r.runs.size() - 1).gbps()));
+    } finally {
+      if (agent != null) {
+        agent.close();
+      }
+    }
+  }
+
+  /** A UDP round with the agent's counts for the sender's device from {@code after} (zero without an agent). */
+  private static OverheadResult.UdpRun udpRun(int pair, boolean with, UdpGsoSender.Sent sent, PromText after,
+      Map<String, String> udpDevice) {
+    long skbs = 0;
+    long timed = 0;
+    double nanos = 0;
+    if (after != null) {
+      skbs = Math.round(after.sum("segscope_gso_sw_skbs_total", udpDevice));
+      timed = Math.round(after.sum("segscope_gso_sw_duration_seconds_count", udpDevice));
+      nanos = after.sum("segscope_gso_sw_duration_seconds_sum", udpDevice) * 1e9;
+    }
+    return new OverheadResult.UdpRun(pair, with, sent.sends(), sent.segments(), sent.cpuNanos(), sent.wallNanos(),
+        skbs, timed, nanos);
+  }
+
+  /**
+   * The denominator of the end-to-end figure: the UDP super-packet's segmentation time, from one more round
+   * with an agent that times every segmentation (the pairs' agents run the default sampling windows, whose
+   * cycle is longer than a round).
+   */
+  private OverheadResult.UdpRun timingReference(Paths p) throws Exception {
+    Path log = results.dir().resolve("agent-overhead-timing.log");
+    try (AgentProcess agent = AgentProcess.start(config.launcher(), config.agentJar(), log, List.of(),
+        "--timing-window", "always")) {
+      agent.awaitReady(Duration.ofSeconds(120));
+      agent.awaitQuiet(0.05, Duration.ofMillis(500), Duration.ofSeconds(20));
+      UdpGsoSender.Sent sent = p.udp().send(p.ua(), UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
+      PromText after = agent.scrapeAfter(Instant.now(), Duration.ofSeconds(30));
+      return udpRun(-1, true, sent, after, p.udpDevice());
+    }
   }
 
   private static String label(Topology t) {

@@ -1,14 +1,10 @@
 package io.segscope.bench.report;
 
 import static io.segscope.bench.report.Fmt.count;
-import static io.segscope.bench.report.Fmt.kib;
-import static io.segscope.bench.report.Fmt.mib;
 import static io.segscope.bench.report.Fmt.num;
 
 import io.segscope.bench.common.Results;
 import io.segscope.bench.common.RunInfo;
-import io.segscope.bench.kernel.BpfFdinfo;
-import io.segscope.bench.kernel.MemInfo;
 import io.segscope.bench.part.AccuracyResult;
 import io.segscope.bench.part.ContainerResult;
 import io.segscope.bench.part.GuestCostResult;
@@ -91,11 +87,13 @@ public final class BenchmarksMarkdown {
     sampledSection();
     healthySection();
     overheadSection();
-    scaleSection();
-    guestCostSection();
-    guestSection();
-    jmhSection();
-    containerSection();
+    ScaleSections scales = new ScaleSections(md, run, scale, jmh, container, this::why);
+    scales.scaleSection();
+    GuestSections guests = new GuestSections(md, run, kernel, scale, guest, guestCost, this::why);
+    guests.guestCostSection();
+    guests.guestSection();
+    scales.jmhSection();
+    scales.containerSection();
     md.append("## How to reproduce\n\n`scripts/bench` as root (this run: ").append(num(run.seconds() / 60, 1))
         .append(" min plus the build; README.md, \"Benchmarks\"). Raw results of this run: `")
         .append(run.resultsDir()).append("/` (not committed).\n");
@@ -389,231 +387,5 @@ public final class BenchmarksMarkdown {
   private static String spread(OverheadResult.Spread s, int decimals) {
     return s.n() == 0 ? "—" : num(s.median(), decimals) + " [" + num(s.min(), decimals) + " – "
         + num(s.max(), decimals) + "]";
-  }
-
-  // ---- scale -----------------------------------------------------------------------------------
-
-  private void scaleSection() {
-    md.append("## 4. Scale: /metrics, memory at 10 to 1,000 devices\n\n");
-    if (scale == null) {
-      md.append("Not measured: ").append(why("scale")).append(".\n\n");
-      return;
-    }
-    md.append("Veth pairs in lab namespaces; every device sent TCP to its peer, so each has map entries and its")
-        .append(" GSO series: the agent times always here (`--timing-window always`), so that the queued count of every")
-        .append(" device is kept, the most series and map memory it can have (with the default windows a fleet that")
-        .append(" never segments has no GSO series at all). The agent: launcher flags (`").append(scale.javaOptions())
-        .append("`), read interval ")
-        .append(scale.interval()).append(", ").append(scale.possibleCpus()).append(" possible CPUs. /metrics as")
-        .append(" Prometheus asks (its Accept header with `Accept-Encoding: gzip`) and with the same Accept without")
-        .append(" compression, request by request in turn after 5 warm-up requests each; latency = request sent to")
-        .append(" body received, on loopback. The inventory counts every device of the host (other labs'")
-        .append(" included). Map read = the agent's mean time to read its maps and build a snapshot, once per")
-        .append(
-            " interval (segscope_map_read_seconds). Kernel map memory = the sum of the kernel's memlock of the agent's maps (fdinfo; on")
-        .append(" 6.4 and later computed from what each hash map holds now).\n\n");
-    md.append("| devices | counted | series | first scrape | /metrics gzip p50 / p99 | size | plain p50 / p99 | size")
-        .append(
-            " | /api/v1/devices p50 / p99 | RSS / peak | RSS under load | CPU idle / load | map read | map memory |\n")
-        .append(
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-    for (ScaleResult.Level l : scale.levels()) {
-      md.append("| ").append(count(l.fleetDevices())).append(" (").append(count(l.inventoryDevices()))
-          .append(" inventoried) | ").append(count(l.fleetDevicesCounted())).append(" | ").append(count(l.series()))
-          .append(" | ").append(num(l.firstScrapeSeconds(), 2)).append(" s | ").append(pq(l.metricsGzip()))
-          .append(" | ").append(kib(l.metricsGzip().bytes())).append(" | ").append(pq(l.metricsPlain()))
-          .append(" | ").append(kib(l.metricsPlain().bytes())).append(" | ").append(pq(l.devicesApi()))
-          .append(" | ").append(mib(l.rssBytes())).append(" / ").append(mib(l.peakRssBytes())).append(" | ")
-          .append(mib(l.loadRssBytes())).append(" | ").append(num(l.idleCores(), 3)).append(" / ")
-          .append(num(l.loadCores(), 3)).append(" | ").append(num(1000 * l.mapReadSeconds(), 1)).append(" ms | ")
-          .append(mib(l.mapMemlockBytes())).append(" |\n");
-    }
-    ScaleResult.Level top = scale.top();
-    if (top != null) {
-      md.append("\nContent types at ").append(count(top.fleetDevices())).append(" devices: gzip `")
-          .append(top.metricsGzip().contentType()).append("` (Content-Encoding `").append(top.metricsGzip().encoding())
-          .append("`), plain `").append(top.metricsPlain().contentType()).append("`. The agent's maps at ")
-          .append(count(top.fleetDevices())).append(" devices:\n\n");
-      mapTable(top.maps());
-    }
-    if (scale.jvm() != null) {
-      md.append("\nWhere the agent's memory goes at ").append(top == null ? "" : count(top.fleetDevices()))
-          .append(" devices: ").append(Targets.JvmText.breakdown(scale.jvm())).append("\n\n| NMT category |")
-          .append(" committed |\n| --- | ---: |\n");
-      scale.jvm().nmtCommittedBytes().forEach((k, v) -> md.append("| ").append(k).append(" | ").append(mib(v))
-          .append(" |\n"));
-    }
-    md.append('\n');
-  }
-
-  private static String pq(ScaleResult.Latency l) {
-    return num(l.ms().p50(), 1) + " / " + num(l.ms().p99(), 1) + " ms";
-  }
-
-  private void mapTable(List<BpfFdinfo.BpfMap> maps) {
-    md.append("| map id | type | key / value bytes | max entries | flags | memlock |\n")
-        .append("| ---: | --- | --- | ---: | --- | ---: |\n");
-    for (BpfFdinfo.BpfMap m : maps) {
-      md.append("| ").append(m.id()).append(" | ").append(Targets.mapType(m.type())).append(" | ")
-          .append(m.keySize()).append(" / ").append(m.valueSize()).append(" | ").append(count(m.maxEntries()))
-          .append(" | ").append((m.flags() & 1) != 0 ? "BPF_F_NO_PREALLOC" : "0x" + Long.toHexString(m.flags()))
-          .append(" | ").append(kib(m.memlockBytes())).append(" |\n");
-    }
-  }
-
-  private void guestCostSection() {
-    md.append("## 4b. kprobe and fentry mode (Debian 6.1 guest, emulated)\n\n");
-    if (guestCost == null) {
-      md.append("Not measured: ").append(why("guest")).append(".\n\n");
-      return;
-    }
-    if (!guestCost.failure().isEmpty()) {
-      md.append("Failed: ").append(guestCost.failure()).append(".\n\n");
-    }
-    if (guestCost.segmentation() == null) {
-      return;
-    }
-    md.append("`segscope-bench guest-cost` in `scripts/guest-run --cpus 1` (qemu TCG, one vCPU): kernel ")
-        .append(guestCost.kernel()).append(". **Every time here is emulated** (roughly 100x slower than hardware, and"
-            + " not uniformly so): only the ratios, measured side by side, are meant to carry over. Segmentation time:"
-            + " the agent's own timing of `__skb_gso_segment` with `--timing-window always` over S1 (fentry mode's:"
-            + " its fentry stamp to its fexit). Programs: bpf_stats"
-            + " over S1 with the default windows in a stretch between two windows (the counting programs alone),"
-            + " and with `--timing-window always` (every program, as inside a window). Healthy host: 10 s of S0 TCP"
-            + " before anything was segmented. 64-byte UDP: the agent running against it stopped with SIGSTOP.\n\n");
-    md.append(
-        "| mode | stretch | super-packets | program runs | runs per super-packet | run time | ÷ segmentation time |"
-            + " sites |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
-    for (GuestCostResult.ModeCost c : guestCost.modes()) {
-      for (var e : new Object[][] {{"outside windows", c.outside()}, {"always (a window)", c.inside()}}) {
-        GuestCostResult.Stretch s = (GuestCostResult.Stretch) e[1];
-        if (s == null) {
-          continue;
-        }
-        md.append("| ").append(c.mode()).append(" | ").append(e[0]).append(" | ").append(count(s.segmented()))
-            .append(" | ").append(count(s.runs())).append(" | ").append(num(s.runsPerSuperPacket(), 2)).append(" | ")
-            .append(num(s.runTimeNanos() / 1e6, 1)).append(" ms | ")
-            .append(Fmt.pct(s.shareOf(guestCost.segmentation()), 2)).append(" | ").append(s.sites()).append(" |\n");
-      }
-    }
-    md.append("\nMean segmentation time ").append(num(guestCost.segmentation().meanNanos() / 1000, 1))
-        .append(" µs (emulated; ").append(count(guestCost.segmentation().calls())).append(" calls timed in ")
-        .append(guestCost.segmentation().mode()).append(" mode). ");
-    for (GuestCostResult.ModeCost c : guestCost.modes()) {
-      md.append(c.mode()).append(": ").append(Targets.guestShareDetail(c, guestCost.segmentation())).append(" ");
-      if (!c.pairs().isEmpty()) {
-        md.append(Targets.guestUdpDetail(c)).append(" ");
-      }
-      md.append("Healthy S0 (10 s): ").append(c.healthyRuns().isEmpty() ? "no program ran"
-          : "programs ran " + c.healthyRuns()).append(". ");
-    }
-    md.append("\n\n");
-  }
-
-  private void guestSection() {
-    md.append("## 5. Kernel map memory with many possible CPUs (Debian 6.1 guest)\n\n");
-    if (guest == null) {
-      md.append("Not measured: ").append(why("guest")).append(".\n\n");
-      return;
-    }
-    if (!guest.failure().isEmpty()) {
-      md.append("Not measured: ").append(guest.failure()).append(".\n\n");
-      return;
-    }
-    md.append("`scripts/guest-run --cpus 1 --maxcpus ").append(guest.possibleCpus()).append("` (qemu `-smp ")
-        .append(guest.smp()).append("`: one online CPU and ").append(guest.possibleCpus()).append(" possible ones, ")
-        .append(guest.onlineCpus()).append(" online as seen inside; more than one vCPU crashes the JVM under qemu's")
-        .append(" emulation here, docs/guest-kernel.md). Kernel ").append(guest.kernel()).append(", agent in ")
-        .append(guest.mode()).append(" mode, first scrape after ").append(num(guest.firstScrapeSeconds(), 0))
-        .append(" s. ").append(count(guest.fleetDevices())).append(" veth devices, each sent TCP over before the")
-        .append(" agent started (the baseline) and again with it running: ").append(count(guest.fleetDevicesCounted()))
-        .append(" of them counted. Reported: the growth of /proc/meminfo Percpu + Slab from before the agent to it")
-        .append(" running (real kernel memory; it includes the agent process's own kernel objects), and the kernel's")
-        .append(" memlock of the maps, which before 6.4 is the maximum a map may hold, not its use.\n\n");
-    md.append("| /proc/meminfo | before the agent | agent running | after it exited | growth | freed at exit |\n")
-        .append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    memRow("Percpu", guest.before().percpu(), guest.with().percpu(), guest.after().percpu());
-    memRow("Slab", guest.before().slab(), guest.with().slab(), guest.after().slab());
-    memRow("SUnreclaim", guest.before().sunreclaim(), guest.with().sunreclaim(), guest.after().sunreclaim());
-    memRow("VmallocUsed", guest.before().vmallocUsed(), guest.with().vmallocUsed(), guest.after().vmallocUsed());
-    md.append("\nPercpu + Slab grew ").append(mib(guest.grownBytes())).append(" and ").append(mib(guest.freedBytes()))
-        .append(" were freed at exit; memlock ").append(mib(guest.memlockBytes())).append("; agent RSS ")
-        .append(mib(guest.agentRssBytes())).append(". ")
-        .append(Targets.MapText.perMap(guest.maps(), guest.possibleCpus(), guest.fleetDevicesCounted()))
-        .append("\n\n");
-    mapTable(guest.maps());
-    ScaleResult.Level top = scale == null ? null : scale.top();
-    if (top != null) {
-      md.append("\nOn this host (part 4: ").append(scale.possibleCpus()).append(" possible CPUs, kernel ")
-          .append(run.machine().kernel()).append(") the kernel's memlock of the agent's maps at ")
-          .append(count(top.fleetDevices())).append(" devices is ").append(mib(top.mapMemlockBytes()))
-          .append(" (computed from what the maps hold on 6.4 and later).\n");
-    }
-    md.append('\n');
-  }
-
-  private void memRow(String name, long before, long with, long after) {
-    md.append("| ").append(name).append(" | ").append(mib(before)).append(" | ").append(mib(with)).append(" | ")
-        .append(mib(after)).append(" | ").append(mib(with - before)).append(" | ").append(mib(with - after))
-        .append(" |\n");
-  }
-
-  private void containerSection() {
-    md.append("## 7. The container as deployed: memory and CPU at 1,000 devices\n\n");
-    if (container == null) {
-      md.append("Not measured: ").append(why("container")).append(".\n\n");
-      return;
-    }
-    ContainerResult c = container;
-    md.append("The image built by `scripts/image` (`").append(c.image()).append("`, ").append(num(c.imageSeconds(), 0))
-        .append(" s in this run), run through CRI on the lab's private containerd as a kubelet runs the DaemonSet")
-        .append(" of `deploy/kubernetes` (").append(c.renderer()).append("): host network and PID namespace, the")
-        .append(
-            " manifest's capabilities, read-only root, mounts, env, CPU shares and quota and memory limit, its args")
-        .append(" alone (`").append(c.args()).append("`), the startup, liveness and readiness probes polled at their")
-        .append(" periods throughout. The node had ").append(count(c.fleetDevices()))
-        .append(" more devices (the scale part's veth fleet, its namespaces pinned where the container sees")
-        .append(" `/run/netns`), each of which had sent TCP; ").append(count(c.inventoryDevices()))
-        .append(" devices inventoried, the node's own included. Ready ")
-        .append(num(c.readySeconds(), 1)).append(" s after the container started. CPU = the container cgroup's CPU")
-        .append(" time over the span: ").append(num(c.idleSeconds(), 0)).append(" s idle (no scrape), then ")
-        .append(num(c.scrapedSeconds(), 0)).append(" s with /metrics scraped every ")
-        .append(num(c.scrapeIntervalSeconds(), 0)).append(" s (the ServiceMonitor's interval) as Prometheus asks")
-        .append(" (its Accept header, gzip). Memory at the end.\n\n");
-    md.append("| | measured | the manifest's |\n| --- | ---: | ---: |\n");
-    md.append("| memory cgroup charge (peak) | ").append(mib(c.cgroupMemoryBytes())).append(" (")
-        .append(mib(c.peakCgroupMemoryBytes())).append(") | limit ").append(mib(c.memoryLimitBytes())).append(" |\n");
-    md.append("| working set (charge − inactive files) | ").append(mib(c.workingSetBytes())).append(" | request ")
-        .append(c.memoryRequestBytes() == 0 ? "none" : mib(c.memoryRequestBytes())).append(" |\n");
-    md.append("| agent VmRSS (peak) | ").append(mib(c.rssBytes())).append(" (").append(mib(c.peakRssBytes()))
-        .append(") | limit ").append(mib(c.memoryLimitBytes())).append(" |\n");
-    md.append("| CPU idle | ").append(num(c.idleCores(), 3)).append(" cores | request ")
-        .append(num(c.cpuRequestCores(), 3)).append(", limit ").append(num(c.cpuLimitCores(), 3)).append(" |\n");
-    md.append("| CPU scraped (").append(c.scrapes()).append(" scrapes, p50 ").append(num(c.scrapeMs().p50(), 1))
-        .append(" ms, ").append(kib(c.scrapeBytes())).append(" gzip) | ").append(num(c.scrapedCores(), 3))
-        .append(" cores | request ").append(num(c.cpuRequestCores(), 3)).append(" |\n\n");
-  }
-
-  private void jmhSection() {
-    md.append("## 6. Java hot paths (JMH)\n\n");
-    if (jmh == null) {
-      md.append("Not measured: ").append(why("jmh")).append(".\n\n");
-      return;
-    }
-    md.append("`bench/src/main/java/io/segscope/bench/jmh/HotPathBenchmarks.java` on a synthetic host (every device")
-        .append(" offloads GSO, every tenth b-side device also segments in software), 2 CPUs; ").append(jmh.settings())
-        .append(". One operation = all devices once. decode = Counts.sumPerCpu of every per-CPU counter value;")
-        .append(" refresh = TelemetryPipeline.turn (one read of the reader without the kernel read);")
-        .append(" render = MetricsRegistry.render of a new snapshot (once per read, on the reader);")
-        .append(" scrapeGzip / scrapeText = one scrape of the cached bytes as Prometheus asks / as plain text.\n\n");
-    md.append("| benchmark | devices | time per operation | ± (99.9 %) | per device | allocated per operation |\n")
-        .append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    for (JmhResult.Score s : jmh.scores()) {
-      md.append("| ").append(s.benchmark()).append(" | ").append(s.devices()).append(" | ")
-          .append(num(s.score(), 1)).append(" ").append(s.unit()).append(" | ").append(num(s.error(), 1)).append(" | ")
-          .append(s.unit().equals("us/op") ? num(1000 * s.score() / s.devices(), 0) + " ns" : "—").append(" | ")
-          .append(Double.isNaN(s.allocatedBytesPerOp()) ? "—" : kib(s.allocatedBytesPerOp())).append(" |\n");
-    }
-    md.append('\n');
   }
 }

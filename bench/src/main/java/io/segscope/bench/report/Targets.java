@@ -1,13 +1,10 @@
 package io.segscope.bench.report;
 
 import static io.segscope.bench.report.Fmt.count;
-import static io.segscope.bench.report.Fmt.mib;
 import static io.segscope.bench.report.Fmt.num;
 
-import io.segscope.bench.agent.JvmMemory;
 import io.segscope.bench.common.RunInfo;
 import io.segscope.bench.common.Stats;
-import io.segscope.bench.kernel.BpfFdinfo;
 import io.segscope.bench.part.AccuracyResult;
 import io.segscope.bench.part.ContainerResult;
 import io.segscope.bench.part.GuestCostResult;
@@ -20,8 +17,6 @@ import io.segscope.bench.part.SampledResult;
 import io.segscope.bench.part.ScaleResult;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
  * Every target of the benchmark, judged from one run's results, and for a miss the explanation, built
@@ -61,33 +56,37 @@ final class Targets {
   }
 
   List<Check> checks() {
+    KernelTargets k = new KernelTargets(kernel, this::missing);
+    GuestTargets g = new GuestTargets(guest, guestCost, this::missing);
+    ScaleTargets sc = new ScaleTargets(run, scale, jmh, this::missing);
+    ContainerTargets ct = new ContainerTargets(run, scale, container, this::missing);
     List<Check> out = new ArrayList<>();
-    out.add(runTimeShare());
+    out.add(k.runTimeShare());
     out.add(endToEnd());
     out.add(iperf("S0", 0.98));
     out.add(iperf("S1", 0.97));
     out.add(smallUdp());
-    out.add(runsPerSuperPacket());
+    out.add(k.runsPerSuperPacket());
     out.add(healthyPrograms());
     out.add(healthyEarlyExit());
-    out.add(metrics(true));
-    out.add(metrics(false));
-    out.add(rss());
-    out.add(guestShare("fentry", 2));
-    out.add(guestShare("kprobe", 5));
-    out.add(guestRuns());
-    out.add(guestHealthy());
-    out.add(guestUdp("fentry"));
-    out.add(guestUdp("kprobe"));
-    out.add(guestMemory());
+    out.add(sc.metrics(true));
+    out.add(sc.metrics(false));
+    out.add(sc.rss());
+    out.add(g.guestShare("fentry", 2));
+    out.add(g.guestShare("kprobe", 5));
+    out.add(g.guestRuns());
+    out.add(g.guestHealthy());
+    out.add(g.guestUdp("fentry"));
+    out.add(g.guestUdp("kprobe"));
+    out.add(g.guestMemory());
     out.add(start());
     out.add(oracle());
     out.add(sampledEstimate());
     out.add(sampledQuantiles());
-    out.add(containerMemory(false));
-    out.add(containerMemory(true));
-    out.add(containerCpu(false));
-    out.add(containerCpu(true));
+    out.add(ct.containerMemory(false));
+    out.add(ct.containerMemory(true));
+    out.add(ct.containerCpu(false));
+    out.add(ct.containerCpu(true));
     return out;
   }
 
@@ -97,149 +96,6 @@ final class Targets {
       return "part " + part + " failed: " + failure;
     }
     return run.parts().contains(part) ? "part " + part + " wrote no result" : "part " + part + " was not run";
-  }
-
-  // ---- in-kernel ------------------------------------------------------------------------------
-
-  private static final String WINDOWS_APART = "consume_skb fired fewer times than the agent counted super-packets"
-      + " (every software-segmented one is freed there): the counters and the run statistics did not cover the"
-      + " same stretch, so no per-super-packet figure of this run is judged";
-
-  /** In tracepoint mode every software-segmented super-packet is freed by consume_skb: fewer firings = bad window. */
-  private boolean windowsApart() {
-    double consume = kernel.firingsPerSuperPacket("consume_skb");
-    return kernel.mode().equals("tracepoint") && !Double.isNaN(consume) && consume < 0.99;
-  }
-
-  private Check runTimeShare() {
-    String figure = "segscope programs' run time ÷ segmentation time measured, S1 (" + modeText()
-        + "; default timing windows: counting programs always, timing programs 1 s in every 10 s)";
-    if (kernel == null || kernel.superPackets() == 0) {
-      return Check.notMeasured(figure, "≤ 5 %", kernel == null ? missing("kernel")
-          : "no super-packet was segmented in software in the window");
-    }
-    double avg = kernel.shareAtDuty(KernelResult.DEFAULT_DUTY);
-    double share = 100 * avg;
-    if (windowsApart()) {
-      return new Check(figure, Fmt.pct(avg, 2), "≤ 5 %", Check.Verdict.NOT_MEASURED, WINDOWS_APART);
-    }
-    return Check.atMost(figure, share, 5, Fmt.pct(avg, 2), "≤ 5 %", () -> {
-      String windows = "Outside the sampling windows (the counting programs alone) "
-          + Fmt.pct(kernel.countingShareOfSegmentation(), 2) + "; inside a window (every program, as with"
-          + " --timing-window always, which this window ran with) " + Fmt.pct(kernel.shareOfSegmentation(), 2)
-          + "; the default windows' average " + Fmt.pct(avg, 2) + ". ";
-      return windows + runTimeShareDetail();
-    });
-  }
-
-  private String runTimeShareDetail() {
-    {
-      double n = kernel.superPackets();
-      double perSp = kernel.totalRunTimeNanos() / n;
-      double floor = floorPerSuperPacket();
-      StringBuilder b = new StringBuilder();
-      b.append("segscope's programs ran ").append(count(kernel.totalRuns())).append(" times for ")
-          .append(num(kernel.totalRunTimeNanos() / 1e6, 1)).append(" ms in the ").append(num(kernel.windowSeconds(), 1))
-          .append(" s window, while the kernel segmented ").append(count(n)).append(" super-packets in software in ")
-          .append(num(kernel.segmentationNanos() / 1e6, 1)).append(" ms (").append(num(kernel.meanSegmentationNanos()
-              / 1000, 2))
-          .append(" µs each): ").append(num(kernel.runsPerSuperPacket(), 1))
-          .append(" runs costing ").append(num(perSp, 0)).append(" ns per super-packet. Empty ")
-          .append(kernel.attach()).append(" programs on the same events cost ").append(num(floor, 0))
-          .append(" ns per super-packet here (").append(Fmt.pct(floor / kernel.meanSegmentationNanos(), 1))
-          .append(" of the segmentation time): the floor of hooking events that fire this often, bpf_stats' own")
-          .append(" accounting included. Above the empty programs:");
-      for (KernelResult.ProgramCost p : kernel.programs()) {
-        KernelResult.EventRate e = kernel.event(p.event());
-        if (p.runs() == 0 || e == null) {
-          continue;
-        }
-        b.append(" ").append(p.program()).append(" ").append(num(p.nsPerRun() - e.nsPerRun(), 0))
-            .append(" ns per run × ").append(num(p.runs() / n, 2)).append(" runs = ")
-            .append(num((p.nsPerRun() - e.nsPerRun()) * p.runs() / n, 0)).append(" ns per super-packet;");
-      }
-      b.setLength(b.length() - 1);
-      b.append(".");
-      onDemandXdp().ifPresent(p -> b.append(" ").append(p.program()).append(" ran ").append(count(p.runs()))
-          .append(" times: it is attached only while a generic XDP program exists on the host, and one did in this")
-          .append(" window; without it the rest cost ").append(Fmt.pct((kernel.totalRunTimeNanos() - p.runTimeNanos())
-              / kernel.segmentationNanos(), 2))
-          .append(" of the segmentation time."));
-      return b.toString();
-    }
-  }
-
-  /** The generic-XDP program, when it ran in the window (attached on demand). */
-  private Optional<KernelResult.ProgramCost> onDemandXdp() {
-    return kernel.programs().stream().filter(p -> p.event().equals("netif_receive_skb") && p.runs() > 0).findFirst();
-  }
-
-  /** ns per super-packet that empty programs on segscope's hooked events cost in the window. */
-  private double floorPerSuperPacket() {
-    double total = 0;
-    for (KernelResult.ProgramCost p : kernel.programs()) {
-      KernelResult.EventRate e = kernel.event(p.event());
-      if (p.runs() > 0 && e != null && e.runs() > 0) {
-        total += e.nsPerRun() * p.runs();
-      }
-    }
-    return total / kernel.superPackets();
-  }
-
-  private String modeText() {
-    return kernel == null ? "tracepoint mode" : kernel.mode() + " mode, " + kernel.attach();
-  }
-
-  private Check runsPerSuperPacket() {
-    String figure = "segscope BPF program runs per software-segmented super-packet outside the timing windows, S1"
-        + " (the counting programs' run_cnt ÷ super-packets)";
-    if (kernel == null || kernel.superPackets() == 0) {
-      return Check.notMeasured(figure, "≤ 5.5", kernel == null ? missing("kernel")
-          : "no super-packet was segmented in software in the window");
-    }
-    double runs = kernel.countingRunsPerSuperPacket();
-    if (windowsApart()) {
-      return new Check(figure, num(runs, 1), "≤ 5.5", Check.Verdict.NOT_MEASURED, WINDOWS_APART);
-    }
-    return Check.atMost(figure, runs, 5.5, num(runs, 1), "≤ 5.5", () -> {
-      StringBuilder b = new StringBuilder();
-      b.append("Inside a timing window every program runs: ").append(num(kernel.runsPerSuperPacket(), 1))
-          .append(" runs per super-packet. ");
-      double floor = 0;
-      List<String> parts = new ArrayList<>();
-      for (KernelResult.ProgramCost p : kernel.programs()) {
-        if (p.runs() == 0) {
-          continue;
-        }
-        double fires = kernel.firingsPerSuperPacket(p.event());
-        floor += fires;
-        parts.add(p.event() + " fires " + num(fires, 2) + " times");
-      }
-      b.append("per super-packet segmented in software here, ").append(String.join(", ", parts))
-          .append(" (empty programs' runs ÷ ").append(count(kernel.superPackets()))
-          .append(" super-packets): hooking these events costs at least ").append(num(floor, 1))
-          .append(" runs per super-packet, whatever the programs do.");
-      double consume = kernel.firingsPerSuperPacket("consume_skb");
-      if (!Double.isNaN(consume)) {
-        b.append(" Of the consume_skb firings, 1 per super-packet is the segmentation itself; the other ")
-            .append(num(consume - 1, 2)).append(" free other skbs and leave at the call-site check.");
-      }
-      double xmit = kernel.firingsPerSuperPacket("net_dev_start_xmit");
-      double rx = kernel.firingsPerSuperPacket("netif_receive_skb");
-      if (!Double.isNaN(xmit) && !Double.isNaN(rx)) {
-        b.append(" For comparison, the per-segment events segscope does not hook fire ").append(num(xmit, 1))
-            .append(" (net_dev_start_xmit) and ").append(num(rx, 1)).append(" (netif_receive_skb) times per")
-            .append(" super-packet.");
-      }
-      onDemandXdp().ifPresent(p -> b.append(" ").append(p.program()).append(" ran ")
-          .append(num(p.runs() / (double) kernel.superPackets(), 1)).append(" times per super-packet because a generic")
-          .append(" XDP program existed on the host in this window; without it ")
-          .append(num((kernel.totalRuns() - p.runs()) / (double) kernel.superPackets(), 1)).append(" runs."));
-      b.append(" Fewer needs a hook on the segmentation itself rather than on events shared with other packets");
-      b.append(kernel.mode().equals("tracepoint") ? " (this run is in tracepoint mode: kprobe/fentry mode hooks"
-          + " __skb_gso_segment)." : ".");
-      return b.toString();
-    });
   }
 
   // ---- end to end -----------------------------------------------------------------------------
@@ -353,306 +209,6 @@ final class Targets {
         + count(overhead.medianSmallUdpPps(true)) + " against " + count(overhead.medianSmallUdpPps(false))
         + " packets/s. On a healthy host only the counting programs run (tracepoint mode: consume_skb on every"
         + " freed skb, kfree_skb on drops); the timing programs' windows never open.");
-  }
-
-  // ---- scale ----------------------------------------------------------------------------------
-
-  private String atDevices(ScaleResult.Level top) {
-    return top.fleetDevices() == DEVICES ? "at 1,000 devices" : "at " + count(top.fleetDevices())
-        + " devices (this run's largest; the target is at 1,000)";
-  }
-
-  private Check metrics(boolean p50) {
-    String target = p50 ? "≤ 5 ms" : "≤ 20 ms";
-    String q = p50 ? "p50" : "p99";
-    ScaleResult.Level top = scale == null ? null : scale.top();
-    if (top == null) {
-      return Check.notMeasured("/metrics " + q + " at 1,000 devices (gzip, as Prometheus asks)", target,
-          missing("scale"));
-    }
-    String figure = "/metrics " + q + " " + atDevices(top) + " (gzip, as Prometheus asks)";
-    double v = p50 ? top.metricsGzip().ms().p50() : top.metricsGzip().ms().p99();
-    return verdictAt(top, Check.atMost(figure, v, p50 ? 5 : 20, num(v, 1) + " ms", target, () -> {
-      ScaleResult.Level low = scale.levels().get(0);
-      double lowV = p50 ? low.metricsGzip().ms().p50() : low.metricsGzip().ms().p99();
-      StringBuilder b = new StringBuilder();
-      b.append("at ").append(count(top.fleetDevices())).append(" devices the gzip body is ")
-          .append(Fmt.kib(top.metricsGzip().bytes())).append(" (").append(count(top.series()))
-          .append(" series), ").append(q).append(" ").append(num(v, 1)).append(" ms; uncompressed ")
-          .append(Fmt.kib(top.metricsPlain().bytes())).append(", ").append(q).append(" ")
-          .append(num(p50 ? top.metricsPlain().ms().p50() : top.metricsPlain().ms().p99(), 1)).append(" ms. At ")
-          .append(count(low.fleetDevices())).append(" devices the gzip ").append(q).append(" is ")
-          .append(num(lowV, 1)).append(" ms");
-      double perDevice = 1000 * (v - lowV) / Math.max(1, top.fleetDevices() - low.fleetDevices());
-      if (perDevice > 0) {
-        b.append(", so it grows ").append(num(perDevice, 1)).append(" µs per device.");
-      } else {
-        b.append(", no less than at ").append(count(top.fleetDevices()))
-            .append(": the devices do not explain it here, the machine's noise does.");
-      }
-      JmhResult.Score s = jmhScore("scrapeGzip", DEVICES);
-      if (s != null) {
-        b.append(" Serving the cached bytes of one gzip scrape for 1,000 devices takes ")
-            .append(num(s.score(), 0)).append(" ").append(s.unit()).append(" in the JVM (JMH, below): the rest is")
-            .append(" the HTTP server, the loopback transfer and the client.");
-      }
-      b.append(" Load average at the start of the run: ").append(num(run.loadBefore()[0], 2))
-          .append(" (").append(q.equals("p99") ? "a p99 of " + top.metricsGzip().ms().n()
-              + " requests is their slowest few" : "other processes share the 2 cores")
-          .append(").");
-      return b.toString();
-    }));
-  }
-
-  /** A check measured below 1,000 devices is reported, never judged. */
-  private static Check verdictAt(ScaleResult.Level top, Check c) {
-    if (top.fleetDevices() == DEVICES || c.verdict() == Check.Verdict.NOT_MEASURED) {
-      return c;
-    }
-    return new Check(c.figure(), c.measured(), c.target(), Check.Verdict.NOT_MEASURED,
-        "measured at " + count(top.fleetDevices()) + " devices only (a --quick run)");
-  }
-
-  private JmhResult.Score jmhScore(String benchmark, int devices) {
-    if (jmh == null) {
-      return null;
-    }
-    return jmh.scores().stream().filter(s -> s.benchmark().equals(benchmark) && s.devices() == devices).findFirst()
-        .orElse(null);
-  }
-
-  private Check rss() {
-    ScaleResult.Level top = scale == null ? null : scale.top();
-    if (top == null) {
-      return Check.notMeasured("agent RSS at 1,000 devices", "≤ 160 MiB", missing("scale"));
-    }
-    double r = top.rssBytes() / 1048576.0;
-    return verdictAt(top, Check.atMost("agent RSS " + atDevices(top) + " (VmRSS after the requests; launcher flags "
-        + scale.javaOptions() + ")", r, 160, mib(top.rssBytes()), "≤ 160 MiB", () -> {
-          StringBuilder b = new StringBuilder();
-          b.append("RSS ").append(mib(top.rssBytes())).append(" (peak ").append(mib(top.peakRssBytes()))
-              .append(", ").append(mib(top.loadRssBytes())).append(" under S1 load).");
-          JvmMemory j = scale.jvm();
-          if (j != null) {
-            b.append(" ").append(JvmText.breakdown(j)).append(" ").append(JvmText.floor(j, 160L << 20));
-          }
-          return b.toString();
-        }));
-  }
-
-  // ---- container ------------------------------------------------------------------------------
-
-  private String containerDevices() {
-    return container.fleetDevices() == DEVICES ? "at 1,000 devices" : "at " + count(container.fleetDevices())
-        + " devices";
-  }
-
-  /** Memory of the container as deployed against the manifest's memory limit: the cgroup's charge, or VmRSS. */
-  private Check containerMemory(boolean rss) {
-    String what = rss ? "agent RSS in the container as deployed (VmRSS)"
-        : "container memory as deployed (its memory cgroup's charge, which the limit is held against)";
-    if (container == null) {
-      return Check.notMeasured(what + " at 1,000 devices", "≤ the manifest's memory limit", missing("container"));
-    }
-    long v = rss ? container.rssBytes() : container.cgroupMemoryBytes();
-    String target = "≤ " + mib(container.memoryLimitBytes()) + " (the manifest's limit)";
-    return Check.atMost(what + " " + containerDevices(), v, container.memoryLimitBytes(), mib(v), target,
-        () -> "the container's memory cgroup held " + mib(container.cgroupMemoryBytes()) + " (peak "
-            + mib(container.peakCgroupMemoryBytes()) + ", working set " + mib(container.workingSetBytes())
-            + "), the agent's VmRSS " + mib(container.rssBytes()) + " (peak " + mib(container.peakRssBytes())
-            + "): above the limit the kernel OOM-kills the container.");
-  }
-
-  /** CPU of the container as deployed against the manifest's CPU request: idle, or scraped at the ServiceMonitor's interval. */
-  private Check containerCpu(boolean scraped) {
-    String what = scraped ? "container CPU as deployed while Prometheus scrapes /metrics"
-        : "container CPU as deployed, idle (no scrape; the kubelet's probes only)";
-    if (container == null) {
-      return Check.notMeasured(what + " at 1,000 devices", "≤ the manifest's CPU request", missing("container"));
-    }
-    double v = scraped ? container.scrapedCores() : container.idleCores();
-    String figure = what + " " + containerDevices() + " (cgroup CPU time over " + num(scraped
-        ? container.scrapedSeconds() : container.idleSeconds(), 0) + " s"
-        + (scraped ? ", a scrape every "
-            + num(container.scrapeIntervalSeconds(), 0) + " s" : "")
-        + ")";
-    String target = "≤ " + num(container.cpuRequestCores(), 3) + " cores (the manifest's request)";
-    return Check.atMost(figure, v, container.cpuRequestCores(), num(v, 3) + " cores", target, () -> {
-      StringBuilder b = new StringBuilder();
-      b.append("idle ").append(num(container.idleCores(), 3)).append(" cores, scraped ")
-          .append(num(container.scrapedCores(), 3)).append(" cores (").append(container.scrapes())
-          .append(" scrapes, p50 ").append(num(container.scrapeMs().p50(), 1)).append(" ms, ")
-          .append(Fmt.kib(container.scrapeBytes())).append(" gzip each), against the ")
-          .append(num(container.cpuRequestCores(), 3)).append(" requested. Idle is the agent's own work: a map read")
-          .append(" every interval, the inventory, the kubelet's probes; the scale part's idle figure (outside a")
-          .append(" container, same devices) is ");
-      ScaleResult.Level top = scale == null ? null : scale.top();
-      b.append(top == null ? "not in this run" : num(top.idleCores(), 3) + " cores").append(". The request is")
-          .append(" what the scheduler reserves, not a cap (the limit, ").append(num(container.cpuLimitCores(), 3))
-          .append(" cores, is): above it the container only competes for spare CPU. Load average at the start")
-          .append(" of the run: ").append(num(run.loadBefore()[0], 2)).append('.');
-      return b.toString();
-    });
-  }
-
-  // ---- kprobe and fentry mode in the guest (emulated) -------------------------------------------
-
-  private static final String EMULATED = "Debian 6.1 guest, qemu TCG, one vCPU: emulated";
-
-  /** The mode's figures, or why there are none. */
-  private Optional<GuestCostResult.ModeCost> guestMode(String mode) {
-    if (guestCost == null || !guestCost.failure().isEmpty() && guestCost.modes().isEmpty()) {
-      return Optional.empty();
-    }
-    return guestCost.modes().stream().filter(m -> m.mode().equals(mode)).findFirst();
-  }
-
-  private String guestMissing() {
-    if (guestCost == null) {
-      return missing("guest");
-    }
-    return guestCost.failure().isEmpty() ? "the guest's cost boot measured no such mode"
-        : "the guest's cost boot failed: " + guestCost.failure();
-  }
-
-  private Check guestShare(String mode, double limit) {
-    String figure = mode + " mode (" + EMULATED + "), S1: programs' run time ÷ segmentation time (default timing"
-        + " windows: counting program always, timing programs 1 s in every 10 s)";
-    String target = "≤ " + num(limit, 0) + " %";
-    Optional<GuestCostResult.ModeCost> m = guestMode(mode);
-    if (m.isEmpty() || guestCost.segmentation() == null || m.get().outside() == null || m.get().inside() == null) {
-      return Check.notMeasured(figure, target, guestMissing());
-    }
-    GuestCostResult.ModeCost c = m.get();
-    GuestCostResult.SegmentationTime t = guestCost.segmentation();
-    double avg = c.averageShare(t);
-    Check k = Check.atMost(figure, 100 * avg, limit, Fmt.pct(avg, 2) + " (outside the windows "
-        + Fmt.pct(c.outside().shareOf(t), 2) + ", inside one " + Fmt.pct(c.inside().shareOf(t), 2) + ")", target,
-        () -> guestShareDetail(c, t));
-    if (c.outside().windowTouched()) {
-      return new Check(k.figure(), k.measured(), k.target(), Check.Verdict.NOT_MEASURED, "a sampling window opened"
-          + " during the outside stretch (twice): the counting programs were not measured alone. "
-          + guestShareDetail(c, t));
-    }
-    return k;
-  }
-
-  static String guestShareDetail(GuestCostResult.ModeCost c, GuestCostResult.SegmentationTime t) {
-    StringBuilder b = new StringBuilder();
-    b.append("All emulated. The mean __skb_gso_segment took ").append(num(t.meanNanos() / 1000, 1))
-        .append(" µs (as the agent timed it in ").append(t.mode()).append(" mode with --timing-window always, ")
-        .append(count(t.calls())).append(" calls in ").append(num(t.seconds(), 1)).append(" s of S1). ");
-    for (var e : new Object[][] {{"Outside the windows", c.outside()}, {"With every program attached (a window)",
-        c.inside()}}) {
-      GuestCostResult.Stretch s = (GuestCostResult.Stretch) e[1];
-      b.append(e[0]).append(": ").append(count(s.segmented())).append(" super-packets segmented, ")
-          .append(count(s.runs())).append(" program runs (").append(num(s.runsPerSuperPacket(), 2))
-          .append(" per super-packet) for ").append(num(s.runTimeNanos() / 1e6, 1)).append(" ms");
-      List<String> per = new ArrayList<>();
-      for (GuestCostResult.ProgramCost p : s.programs()) {
-        per.add(p.program() + " " + count(p.runs()) + " × " + num(p.runs() > 0 ? (double) p.runTimeNanos() / p.runs()
-            : Double.NaN, 0) + " ns");
-      }
-      b.append(per.isEmpty() ? "" : " (" + String.join(", ", per) + ")").append(": ")
-          .append(Fmt.pct(s.shareOf(t), 2)).append(". ");
-    }
-    b.append("The default windows' average: ").append(num(100 * (1 - c.windowShare()), 0))
-        .append(" % of the time outside, ")
-        .append(num(100 * c.windowShare(), 0)).append(" % inside.");
-    return b.toString();
-  }
-
-  private Check guestRuns() {
-    String figure = "fentry mode (" + EMULATED + "): program runs per software-segmented super-packet outside the"
-        + " timing windows, S1";
-    Optional<GuestCostResult.ModeCost> m = guestMode("fentry");
-    if (m.isEmpty() || m.get().outside() == null || m.get().outside().segmented() == 0) {
-      return Check.notMeasured(figure, "≤ 1.2", m.isEmpty() ? guestMissing() : "nothing was segmented in the stretch");
-    }
-    GuestCostResult.Stretch s = m.get().outside();
-    Optional<GuestCostResult.ModeCost> k = guestMode("kprobe");
-    String kprobe = k.isPresent() && k.get().outside() != null ? "; kprobe mode " + num(k.get().outside()
-        .runsPerSuperPacket(), 2) : "";
-    return Check.atMost(figure, s.runsPerSuperPacket(), 1.2, num(s.runsPerSuperPacket(), 2) + kprobe, "≤ 1.2",
-        () -> count(s.runs()) + " runs for " + count(s.segmented()) + " super-packets: " + s.programs());
-  }
-
-  private Check guestHealthy() {
-    String figure = "programs run on a healthy host outside windows, fentry / kprobe mode (" + EMULATED
-        + "; 10 s of S0 TCP, kfree_skb excepted: it fires on drops only)";
-    Optional<GuestCostResult.ModeCost> f = guestMode("fentry");
-    Optional<GuestCostResult.ModeCost> k = guestMode("kprobe");
-    if (f.isEmpty() || k.isEmpty()) {
-      return Check.notMeasured(figure, "none / none", guestMissing());
-    }
-    long fr = beyondDrops(f.get().healthyRuns());
-    long kr = beyondDrops(k.get().healthyRuns());
-    String measured = runsText(f.get().healthyRuns()) + " / " + runsText(k.get().healthyRuns());
-    return Check.atMost(figure, fr + kr, 0, measured, "none / none", () -> "programs that ran: fentry "
-        + f.get().healthyRuns() + ", kprobe " + k.get().healthyRuns());
-  }
-
-  /** Runs of every program but kfree_skb's (kernel names keep 15 characters: {@code tp_btf__kfree_s}). */
-  static long beyondDrops(java.util.Map<String, Long> runs) {
-    return runs.entrySet().stream().filter(e -> !e.getKey().contains("kfree_s"))
-        .mapToLong(java.util.Map.Entry::getValue)
-        .sum();
-  }
-
-  private static String runsText(java.util.Map<String, Long> runs) {
-    if (runs.isEmpty()) {
-      return "none";
-    }
-    List<String> out = new ArrayList<>();
-    runs.forEach((p, n) -> out.add(p + " " + count(n)));
-    return String.join(", ", out);
-  }
-
-  private Check guestUdp(String mode) {
-    String figure = "64-byte UDP packets/s, agent running ÷ stopped, healthy S0, " + mode + " mode (" + EMULATED + ")";
-    Optional<GuestCostResult.ModeCost> m = guestMode(mode);
-    if (m.isEmpty() || m.get().pairs().isEmpty()) {
-      return Check.notMeasured(figure, "≥ 0.99", guestMissing());
-    }
-    GuestCostResult.ModeCost c = m.get();
-    List<Double> r = c.pairs().stream().map(GuestCostResult.PpsPair::ratio).sorted().toList();
-    String f = figure + "; median of " + r.size() + " interleaved pairs";
-    return Check.atLeast(f, c.ppsRatio(), 0.99, num(c.ppsRatio(), 3), "≥ 0.99", () -> guestUdpDetail(c));
-  }
-
-  static String guestUdpDetail(GuestCostResult.ModeCost c) {
-    List<Double> r = c.pairs().stream().map(GuestCostResult.PpsPair::ratio).sorted().toList();
-    List<Double> with = c.pairs().stream().map(GuestCostResult.PpsPair::withPps).toList();
-    List<Double> without = c.pairs().stream().map(GuestCostResult.PpsPair::withoutPps).toList();
-    return "iperf3 -u -l 64 -b 0 over S0 (emulated), the sender's packets per second: ratios " + num(r.get(0), 3)
-        + " to " + num(r.get(r.size() - 1), 3) + "; medians " + count(Stats.median(with)) + " running against "
-        + count(Stats.median(without)) + " stopped. The agent is stopped with SIGSTOP, not exited (a start takes "
-        + num(c.startSeconds(), 0) + " s under emulation): its programs stay attached in both halves and ran "
-        + runsText(c.pairRuns()) + " over all the rounds, so the ratio is the agent's user-space work on a healthy"
-        + " host.";
-  }
-
-  private Check guestMemory() {
-    String figure = "kernel BPF map memory at 1,000 devices with 128 possible CPUs (Debian 6.1 guest: Percpu + Slab"
-        + " growth)";
-    if (guest == null) {
-      return Check.notMeasured(figure, "≤ 64 MiB", missing("guest"));
-    }
-    if (!guest.failure().isEmpty()) {
-      return Check.notMeasured(figure, "≤ 64 MiB", "the guest run failed: " + guest.failure());
-    }
-    String f = "kernel BPF map memory at " + count(guest.fleetDevicesCounted()) + " devices with "
-        + guest.possibleCpus() + " possible CPUs (Debian " + guest.kernel() + " guest, -smp " + guest.smp()
-        + ": Percpu + Slab growth)";
-    double grown = guest.grownBytes() / 1048576.0;
-    Check c = Check.atMost(f, grown, 64, mib(guest.grownBytes()), "≤ 64 MiB", () -> "the kernel's memlock of the"
-        + " agent's maps there is " + mib(guest.memlockBytes()) + " (before 6.4 the maximum a map may hold, not"
-        + " its use). " + MapText.perMap(guest.maps(), guest.possibleCpus(), guest.fleetDevicesCounted()));
-    if (guest.fleetDevices() != DEVICES || guest.possibleCpus() != GUEST_CPUS) {
-      return new Check(c.figure(), c.measured(), c.target(), Check.Verdict.NOT_MEASURED, "measured at "
-          + count(guest.fleetDevices()) + " devices and " + guest.possibleCpus() + " possible CPUs, not 1,000 and 128");
-    }
-    return c;
   }
 
   private Check start() {
@@ -781,95 +337,5 @@ final class Targets {
       return b.append("; the windows timed ").append(count(r.agentTimed())).append(" of ")
           .append(count(r.agentSkbs())).append(" super-packets.").toString();
     });
-  }
-
-  /** Map type names of the uapi enum bpf_map_type, for the report. */
-  static String mapType(int type) {
-    return switch (type) {
-      case 1 -> "hash";
-      case 2 -> "array";
-      case 5 -> "per-CPU hash";
-      case 6 -> "per-CPU array";
-      case 9 -> "LRU hash";
-      case 10 -> "LRU per-CPU hash";
-      default -> "type " + type;
-    };
-  }
-
-  static boolean perCpu(int type) {
-    return type == 5 || type == 6 || type == 10;
-  }
-
-  /** Texts about maps. */
-  static final class MapText {
-    private MapText() {}
-
-    /** What each map costs per entry at {@code cpus} possible CPUs, and the total for {@code devices} entries. */
-    static String perMap(List<BpfFdinfo.BpfMap> maps, int cpus, int devices) {
-      StringBuilder b = new StringBuilder("Per entry at ").append(cpus).append(" possible CPUs:");
-      for (BpfFdinfo.BpfMap m : maps) {
-        if (m.maxEntries() < 2) {
-          continue;
-        }
-        long value = (m.valueSize() + 7L) / 8 * 8;
-        long perEntry = perCpu(m.type()) ? value * cpus : value;
-        b.append(" ").append(mapType(m.type())).append(" with ").append(m.valueSize()).append(" B values and ")
-            .append(count(m.maxEntries())).append(" entries at most ").append((m.flags() & 1) != 0
-                ? "(no preallocation)" : "(preallocated)")
-            .append(": ").append(Fmt.kib(perEntry))
-            .append(" per entry, ").append(mib((double) perEntry * devices)).append(" if all ")
-            .append(count(devices)).append(" devices have one;");
-      }
-      b.setLength(b.length() - 1);
-      return b.append(".").toString();
-    }
-  }
-
-  /** Texts about a JVM's memory. */
-  static final class JvmText {
-    private JvmText() {}
-
-    /**
-     * What the heap's size can and cannot explain: everything but the committed heap, plus the live heap,
-     * is the least RSS any heap setting leaves (the committed heap counted as resident).
-     */
-    static String floor(JvmMemory j, long targetBytes) {
-      long rest = Math.max(0, j.rssBytes() - j.heapCommittedBytes());
-      long least = rest + j.heapLiveBytes();
-      String s = "Everything but the Java heap takes " + mib(rest) + " of that start's RSS; with the heap no larger"
-          + " than what is live, its RSS would be about " + mib(least);
-      if (least > targetBytes) {
-        return s + ", still above " + mib(targetBytes) + ": no heap setting meets the target, the live heap and the"
-            + " JVM's own memory must shrink.";
-      }
-      return s + ", within " + mib(targetBytes) + ": the heap's sizing is what misses the target.";
-    }
-
-    static String breakdown(JvmMemory j) {
-      Map<String, Long> c = j.nmtCommittedBytes();
-      long heap = c.getOrDefault("Java Heap", 0L);
-      long classes = c.getOrDefault("Class", 0L) + c.getOrDefault("Metaspace", 0L);
-      long code = c.getOrDefault("Code", 0L);
-      long cds = c.getOrDefault("Shared class space", 0L);
-      long threads = c.getOrDefault("Thread", 0L);
-      long gc = c.getOrDefault("GC", 0L);
-      long rest = j.nmtTotalBytes() - heap - classes - code - cds - threads - gc;
-      long outside = j.rssBytes() - j.nmtTotalBytes();
-      StringBuilder b = new StringBuilder();
-      b.append("A second start with Native Memory Tracking (RSS ").append(mib(j.rssBytes())).append("): Java heap ")
-          .append(mib(heap)).append(" committed, of which ").append(mib(j.heapLiveBytes()))
-          .append(" live after a full collection (").append(mib(j.heapUsedBytes())).append(" used before it);")
-          .append(" classes and metaspace ").append(mib(classes)).append("; JIT code ").append(mib(code))
-          .append("; shared class archive ").append(mib(cds)).append("; thread stacks ").append(mib(threads))
-          .append(" (").append(j.threads()).append(" threads); GC ").append(mib(gc)).append("; other JVM ")
-          .append(mib(rest)).append("; outside NMT (library code, native allocations of libraries) ")
-          .append(mib(outside)).append(". The largest live classes: ").append(String.join(", ", j.topClasses()))
-          .append(".");
-      if (heap > 0 && heap - j.heapLiveBytes() > (long) (0.5 * heap)) {
-        b.append(" The heap holds ").append(mib(heap - j.heapLiveBytes()))
-            .append(" more than is live: the collector grew it for the start's garbage and keeps it.");
-      }
-      return b.toString();
-    }
   }
 }

@@ -2,7 +2,7 @@ package io.segscope.bench.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.segscope.bench.common.PromText;
+import io.segscope.testkit.PromText;
 import org.junit.jupiter.api.Test;
 
 class AgentProcessTest {

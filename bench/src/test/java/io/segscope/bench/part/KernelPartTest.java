@@ -3,10 +3,10 @@ package io.segscope.bench.part;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.segscope.bench.common.PromText;
 import io.segscope.lab.DeviceAt;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Topology;
+import io.segscope.testkit.PromText;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

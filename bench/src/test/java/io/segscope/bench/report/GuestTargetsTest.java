@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class GuestTargetsTest {
   @Test
   void kfreeSkbIsToleratedUnderItsKernelName() {
-    assertThat(Targets.beyondDrops(Map.of("tp_btf__kfree_s", 11L))).isZero();
-    assertThat(Targets.beyondDrops(Map.of("tp_btf__kfree_s", 11L, "tp_btf__net_dev", 2L))).isEqualTo(2);
+    assertThat(GuestTargets.beyondDrops(Map.of("tp_btf__kfree_s", 11L))).isZero();
+    assertThat(GuestTargets.beyondDrops(Map.of("tp_btf__kfree_s", 11L, "tp_btf__net_dev", 2L))).isEqualTo(2);
   }
 
   @Test

@@ -34,6 +34,7 @@ import io.segscope.lab.containerd.criv1.SecurityProfile;
 import io.segscope.lab.containerd.criv1.StartContainerRequest;
 import io.segscope.lab.containerd.criv1.StopContainerRequest;
 import io.segscope.lab.containerd.criv1.StopPodSandboxRequest;
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -139,8 +140,8 @@ public final class PrivateContainerd implements AutoCloseable {
     Netns node = lab.namespace("node");
     Path dir = Files.createDirectories(lab.workDir().resolve("cri"));
     Files.createDirectories(dir.resolve("net.d"));
-    Files.writeString(dir.resolve("net.d/10-lab.conflist"), cniConfig(dir, subnet));
-    Files.writeString(dir.resolve("config.toml"), containerdConfig(dir));
+    Files.writeString(dir.resolve("net.d/10-lab.conflist"), LabConfigs.cni(dir, subnet));
+    Files.writeString(dir.resolve("config.toml"), LabConfigs.containerd(dir));
     boolean existed = Files.exists(Path.of("/run/containerd"));
     Process p = new ProcessBuilder("nsenter", "--net=/run/netns/" + node.name(), "--", "containerd", "--config",
         dir.resolve("config.toml").toString())
@@ -161,58 +162,23 @@ public final class PrivateContainerd implements AutoCloseable {
     return c;
   }
 
-  private static String cniConfig(Path dir, String subnet) {
-    // no gateway address, no masquerading, no port mappings: the bridge plugin adds no iptables rules
-    return """
-        {"cniVersion": "0.4.0", "name": "segscope-lab", "plugins": [
-          {"type": "bridge", "bridge": "cni0", "isGateway": false, "ipMasq": false, "hairpinMode": false,
-           "ipam": {"type": "host-local", "ranges": [[{"subnet": "%s"}]], "dataDir": "%s"}}]}
-        """.formatted(subnet, dir.resolve("ipam"));
-  }
-
-  private static String containerdConfig(Path dir) {
-    return """
-        version = 2
-        root = "%1$s/root"
-        state = "%1$s/state"
-        [grpc]
-          address = "%1$s/containerd.sock"
-        [plugins."io.containerd.internal.v1.opt"]
-          path = "%1$s/opt"
-        [plugins."io.containerd.grpc.v1.cri"]
-          sandbox_image = "%2$s"
-          # the sandbox refuses the pause container's oom_score_adj (lower than containerd's own)
-          restrict_oom_score_adj = true
-          # pod namespaces under the state directory, not the host's /run/netns
-          netns_mounts_under_state_dir = true
-          [plugins."io.containerd.grpc.v1.cri".cni]
-            bin_dir = "%3$s"
-            conf_dir = "%1$s/net.d"
-          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-            runtime_type = "io.containerd.runc.v2"
-          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-            Root = "%1$s/runc"
-        """.formatted(dir, PauseImage.NAME, CNI_BIN);
-  }
-
   private void awaitCri(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    String last = "";
-    while (System.nanoTime() < deadline) {
+    String[] last = {""};
+    Await.atMost(timeout).every(Duration.ofMillis(100)).untilOrFail(() -> {
       if (!containerd.isAlive()) {
         throw new AssertionError("containerd exited with " + containerd.exitValue() + ":\n" + log());
       }
-      if (Files.exists(socket)) {
-        try {
-          cri.withDeadlineAfter(1, TimeUnit.SECONDS).listPodSandbox(ListPodSandboxRequest.getDefaultInstance());
-          return;
-        } catch (io.grpc.StatusRuntimeException e) {
-          last = e.getMessage();
-        }
+      if (!Files.exists(socket)) {
+        return false;
       }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("containerd's CRI did not answer within " + timeout + " (" + last + "):\n" + log());
+      try {
+        cri.withDeadlineAfter(1, TimeUnit.SECONDS).listPodSandbox(ListPodSandboxRequest.getDefaultInstance());
+        return true;
+      } catch (io.grpc.StatusRuntimeException e) {
+        last[0] = e.getMessage();
+        return false;
+      }
+    }, () -> "containerd's CRI did not answer within " + timeout + " (" + last[0] + "):\n" + log());
   }
 
   public Path socket() {
@@ -415,8 +381,9 @@ public final class PrivateContainerd implements AutoCloseable {
     }
     // a shim whose sandbox could not be removed outlives containerd: end it, and its pause process
     for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
-      if (cmdline(h.pid()).contains(socket.toString()) || pausePids.contains(h.pid()) && isPause(h.pid())) {
-        failures.add("process " + h.pid() + " (" + cmdline(h.pid()) + ") outlived its sandbox: killed");
+      if (HostMounts.cmdline(h.pid()).contains(socket.toString())
+          || pausePids.contains(h.pid()) && HostMounts.isPause(h.pid())) {
+        failures.add("process " + h.pid() + " (" + HostMounts.cmdline(h.pid()) + ") outlived its sandbox: killed");
         h.destroyForcibly();
       }
     }
@@ -427,7 +394,7 @@ public final class PrivateContainerd implements AutoCloseable {
         failures.add("unmount the shared " + netnsDir() + ": " + e.getMessage());
       }
     }
-    for (String m : mountsUnder(dir)) {
+    for (String m : HostMounts.mountsUnder(dir)) {
       failures.add("mount " + m + " was left: unmounted");
       new ProcessBuilder("umount", "-l", m).start().waitFor(10, TimeUnit.SECONDS);
     }
@@ -466,12 +433,12 @@ public final class PrivateContainerd implements AutoCloseable {
   public List<String> leftovers() throws Exception {
     List<String> out = new ArrayList<>();
     for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
-      String cmd = cmdline(h.pid());
-      if (cmd.contains(dir.toString()) || pausePids.contains(h.pid()) && isPause(h.pid())) {
+      String cmd = HostMounts.cmdline(h.pid());
+      if (cmd.contains(dir.toString()) || pausePids.contains(h.pid()) && HostMounts.isPause(h.pid())) {
         out.add("process " + h.pid() + ": " + cmd);
       }
     }
-    for (String m : mountsUnder(dir)) {
+    for (String m : HostMounts.mountsUnder(dir)) {
       out.add("mount " + m);
     }
     if (Files.isDirectory(netnsDir())) {
@@ -495,7 +462,7 @@ public final class PrivateContainerd implements AutoCloseable {
         }
       }
     }
-    for (Path root : cgroupMounts()) {
+    for (Path root : HostMounts.cgroupMounts()) {
       Path mine = root.resolve(cgroupRoot().substring(1));
       if (Files.exists(mine)) {
         out.add("cgroup " + mine);
@@ -519,7 +486,7 @@ public final class PrivateContainerd implements AutoCloseable {
 
   private List<String> removeCgroups() {
     List<String> failures = new ArrayList<>();
-    for (Path root : cgroupMounts()) {
+    for (Path root : HostMounts.cgroupMounts()) {
       Path mine = root.resolve(cgroupRoot().substring(1));
       if (!Files.isDirectory(mine)) {
         continue;
@@ -533,55 +500,6 @@ public final class PrivateContainerd implements AutoCloseable {
       }
     }
     return failures;
-  }
-
-  /** Mount points of cgroup (v1) and cgroup2 hierarchies. */
-  private static List<Path> cgroupMounts() {
-    List<Path> out = new ArrayList<>();
-    for (String[] f : mountinfo()) {
-      int dash = List.of(f).indexOf("-");
-      if (dash > 0 && dash + 1 < f.length && (f[dash + 1].equals("cgroup") || f[dash + 1].equals("cgroup2"))) {
-        out.add(Path.of(unescape(f[4])));
-      }
-    }
-    return out;
-  }
-
-  private static List<String> mountsUnder(Path dir) {
-    List<String> out = new ArrayList<>();
-    for (String[] f : mountinfo()) {
-      String mp = unescape(f[4]);
-      if (mp.startsWith(dir + "/") || mp.equals(dir.toString())) {
-        out.add(mp);
-      }
-    }
-    out.sort(Comparator.reverseOrder());
-    return out;
-  }
-
-  private static List<String[]> mountinfo() {
-    try {
-      return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().map(l -> l.split(" ")).toList();
-    } catch (IOException e) {
-      throw new IllegalStateException("read /proc/self/mountinfo: " + e, e);
-    }
-  }
-
-  private static String unescape(String s) {
-    return s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\");
-  }
-
-  private static boolean isPause(long pid) {
-    return cmdline(pid).startsWith("/bin/busybox sleep 2147483647");
-  }
-
-  private static String cmdline(long pid) {
-    try {
-      return new String(Files.readAllBytes(Path.of("/proc/" + pid + "/cmdline")), StandardCharsets.UTF_8)
-          .replace('\0', ' ').strip();
-    } catch (IOException e) {
-      return "";
-    }
   }
 
   public void ctr(String... args) throws Exception {

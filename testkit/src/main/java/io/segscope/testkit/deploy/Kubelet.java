@@ -1,5 +1,6 @@
 package io.segscope.testkit.deploy;
 
+import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -64,6 +65,7 @@ public final class Kubelet implements AutoCloseable {
       if (!running.getAsBoolean()) {
         throw new AssertionError("the container exited before its startup probe succeeded\nlog:\n" + log());
       }
+      // The kubelet's own pace, not a wait for a condition: it counts failures, one per period.
       Thread.sleep(startup.periodSeconds() * 1000L);
     }
     throw new AssertionError("the startup probe " + startup + " failed " + startup.failureThreshold()
@@ -92,7 +94,7 @@ public final class Kubelet implements AutoCloseable {
     while (!closed) {
       result.accept(probe(p));
       try {
-        Thread.sleep(p.periodSeconds() * 1000L);
+        Thread.sleep(p.periodSeconds() * 1000L); // the probe's period, as the kubelet paces it
       } catch (InterruptedException e) {
         return;
       }
@@ -100,13 +102,8 @@ public final class Kubelet implements AutoCloseable {
   }
 
   public void awaitReady(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!ready.get()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the readiness probe did not succeed within " + timeout + "\nlog:\n" + log());
-      }
-      Thread.sleep(200);
-    }
+    Await.atMost(timeout).untilOrFail(ready::get,
+        () -> "the readiness probe did not succeed within " + timeout + "\nlog:\n" + log());
   }
 
   public int livenessFailuresInARow() {

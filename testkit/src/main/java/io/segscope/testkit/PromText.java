@@ -1,22 +1,30 @@
-package io.segscope.bench.common;
+package io.segscope.testkit;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * The samples of one Prometheus text (0.0.4) exposition: enough to sum a metric over the series whose
- * labels match. Comment lines are skipped; a malformed sample line is an error naming the line.
+ * labels match. The one parser of the agent's end-to-end tests and the bench. Comment lines are skipped; a malformed sample line is an error naming the line.
  */
 public final class PromText {
   /** One sample line. */
   public record Sample(String name, Map<String, String> labels, double value) {}
 
   private final List<Sample> samples;
+  private final String text;
 
-  private PromText(List<Sample> samples) {
+  private PromText(List<Sample> samples, String text) {
     this.samples = List.copyOf(samples);
+    this.text = text;
+  }
+
+  /** The exposition as scraped. */
+  public String text() {
+    return text;
   }
 
   public static PromText parse(String text) {
@@ -33,7 +41,7 @@ public final class PromText {
         throw new IllegalArgumentException("parse metrics line " + lineNo + " `" + line + "`: " + e.getMessage(), e);
       }
     }
-    return new PromText(out);
+    return new PromText(out, text);
   }
 
   private static Sample sample(String line) {
@@ -127,5 +135,14 @@ public final class PromText {
   /** Number of sample lines whose name starts with {@code prefix}. */
   public long seriesCount(String prefix) {
     return samples.stream().filter(s -> s.name().startsWith(prefix)).count();
+  }
+
+  /** A label map from name, value pairs, in their order. */
+  public static Map<String, String> labels(String... kv) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put(kv[i], kv[i + 1]);
+    }
+    return m;
   }
 }

@@ -1,4 +1,4 @@
-package io.segscope.bench.common;
+package io.segscope.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
