@@ -94,6 +94,34 @@ public final class AgentProcess implements AutoCloseable {
     throw new IllegalStateException("find a free port in 20000..31999: " + last.getMessage(), last);
   }
 
+  /**
+   * Stops the agent's JVM with SIGSTOP (its BPF programs stay attached and run; nothing of it runs in user
+   * space) until {@link #thaw()}.
+   */
+  public void freeze() {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #freeze()}. */
+  public void thaw() {
+    signal("CONT");
+  }
+
+  private void signal(String sig) {
+    try {
+      Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+      if (p.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + sig + " " + pid() + ": exit " + p.exitValue() + ": " + out);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("kill -" + sig + " " + pid() + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("kill -" + sig + " " + pid() + ": interrupted", e);
+    }
+  }
+
   public long pid() {
     return process.pid();
   }

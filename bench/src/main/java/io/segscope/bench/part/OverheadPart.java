@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  * in the sender's context. Pairs of (agent running, agent stopped), the order alternating from pair to
  * pair so drift on the machine favours neither; each half runs the UDP round, then iperf3 S0 and S1.
  * The agent is started fresh for each pair with the launcher's flags and nothing else (default
- * configuration); its start timings are recorded.
+ * configuration); its start timings are recorded. In the half with the agent, one more UDP round runs with its
+ * JVM stopped (SIGSTOP) and its programs attached, which parts the agent's cost into its programs' and its user
+ * space's.
  */
 public final class OverheadPart {
   private static final Logger LOG = Logger.getLogger(OverheadPart.class.getName());
@@ -78,7 +80,8 @@ public final class OverheadPart {
       }
     }
     OverheadResult result = new OverheadResult(config.overheadRun().toMillis() / 1000.0,
-        config.udpRound().toMillis() / 1000.0, r.runs, r.udpRuns, r.starts, r.smallUdp, timingReference);
+        config.udpRound().toMillis() / 1000.0, r.runs, r.udpRuns, r.starts, r.smallUdp, timingReference,
+        r.udpFrozen);
     results.write("overhead", result);
     return result;
   }
@@ -92,6 +95,7 @@ public final class OverheadPart {
     final List<OverheadResult.UdpRun> udpRuns = new ArrayList<>();
     final List<OverheadResult.Start> starts = new ArrayList<>();
     final List<OverheadResult.PpsRun> smallUdp = new ArrayList<>();
+    final List<OverheadResult.UdpRun> udpFrozen = new ArrayList<>();
   }
 
   /** One round of every path, with a fresh agent running or without one. */
@@ -109,6 +113,9 @@ public final class OverheadPart {
       }
       UdpGsoSender.Sent sent = p.udp().send(p.ua(), UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
       Instant udpEnd = Instant.now();
+      if (agent != null) {
+        r.udpFrozen.add(frozenUdpRound(p, pair, agent));
+      }
       for (Topology t : p.tcp()) {
         IperfResult res = p.lab().iperf(t.sender(), t.receiver(), t.receiverAddr(), config.overheadRun());
         double[] cpu = cpu(res);
@@ -128,6 +135,20 @@ public final class OverheadPart {
       if (agent != null) {
         agent.close();
       }
+    }
+  }
+
+  /**
+   * One more UDP round with the agent's JVM stopped (SIGSTOP) and its programs attached: the kernel's share of the
+   * agent's cost, apart from its user-space work. Its counts are not read (the agent reads nothing while stopped).
+   */
+  private OverheadResult.UdpRun frozenUdpRound(Paths p, int pair, AgentProcess agent) throws Exception {
+    agent.freeze();
+    try {
+      UdpGsoSender.Sent sent = p.udp().send(p.ua(), UDP_NET + "2", UDP_PORT, UDP_GSO, UDP_SIZE, config.udpRound());
+      return udpRun(pair, true, sent, null, p.udpDevice());
+    } finally {
+      agent.thaw();
     }
   }
 

@@ -14,11 +14,20 @@ import java.util.function.ToDoubleFunction;
  * @param runs every iperf3 run
  * @param udp every UDP round
  * @param starts every agent start of the part
+ * @param udpFrozen per pair, one more UDP round in the half with the agent, its JVM stopped (SIGSTOP) and its
+ *     BPF programs attached: what the programs cost the sender without the agent's user-space work
  */
 public record OverheadResult(double iperfSeconds, double udpSeconds, List<Run> runs, List<UdpRun> udp,
-    List<Start> starts, List<PpsRun> smallUdp, UdpRun timingReference) {
+    List<Start> starts, List<PpsRun> smallUdp, UdpRun timingReference, List<UdpRun> udpFrozen) {
   public OverheadResult {
     smallUdp = smallUdp == null ? List.of() : List.copyOf(smallUdp);
+    udpFrozen = udpFrozen == null ? List.of() : List.copyOf(udpFrozen);
+  }
+
+  /** Without the frozen-agent rounds (results of earlier runs). */
+  public OverheadResult(double iperfSeconds, double udpSeconds, List<Run> runs, List<UdpRun> udp, List<Start> starts,
+      List<PpsRun> smallUdp, UdpRun timingReference) {
+    this(iperfSeconds, udpSeconds, runs, udp, starts, smallUdp, timingReference, List.of());
   }
 
   /** Without the 64-byte UDP runs and the timing reference (results of earlier runs). */
@@ -138,6 +147,27 @@ public record OverheadResult(double iperfSeconds, double udpSeconds, List<Run> r
       }
     }
     return Spread.of(out);
+  }
+
+  /**
+   * Per pair: the sender's CPU ns per segment with the agent's programs attached and its JVM stopped, minus
+   * without the agent: the programs' share of {@link #udpCostPerSegment()}; empty without frozen rounds.
+   */
+  public Spread udpFrozenCostPerSegment() {
+    List<Double> out = new ArrayList<>();
+    for (UdpRun f : udpFrozen) {
+      for (UdpRun wo : udp) {
+        if (!wo.agent() && wo.pair() == f.pair()) {
+          out.add(f.cpuNanosPerSegment() - wo.cpuNanosPerSegment());
+        }
+      }
+    }
+    return Spread.of(out);
+  }
+
+  /** The sender's CPU ns per segment with the agent's JVM stopped and its programs attached. */
+  public Spread udpFrozenNanosPerSegment() {
+    return Spread.of(udpFrozen.stream().map(UdpRun::cpuNanosPerSegment).toList());
   }
 
   /** The sender's CPU ns per segment, with or without the agent. */

@@ -330,10 +330,13 @@ public final class BenchmarksMarkdown {
       return;
     }
     int pairs = overhead.udp().stream().mapToInt(OverheadResult.UdpRun::pair).max().orElse(-1) + 1;
-    md.append(pairs).append(" pairs of (agent running, agent stopped), the order alternating from pair to pair;")
+    md.append(pairs).append(" pairs of (agent running, no agent), the order alternating from pair to pair;")
         .append(" the agent started fresh for each pair with the launcher's flags and nothing else, measured once")
         .append(" its CPU use had settled. Each half: the UDP sender for ").append(num(overhead.udpSeconds(), 0))
-        .append(" s, then iperf3 S0 and S1 for ").append(num(overhead.iperfSeconds(), 0)).append(" s each.\n\n");
+        .append(" s, then iperf3 S0 and S1 for ").append(num(overhead.iperfSeconds(), 0)).append(" s each")
+        .append(overhead.udpFrozen().isEmpty() ? "" : "; in the half with the agent, one more UDP round right after"
+            + " the first with the agent's JVM stopped (SIGSTOP) and its programs attached")
+        .append(".\n\n");
     OverheadResult.Spread with = overhead.udpNanosPerSegment(true);
     OverheadResult.Spread without = overhead.udpNanosPerSegment(false);
     OverheadResult.Spread d = overhead.udpCostPerSegment();
@@ -345,8 +348,14 @@ public final class BenchmarksMarkdown {
         .append(" CPU = the sender's own user + system time):\n\n");
     md.append("| | median | min | max |\n| --- | ---: | ---: | ---: |\n");
     spreadRow("sender CPU ns per segment, agent running", with, 1);
-    spreadRow("sender CPU ns per segment, agent stopped", without, 1);
+    spreadRow("sender CPU ns per segment, no agent", without, 1);
     spreadRow("difference per pair, ns per segment", d, 1);
+    if (!overhead.udpFrozen().isEmpty()) {
+      spreadRow("sender CPU ns per segment, the agent's programs attached, its JVM stopped (SIGSTOP)",
+          overhead.udpFrozenNanosPerSegment(), 1);
+      spreadRow("difference per pair, JVM stopped − no agent, ns per segment (the programs' share)",
+          overhead.udpFrozenCostPerSegment(), 1);
+    }
     spreadRow("segmentation time per super-packet the agent measured, ns", g, 0);
     md.append('\n');
     if (d.n() > 0 && g.n() > 0) {

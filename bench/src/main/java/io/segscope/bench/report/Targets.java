@@ -134,6 +134,14 @@ final class Targets {
           .append(overhead.udp().stream().anyMatch(u -> u.agent() && u.agentTimed() > 0) ? "."
               : " (in one more round with --timing-window always: the pairs' agents, on the default sampling"
                   + " windows, timed none of their rounds).");
+      OverheadResult.Spread frozen = overhead.udpFrozenCostPerSegment();
+      if (frozen.n() > 0) {
+        b.append(" With the agent's JVM stopped (SIGSTOP) and its programs attached, the sender paid ")
+            .append(num(frozen.median(), 1)).append(" ns per segment more than with no agent (median of ")
+            .append(frozen.n()).append(" pairs, ").append(num(frozen.min(), 1)).append(" to ")
+            .append(num(frozen.max(), 1)).append(" ns): the programs' share; the rest, ")
+            .append(num(d.median() - frozen.median(), 1)).append(" ns, came with the agent's user-space work.");
+      }
       if (kernel != null && kernel.superPackets() > 0) {
         b.append(" For comparison, segscope's programs' own run time in part 1 (TCP, S1, bpf_stats on) is ")
             .append(num(kernel.totalRunTimeNanos() / (double) kernel.superPackets(), 0))

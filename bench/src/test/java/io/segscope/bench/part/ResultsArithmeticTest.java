@@ -41,6 +41,21 @@ class ResultsArithmeticTest {
   }
 
   @Test
+  void theFrozenAgentsShareIsPerPairAgainstNoAgent() {
+    OverheadResult o = new OverheadResult(3, 3, List.of(),
+        List.of(udp(0, true, 45_000 * 110), udp(0, false, 45_000 * 100), udp(1, false, 45_000 * 200),
+            udp(1, true, 45_000 * 204)),
+        List.of(), List.of(), null, List.of(udp(0, true, 45_000 * 101), udp(1, true, 45_000 * 203)));
+    OverheadResult.Spread frozen = o.udpFrozenCostPerSegment();
+    assertThat(frozen.n()).isEqualTo(2);
+    assertThat(frozen.min()).isCloseTo(1, within(1e-9));
+    assertThat(frozen.max()).isCloseTo(3, within(1e-9));
+    assertThat(o.udpFrozenNanosPerSegment().median()).isCloseTo(152, within(1e-9));
+    assertThat(new OverheadResult(3, 3, List.of(), List.of(), List.of()).udpFrozenCostPerSegment().n())
+        .as("results of runs before the frozen rounds").isZero();
+  }
+
+  @Test
   void ratiosAndCostsArePerPair() {
     OverheadResult o = new OverheadResult(3, 3, List.of(run(0, "S1", true, 9), run(0, "S1", false, 10),
         run(1, "S1", false, 10), run(1, "S1", true, 10), run(2, "S1", true, 11), run(2, "S1", false, 10),
