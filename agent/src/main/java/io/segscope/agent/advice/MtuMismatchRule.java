@@ -66,12 +66,7 @@ public final class MtuMismatchRule implements Rule {
       }
       commands.add(NetnsCommands.ipLinkSet(ns.get(), u.name(), List.of("mtu", Long.toString(mtu))));
       devices.add(AdviceContext.ref(u));
-      Map<String, Object> s = new LinkedHashMap<>();
-      s.put("device", AdviceContext.label(u));
-      s.put("mtu", u.link().mtu());
-      s.put("distance", src.distance());
-      s.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.id())));
-      senders.add(s);
+      senders.add(sender(ctx, src));
     }
     List<String> wire = ctx.graph().sources(d.id()).stream()
         .filter(s -> s.origin() == DeviceGraph.Origin.WIRE).map(s -> AdviceContext.label(s.device())).toList();
@@ -107,5 +102,16 @@ public final class MtuMismatchRule implements Rule {
 
   private static boolean isMaster(AdviceContext ctx, Device u) {
     return !ctx.inventory().ports(u).isEmpty();
+  }
+
+  /** A sender whose MTU the finding lowers, as the evidence lists it. */
+  private static Map<String, Object> sender(AdviceContext ctx, DeviceGraph.Source src) {
+    Device u = src.device();
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("device", AdviceContext.label(u));
+    s.put("mtu", u.link().mtu());
+    s.put("distance", src.distance());
+    s.put("gso_per_sec", Evidence.round(ctx.gsoTraffic(u.id())));
+    return s;
   }
 }

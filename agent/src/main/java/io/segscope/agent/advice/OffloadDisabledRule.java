@@ -60,8 +60,31 @@ public final class OffloadDisabledRule implements Rule {
     Features f = d.features();
     boolean tcp = !typesKnown || cost.typeShare(GsoType.TCP4) + cost.typeShare(GsoType.TCP6) > 0;
     boolean udp = typesKnown && cost.typeShare(GsoType.UDP_L4) > 0;
-    List<String> turnOn = new ArrayList<>();
     List<String> missing = new ArrayList<>();
+    Optional<List<String>> on = turnOn(f, tcp, udp, typesKnown, missing);
+    if (on.isEmpty()) {
+      return Optional.empty();
+    }
+    Command command = NetnsCommands.ethtoolK(ns, d.name(), on.get());
+    Map<String, Object> ev = evidence(cost, share, d);
+    return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), List.of(AdviceContext.ref(d)),
+        String.format("%s segments %.0f super-packets/s in software because %s %s off on it",
+            AdviceContext.label(d), cost.swSkbsPerSec(), String.join(" and ", missing),
+            missing.size() > 1 ? "are" : "is"),
+        ev, List.of(command), cost.gsoCpu().cores() * share,
+        "the CPU measured segmenting at " + AdviceContext.label(d) + " for this cause (" + cost.gsoCpu().basis()
+            + "): the driver takes the super-packets intact once the offload is on",
+        share >= 0.9 ? "high" : "medium", DeliberateOffloads.risk(d)));
+  }
+
+  /**
+   * The ethtool -K settings that turn the missing offloads on (the ones named are added to {@code missing}), with
+   * scatter-gather and checksumming where they are off too; empty when a needed one is fixed off or none can be
+   * named from the feature set.
+   */
+  private static Optional<List<String>> turnOn(Features f, boolean tcp, boolean udp, boolean typesKnown,
+      List<String> missing) {
+    List<String> turnOn = new ArrayList<>();
     boolean tsoOff = !f.isActive(TSO4) || !f.isActive(TSO6);
     if (tcp && tsoOff) {
       if (f.isFixed(TSO4) && !f.isActive(TSO4)) {
@@ -93,7 +116,11 @@ public final class OffloadDisabledRule implements Rule {
       }
       turnOn.addAll(0, List.of("tx", "on"));
     }
-    Command command = NetnsCommands.ethtoolK(ns, d.name(), turnOn);
+    return Optional.of(turnOn);
+  }
+
+  private static Map<String, Object> evidence(DeviceCost cost, double share, Device d) {
+    Features f = d.features();
     Map<String, Object> ev = Evidence.gso(cost);
     ev.put("cause_feature_missing_share", Evidence.round(share));
     ev.put("features_off", List.of(SG, TSO4, TSO6, UDP_SEG).stream()
@@ -103,13 +130,6 @@ public final class OffloadDisabledRule implements Rule {
       ev.put("driver", d.driver());
     }
     DeliberateOffloads.reason(d).ifPresent(r -> ev.put("often_off_on_purpose", true));
-    return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), List.of(AdviceContext.ref(d)),
-        String.format("%s segments %.0f super-packets/s in software because %s %s off on it",
-            AdviceContext.label(d), cost.swSkbsPerSec(), String.join(" and ", missing),
-            missing.size() > 1 ? "are" : "is"),
-        ev, List.of(command), cost.gsoCpu().cores() * share,
-        "the CPU measured segmenting at " + AdviceContext.label(d) + " for this cause (" + cost.gsoCpu().basis()
-            + "): the driver takes the super-packets intact once the offload is on",
-        share >= 0.9 ? "high" : "medium", DeliberateOffloads.risk(d)));
+    return ev;
   }
 }

@@ -44,29 +44,10 @@ public final class TunnelOffloadRule implements Rule {
     }
     Device d = at.get().device();
     Features f = d.features();
-    List<GsoType> types = new ArrayList<>();
-    for (GsoType g : List.of(GsoType.UDP_TUNNEL, GsoType.GRE, GsoType.IPIP)) {
-      if (cost.typeShare(g) > 0) {
-        types.add(g);
-      }
-    }
-    if (types.isEmpty()) {
-      types.add(GsoType.UDP_TUNNEL); // cause tunnel_feature_missing without type detail: vxlan/geneve by far
-    }
     List<String> turnOn = new ArrayList<>();
     List<String> fixedOff = new ArrayList<>();
     if (f.available()) {
-      for (GsoType g : types) {
-        for (String feature : FEATURES.get(g)) {
-          if (f.known().contains(feature) && !f.isActive(feature)) {
-            if (f.isFixed(feature)) {
-              fixedOff.add(feature);
-            } else {
-              turnOn.addAll(List.of(feature, "on"));
-            }
-          }
-        }
-      }
+      offFeatures(f, tunnelTypes(cost), turnOn, fixedOff);
     }
     Map<String, Object> ev = Evidence.gso(cost);
     ev.put("cause_tunnel_feature_missing_share", Evidence.round(tunnelCause));
@@ -102,5 +83,34 @@ public final class TunnelOffloadRule implements Rule {
                 + "): the driver takes encapsulated super-packets intact once the offload is on",
         commands.isEmpty() ? "high" : share >= 0.9 ? "high" : "medium",
         commands.isEmpty() ? "none" : DeliberateOffloads.risk(d), explanation));
+  }
+
+  /** The encapsulations segmented in software here (vxlan/geneve where the types are not known). */
+  private static List<GsoType> tunnelTypes(DeviceCost cost) {
+    List<GsoType> types = new ArrayList<>();
+    for (GsoType g : List.of(GsoType.UDP_TUNNEL, GsoType.GRE, GsoType.IPIP)) {
+      if (cost.typeShare(g) > 0) {
+        types.add(g);
+      }
+    }
+    if (types.isEmpty()) {
+      types.add(GsoType.UDP_TUNNEL); // cause tunnel_feature_missing without type detail: vxlan/geneve by far
+    }
+    return types;
+  }
+
+  /** The offloads of {@code types} that are off: to {@code turnOn} as ethtool settings, or to {@code fixedOff}. */
+  private static void offFeatures(Features f, List<GsoType> types, List<String> turnOn, List<String> fixedOff) {
+    for (GsoType g : types) {
+      for (String feature : FEATURES.get(g)) {
+        if (f.known().contains(feature) && !f.isActive(feature)) {
+          if (f.isFixed(feature)) {
+            fixedOff.add(feature);
+          } else {
+            turnOn.addAll(List.of(feature, "on"));
+          }
+        }
+      }
+    }
   }
 }

@@ -15,6 +15,7 @@ import io.segscope.lab.containerd.PrivateContainerd;
 import io.segscope.lab.containerd.PrivateContainerd.Pod;
 import io.segscope.lab.containerd.criv1.ContainerConfig;
 import io.segscope.lab.containerd.criv1.ContainerState;
+import io.segscope.testkit.Await;
 import io.segscope.testkit.PromText;
 import io.segscope.testkit.deploy.AgentContainer;
 import io.segscope.testkit.deploy.AgentPod;
@@ -37,6 +38,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
@@ -190,37 +192,16 @@ public final class ContainerPart {
       // idle: nothing but the kubelet's probes
       long cpu0 = AgentContainer.cpuUsageNanos(pid);
       long w0 = System.nanoTime();
-      Thread.sleep(SPAN.toMillis());
+      Thread.sleep(SPAN.toMillis()); // the span CPU is measured over, not a wait for a condition
       double idleSeconds = (System.nanoTime() - w0) / 1e9;
       double idleCores = (AgentContainer.cpuUsageNanos(pid) - cpu0) / 1e9 / idleSeconds;
 
-      // scraped as Prometheus scrapes: at the ServiceMonitor's interval, its Accept header, gzip
       Duration interval = serviceMonitorInterval(manifest);
-      String path = Tree.str(Tree.maps(manifest.kind("ServiceMonitor"), "spec.endpoints").get(0), "path");
-      List<Double> ms = new ArrayList<>();
-      long bytes = 0;
-      cpu0 = AgentContainer.cpuUsageNanos(pid);
-      w0 = System.nanoTime();
-      long end = w0 + SPAN.toNanos();
-      for (long next = w0; next < end; next += interval.toNanos()) {
-        long wait = next - System.nanoTime();
-        if (wait > 0) {
-          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-        }
-        long s0 = System.nanoTime();
-        HttpResponse<byte[]> r = get(fwd.port(), path, AgentProcess.PROMETHEUS_ACCEPT, true);
-        ms.add((System.nanoTime() - s0) / 1e6);
-        if (r.statusCode() != 200) {
-          throw new IllegalStateException("scrape " + path + ": status " + r.statusCode());
-        }
-        bytes = r.body().length;
-      }
-      long rest = end - System.nanoTime();
-      if (rest > 0) {
-        Thread.sleep(rest / 1_000_000);
-      }
-      double scrapedSeconds = (System.nanoTime() - w0) / 1e9;
-      double scrapedCores = (AgentContainer.cpuUsageNanos(pid) - cpu0) / 1e9 / scrapedSeconds;
+      Scraped scraped = scrapeAsPrometheus(fwd.port(), pid, manifest, interval);
+      List<Double> ms = scraped.ms();
+      long bytes = scraped.bytes();
+      double scrapedSeconds = scraped.seconds();
+      double scrapedCores = scraped.cores();
 
       long cgroup = AgentContainer.memoryCurrent(pid);
       long inactive = AgentContainer.memoryInactiveFile(pid);
@@ -249,6 +230,39 @@ public final class ContainerPart {
       containerd.removeContainer(id);
       containerd.removePod(p);
     }
+  }
+
+  /** Scrapes over {@link #SPAN}: their times (ms), the last body's size, the span's length and the agent's cores. */
+  private record Scraped(List<Double> ms, long bytes, double seconds, double cores) {}
+
+  /** Scraped as Prometheus scrapes: at the ServiceMonitor's interval, its path and Accept header, gzip. */
+  private Scraped scrapeAsPrometheus(int port, long pid, RenderedManifest manifest, Duration interval)
+      throws Exception {
+    String path = Tree.str(Tree.maps(manifest.kind("ServiceMonitor"), "spec.endpoints").get(0), "path");
+    List<Double> ms = new ArrayList<>();
+    long bytes = 0;
+    long cpu0 = AgentContainer.cpuUsageNanos(pid);
+    long w0 = System.nanoTime();
+    long end = w0 + SPAN.toNanos();
+    for (long next = w0; next < end; next += interval.toNanos()) {
+      long wait = next - System.nanoTime();
+      if (wait > 0) {
+        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // Prometheus's pace
+      }
+      long s0 = System.nanoTime();
+      HttpResponse<byte[]> r = get(port, path, AgentProcess.PROMETHEUS_ACCEPT, true);
+      ms.add((System.nanoTime() - s0) / 1e6);
+      if (r.statusCode() != 200) {
+        throw new IllegalStateException("scrape " + path + ": status " + r.statusCode());
+      }
+      bytes = r.body().length;
+    }
+    long rest = end - System.nanoTime();
+    if (rest > 0) {
+      Thread.sleep(rest / 1_000_000); // the rest of the span CPU is measured over
+    }
+    double seconds = (System.nanoTime() - w0) / 1e9;
+    return new Scraped(ms, bytes, seconds, (AgentContainer.cpuUsageNanos(pid) - cpu0) / 1e9 / seconds);
   }
 
   private static Duration serviceMonitorInterval(RenderedManifest manifest) {
@@ -300,23 +314,22 @@ public final class ContainerPart {
 
   /** A text scrape whose snapshot comes from a map read that began after {@code moment}. */
   private PromText scrapeOfAReadStartedAfter(int port, Instant moment, Kubelet kubelet) throws Exception {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    double after = moment.toEpochMilli() / 1000.0;
-    boolean seenOne = false;
-    while (System.nanoTime() < deadline) {
+    double[] after = {moment.toEpochMilli() / 1000.0};
+    boolean[] seenOne = {false};
+    return Await.atMost(Duration.ofSeconds(60)).every(Duration.ofMillis(200)).poll(() -> {
       HttpResponse<byte[]> r = get(port, "/metrics", "text/plain;version=0.0.4", false);
       PromText m = PromText.parse(new String(r.body(), StandardCharsets.UTF_8));
       double stamp = m.sum("segscope_snapshot_timestamp_seconds", Map.of());
-      if (stamp > after) {
-        if (seenOne) {
-          return m; // the read that stamped `after` may have begun before the moment: take the next
+      if (stamp > after[0]) {
+        if (seenOne[0]) {
+          return Optional.of(m); // the read that stamped `after` may have begun before the moment: take the next
         }
-        seenOne = true;
-        after = stamp;
+        seenOne[0] = true;
+        after[0] = stamp;
       }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException("no map read of the container's agent began after " + moment
-        + " within 60 s; its log:\n" + kubelet.log());
+      return Optional.<PromText>empty();
+    }).orElseThrow(() -> new IllegalStateException("no map read of the container's agent began after " + moment
+        + " within 60 s; its log:\n" + kubelet.log()));
   }
+
 }
