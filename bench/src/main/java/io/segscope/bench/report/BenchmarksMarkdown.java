@@ -332,7 +332,9 @@ public final class BenchmarksMarkdown {
     int pairs = overhead.udp().stream().mapToInt(OverheadResult.UdpRun::pair).max().orElse(-1) + 1;
     md.append(pairs).append(" pairs of (agent running, no agent), the order alternating from pair to pair;")
         .append(" the agent started fresh for each pair with the launcher's flags and nothing else, measured once")
-        .append(" its CPU use had settled. Each half: the UDP sender for ").append(num(overhead.udpSeconds(), 0))
+        .append(" its CPU use had settled, then again after one untimed second of every path (the work its first")
+        .append(" traffic brings: classes loaded and compiled). Each half, after the same warm-up: the UDP sender for ")
+        .append(num(overhead.udpSeconds(), 0))
         .append(" s, then iperf3 S0 and S1 for ").append(num(overhead.iperfSeconds(), 0)).append(" s each")
         .append(overhead.udpFrozen().isEmpty() ? "" : "; in the half with the agent, one more UDP round right after"
             + " the first with the agent's JVM stopped (SIGSTOP) and its programs attached")
