@@ -23,13 +23,13 @@ class KernelPartTest {
 
   @Test
   void theDurationOraclesEndAggregatesWhatIsPendingOnEveryPossibleCpu() {
-    String end = KernelPart.flushPending(3);
+    String end = SampledPart.flushPending(3);
     for (int c = 0; c < 3; c++) {
       assertThat(end).contains("if (@pend_end[" + c + "] > 0) {")
           .contains("@sum[ksym(@pend_loc[" + c + "])] = sum((@pend_end[" + c + "] - @pend_start[" + c + "]));");
     }
     assertThat(end).doesNotContain("@pend_end[3]");
-    assertThat(KernelPart.possibleCpus()).isGreaterThanOrEqualTo(Runtime.getRuntime().availableProcessors());
+    assertThat(SampledPart.possibleCpus()).isGreaterThanOrEqualTo(Runtime.getRuntime().availableProcessors());
   }
 
   @Test
