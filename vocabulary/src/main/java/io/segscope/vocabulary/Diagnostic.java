@@ -11,7 +11,12 @@ public enum Diagnostic implements Term {
   /** kprobe/fentry: __skb_gso_segment returned NULL (not a segmentation). */
   GSO_NULL("gso_returned_null"),
   /** kprobe/fentry: __skb_gso_segment returned an error (not a segmentation). */
-  GSO_ERROR("gso_returned_error");
+  GSO_ERROR("gso_returned_error"),
+  /**
+   * kprobe/fentry: the counting program found no call site in the return address or the trampoline's frame and
+   * asked the kernel's unwinder ({@code bpf_get_stack}): counted as usual, at the unwinder's cost.
+   */
+  CALLER_UNWOUND;
 
   /** The label where it is not the name in lower case (the metric's values predate these names). */
   private final String label;

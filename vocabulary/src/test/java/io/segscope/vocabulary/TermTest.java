@@ -21,7 +21,7 @@ class TermTest {
     assertThat(labels(GsoType.values())).containsExactly("tcp4", "tcp6", "udp_l4", "udp_tunnel", "gre", "ipip",
         "fraglist", "other");
     assertThat(labels(Diagnostic.values())).containsExactly("segmented_untimed", "stats_map_full", "detail_map_full",
-        "gso_returned_null", "gso_returned_error");
+        "gso_returned_null", "gso_returned_error", "caller_unwound");
   }
 
   @Test

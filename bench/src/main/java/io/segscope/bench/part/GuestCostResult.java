@@ -40,10 +40,25 @@ public record GuestCostResult(String kernel, SegmentationTime segmentation, List
    * @param timedNanos their summed duration
    * @param programs every program of the agent that ran
    * @param sites the agent's segmented super-packets by site over it
-   * @param windowTouched whether a sampling window was open during it (for the outside-window stretch: it must not)
+   * @param windowTouched whether a sampling window was open during it: a timing program ran (for the outside-window
+   *     stretch: it must not)
+   * @param unwound segmentations whose call site the counting program took from the kernel's unwinder (the
+   *     diagnostic {@code caller_unwound}) over it
+   * @param near the mean segmentation time the same agent timed at about the same time (outside stretch: S1 through
+   *     the windows right after it; inside: its own timing), or null: the emulated vCPU's speed moves with the
+   *     host's load, so a time taken minutes apart is not the same yardstick
    */
   public record Stretch(double seconds, long segmented, long timed, double timedNanos, List<ProgramCost> programs,
-      Map<String, Long> sites, boolean windowTouched) {
+      Map<String, Long> sites, boolean windowTouched, long unwound, SegmentationTime near) {
+    public Stretch withNear(SegmentationTime t) {
+      return new Stretch(seconds, segmented, timed, timedNanos, programs, sites, windowTouched, unwound, t);
+    }
+
+    /** The segmentation time this stretch is divided by: {@link #near} where it timed any, else {@code t}. */
+    public SegmentationTime yardstick(SegmentationTime t) {
+      return near != null && near.calls() > 0 ? near : t;
+    }
+
     public long runs() {
       return programs.stream().mapToLong(ProgramCost::runs).sum();
     }
@@ -56,9 +71,13 @@ public record GuestCostResult(String kernel, SegmentationTime segmentation, List
       return segmented > 0 ? (double) runs() / segmented : Double.NaN;
     }
 
-    /** Programs' run time ÷ (segmented super-packets × the mean segmentation time). */
+    /**
+     * Programs' run time ÷ (segmented super-packets × the mean segmentation time: {@link #near} where there is one,
+     * else {@code t}).
+     */
     public double shareOf(SegmentationTime t) {
-      return segmented > 0 && t != null && t.calls() > 0 ? runTimeNanos() / (segmented * t.meanNanos()) : Double.NaN;
+      SegmentationTime y = yardstick(t);
+      return segmented > 0 && y != null && y.calls() > 0 ? runTimeNanos() / (segmented * y.meanNanos()) : Double.NaN;
     }
   }
 
@@ -81,7 +100,7 @@ public record GuestCostResult(String kernel, SegmentationTime segmentation, List
    * @param healthySeconds how long S0 ran
    * @param pairs 64-byte UDP on healthy S0, the agent running against it stopped (SIGSTOP)
    * @param pairRuns program runs during all those rounds (both halves), by program
-   * @param windowShare the default window ÷ cycle (3 s / 30 s)
+   * @param windowShare the default window ÷ cycle (1 s / 10 s)
    */
   public record ModeCost(String mode, double startSeconds, Stretch outside, Stretch inside,
       Map<String, Long> healthyRuns, double healthySeconds, List<PpsPair> pairs, Map<String, Long> pairRuns,

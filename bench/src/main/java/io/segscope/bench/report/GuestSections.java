@@ -50,11 +50,13 @@ final class GuestSections {
     }
     md.append("`segscope-bench guest-cost` in `scripts/guest-run --cpus 1` (qemu TCG, one vCPU): kernel ")
         .append(guestCost.kernel()).append(". **Every time here is emulated** (roughly 100x slower than hardware, and"
-            + " not uniformly so): only the ratios, measured side by side, are meant to carry over. Segmentation time:"
-            + " the agent's own timing of `__skb_gso_segment` with `--timing-window always` over S1 (fentry mode's:"
-            + " its fentry stamp to its fexit). Programs: bpf_stats"
-            + " over S1 with the default windows in a stretch between two windows (the counting programs alone),"
-            + " and with `--timing-window always` (every program, as inside a window). Healthy host: 10 s of S0 TCP"
+            + " not uniformly so): only the ratios, measured side by side, are meant to carry over. Programs: bpf_stats"
+            + " over S1 with the default windows in a stretch between two windows (started the moment a window"
+            + " closed, 5 s of traffic; a timing program that ran in it means a window was open: 'not measured'),"
+            + " and with `--timing-window always` (every program, as inside a window). Each stretch is divided by the"
+            + " segmentation time the same agent timed at about the same time (outside: S1 through the next windows"
+            + " right after the stretch; always: the stretch's own timing; the mode's own bracket, entry to exit),"
+            + " since the emulated vCPU's speed moves with the host's load. Healthy host: 10 s of S0 TCP"
             + " before anything was segmented. 64-byte UDP: the agent running against it stopped with SIGSTOP.\n\n");
     md.append(
         "| mode | stretch | super-packets | program runs | runs per super-packet | run time | ÷ segmentation time |"

@@ -52,6 +52,7 @@
 #define DIAG_DETAIL_FULL 2       /* per-device detail map full: histograms/causes not kept */
 #define DIAG_GSO_NULL 3          /* kprobe/fentry: __skb_gso_segment returned NULL */
 #define DIAG_GSO_ERROR 4         /* kprobe/fentry: __skb_gso_segment returned an ERR_PTR */
+#define DIAG_CALLER_UNWOUND 5    /* kprobe/fentry: the call site came from the unwinder (bpf_get_stack) */
 #define DIAGS 8
 
 /* Duration histogram: DUR_SLOTS slots, slot 0 the native zero bucket; dur_slot() is generated. */
@@ -345,6 +346,73 @@ static __always_inline int skb_view_probe(void *skb, struct skb_view *v)
     v->redirected = SKB_BITS(b, SKB_REDIRECTED_SHIFT, SKB_REDIRECTED_MASK);
 #endif
 #endif
+    return 0;
+}
+
+/*
+ * The fields a segmentation's cause and key need (dev_view_btf_tx's), from raw pointers with as few probe reads as
+ * the layout allows: ifindex with the features (one read where they lie within 128 bytes: 216..272 on 6.1), the
+ * GSO limits (one read), nd_net, then the namespace's inode and cookie. Not mtu and xdp_prog. Each probe read is a
+ * helper call with its own fault handling: on 6.1 (net_device's fields apart, no DEV_SPAN) dev_view_probe takes 9
+ * reads for the device where this takes 3.
+ */
+#define SEG_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define SEG_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define DEV_ID_START (SEG_MIN(OFF_DEV_IFINDEX, SEG_MIN(OFF_DEV_FEATURES, OFF_DEV_HW_ENC_FEATURES)) & ~7)
+#define DEV_ID_END SEG_MAX(OFF_DEV_IFINDEX + 4, SEG_MAX(OFF_DEV_FEATURES + 8, OFF_DEV_HW_ENC_FEATURES + 8))
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+#define DEV_LIM_START (SEG_MIN(OFF_DEV_GSO_MAX_SIZE, SEG_MIN(OFF_DEV_GSO_MAX_SEGS, OFF_DEV_GSO_IPV4_MAX_SIZE)) & ~7)
+#define DEV_LIM_END SEG_MAX(OFF_DEV_GSO_MAX_SIZE + 4, SEG_MAX(OFF_DEV_GSO_MAX_SEGS + 2, OFF_DEV_GSO_IPV4_MAX_SIZE + 4))
+#else
+#define DEV_LIM_START (SEG_MIN(OFF_DEV_GSO_MAX_SIZE, OFF_DEV_GSO_MAX_SEGS) & ~7)
+#define DEV_LIM_END SEG_MAX(OFF_DEV_GSO_MAX_SIZE + 4, OFF_DEV_GSO_MAX_SEGS + 2)
+#endif
+static __always_inline int dev_view_probe_tx(void *dev, struct dev_view *v)
+{
+    if (!dev)
+        return -1;
+    void *net = 0;
+#if DEV_ID_END - DEV_ID_START <= 128
+    {
+        u64 buf[(DEV_ID_END - DEV_ID_START + 7) / 8];
+        if (bpf_probe_read_kernel(buf, DEV_ID_END - DEV_ID_START, (char *)dev + DEV_ID_START))
+            return -1;
+        v->ifindex = AT(buf, DEV_ID_START, u32, OFF_DEV_IFINDEX);
+        v->features = AT(buf, DEV_ID_START, u64, OFF_DEV_FEATURES);
+        v->hw_enc_features = AT(buf, DEV_ID_START, u64, OFF_DEV_HW_ENC_FEATURES);
+    }
+#else
+    if (bpf_probe_read_kernel(&v->ifindex, sizeof v->ifindex, (char *)dev + OFF_DEV_IFINDEX))
+        return -1;
+    bpf_probe_read_kernel(&v->features, sizeof v->features, (char *)dev + OFF_DEV_FEATURES);
+    bpf_probe_read_kernel(&v->hw_enc_features, sizeof v->hw_enc_features, (char *)dev + OFF_DEV_HW_ENC_FEATURES);
+#endif
+#if DEV_LIM_END - DEV_LIM_START <= 128
+    {
+        u64 buf[(DEV_LIM_END - DEV_LIM_START + 7) / 8];
+        if (!bpf_probe_read_kernel(buf, DEV_LIM_END - DEV_LIM_START, (char *)dev + DEV_LIM_START)) {
+            v->gso_max_size = AT(buf, DEV_LIM_START, u32, OFF_DEV_GSO_MAX_SIZE);
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+            v->gso_ipv4_max_size = AT(buf, DEV_LIM_START, u32, OFF_DEV_GSO_IPV4_MAX_SIZE);
+#endif
+            v->gso_max_segs = AT(buf, DEV_LIM_START, u16, OFF_DEV_GSO_MAX_SEGS);
+        }
+    }
+#else
+    bpf_probe_read_kernel(&v->gso_max_size, sizeof v->gso_max_size, (char *)dev + OFF_DEV_GSO_MAX_SIZE);
+#ifdef OFF_DEV_GSO_IPV4_MAX_SIZE
+    bpf_probe_read_kernel(&v->gso_ipv4_max_size, sizeof v->gso_ipv4_max_size,
+                          (char *)dev + OFF_DEV_GSO_IPV4_MAX_SIZE);
+#endif
+    bpf_probe_read_kernel(&v->gso_max_segs, sizeof v->gso_max_segs, (char *)dev + OFF_DEV_GSO_MAX_SEGS);
+#endif
+    bpf_probe_read_kernel(&net, sizeof net, (char *)dev + OFF_DEV_ND_NET);
+    if (net) {
+        bpf_probe_read_kernel(&v->netns, sizeof v->netns, (char *)net + OFF_NET_INUM);
+#ifdef OFF_NET_COOKIE
+        bpf_probe_read_kernel(&v->netns_cookie, sizeof v->netns_cookie, (char *)net + OFF_NET_COOKIE);
+#endif
+    }
     return 0;
 }
 

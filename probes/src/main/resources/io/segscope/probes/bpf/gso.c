@@ -417,6 +417,7 @@ KRETFUNC_PROBE(__skb_gso_segment, void *skb, u64 features, u64 tx_path, void *re
          * tool's kretprobe on __skb_gso_segment replaces the return address) or a caller not foreseen */
         u64 frames[GSO_FENTRY_FRAMES] = {};
         long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+        diag_inc(DIAG_CALLER_UNWOUND);
         u64 unwound = fentry_caller(frames, got);
         if (unwound)
             caller = unwound;
@@ -458,11 +459,13 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
 {
     void *skb = (void *)PT_REGS_PARM1(ctx);
     struct skb_view s = {};
-    struct dev_view d = {};
-    if (skb_view_probe(skb, &s) || dev_view_probe(s.dev, &d))
+    if (skb_view_probe(skb, &s))
         return 0;
     struct gso_info g = {};
     if (gso_info_read(&s, &g) || !g.gso_size)
+        return 0;
+    struct dev_view d = {};
+    if (dev_view_probe_tx(s.dev, &d))
         return 0;
     u64 words[2] = {};
     int unread = bpf_probe_read_kernel(&words, sizeof words, (void *)PT_REGS_SP(ctx));
@@ -478,6 +481,7 @@ int kprobe____skb_gso_segment(struct pt_regs *ctx)
         } else {
             u64 frames[GSO_STACK_FRAMES] = {};
             long got = bpf_get_stack(ctx, frames, sizeof frames, 0);
+            diag_inc(DIAG_CALLER_UNWOUND);
             u64 caller = 0;
 #pragma unroll
             for (int i = 0; i < GSO_STACK_FRAMES; i++) {
