@@ -309,7 +309,7 @@ class ContainerImageIT {
       var r = pod.resources();
       double request = Math.round(r.getCpuShares() * 1000 / 1024.0) / 1000.0;
       System.out.printf("ContainerImageIT: at %d devices: RSS %.1f MiB (cgroup %.1f MiB) of the %d MiB limit; CPU %.4f"
-          + " cores over 30 s against the %.1f requested%n", devices, rss / 1048576.0, cgroupMem / 1048576.0,
+          + " cores over 30 s against the %.1f requested%n", devices[0], rss / 1048576.0, cgroupMem / 1048576.0,
           r.getMemoryLimitInBytes() >> 20, cores, request);
       assertThat(rss).as("RSS against the manifest's memory limit").isLessThan(r.getMemoryLimitInBytes());
       containerd.stopContainer(id, pod.terminationGraceSeconds());
