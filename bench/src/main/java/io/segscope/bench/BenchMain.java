@@ -210,34 +210,19 @@ public final class BenchMain {
           case "--smp" -> smp = value(args, ++i, a);
           case "--devices" -> {
             String v = value(args, ++i, a);
-            try {
-              devices = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-              devices = -1;
-            }
+            devices = number(v);
             if (devices < 2 || devices % 2 != 0 || devices > 2 * 16384) {
               throw new IllegalArgumentException("--devices must be an even number from 2 to 32768, got " + v);
             }
           }
           case "--pairs" -> {
             String v = value(args, ++i, a);
-            try {
-              pairs = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-              pairs = -1;
-            }
+            pairs = number(v);
             if (pairs < 1 || pairs > 100) {
               throw new IllegalArgumentException("--pairs must be a number from 1 to 100, got " + v);
             }
           }
-          case "--parts" -> {
-            parts = List.of(value(args, ++i, a).split(","));
-            for (String p : parts) {
-              if (!PARTS.contains(p)) {
-                throw new IllegalArgumentException("unknown part " + p + " (parts: " + String.join(",", PARTS) + ")");
-              }
-            }
-          }
+          case "--parts" -> parts = parts(value(args, ++i, a));
           default -> throw new IllegalArgumentException("unknown argument " + a);
         }
       }
@@ -257,6 +242,26 @@ public final class BenchMain {
         }
       }
       return new Args(command, agentJar, launcher, out, markdown, quick, parts, devices, smp, pairs);
+    }
+
+    /** {@code v} as an int, -1 when it is not one (every bound rejects it). */
+    private static int number(String v) {
+      try {
+        return Integer.parseInt(v);
+      } catch (NumberFormatException e) {
+        return -1;
+      }
+    }
+
+    /** The comma-separated parts of {@code --parts}, each one of {@link BenchMain#PARTS}. */
+    private static List<String> parts(String v) {
+      List<String> parts = List.of(v.split(","));
+      for (String p : parts) {
+        if (!PARTS.contains(p)) {
+          throw new IllegalArgumentException("unknown part " + p + " (parts: " + String.join(",", PARTS) + ")");
+        }
+      }
+      return parts;
     }
 
     private static String value(String[] args, int i, String flag) {

@@ -30,46 +30,13 @@ public final class KernelLayout {
   /** Resolves every offset the programs use. */
   public static KernelLayout fromBtf(Btf btf) throws BtfException {
     Map<String, Long> d = new LinkedHashMap<>();
-    // sk_buff
-    d.put("OFF_SKB_NEXT", offset(btf, "sk_buff.next", 8));
-    d.put("OFF_SKB_DEV", offset(btf, "sk_buff.dev", 8));
-    d.put("OFF_SKB_HEAD", offset(btf, "sk_buff.head", 8));
-    FieldOffset end = btf.field("sk_buff.end");
-    if (end.byteSize() != 4 && end.byteSize() != 8) {
-      throw new BtfException("resolve sk_buff.end: unexpected size " + end.byteSize());
-    }
-    d.put("OFF_SKB_END", end.byteOffset());
-    d.put("SKB_END_IS_OFFSET", end.byteSize() == 4 ? 1L : 0L);
-    d.put("OFF_SKB_LEN", offset(btf, "sk_buff.len", 4));
-    d.put("OFF_SKB_DATA_LEN", offset(btf, "sk_buff.data_len", 4));
-    d.put("OFF_SKB_DATA", offset(btf, "sk_buff.data", 8));
-    d.put("OFF_SKB_MAC_HEADER", offset(btf, "sk_buff.mac_header", 2));
-    // read only for skbs without gso_segs (virtio-net headers), to count their segments from the headers
-    d.put("OFF_SKB_TRANSPORT_HEADER", offset(btf, "sk_buff.transport_header", 2));
-    d.put("OFF_SKB_PROTOCOL", offset(btf, "sk_buff.protocol", 2));
-    bitfield(btf, d, "sk_buff.ip_summed", "SKB_IP_SUMMED", "OFF_SKB_IP_SUMMED_BYTE");
-    bitfield(btf, d, "sk_buff.encapsulation", "SKB_ENCAP", "OFF_SKB_ENCAP_BYTE");
-    bitfield(btf, d, "sk_buff.cloned", "SKB_CLONED", "OFF_SKB_CLONED_BYTE");
+    skBuff(btf, d);
     // skb_shared_info
     d.put("OFF_SHINFO_GSO_SIZE", offset(btf, "skb_shared_info.gso_size", 2));
     d.put("OFF_SHINFO_GSO_SEGS", offset(btf, "skb_shared_info.gso_segs", 2));
     d.put("OFF_SHINFO_GSO_TYPE", offset(btf, "skb_shared_info.gso_type", 4));
     d.put("OFF_SHINFO_DATAREF", offset(btf, "skb_shared_info.dataref", 4));
-    // net_device
-    d.put("OFF_DEV_IFINDEX", offset(btf, "net_device.ifindex", 4));
-    d.put("OFF_DEV_NAME", offset(btf, "net_device.name", 16));
-    d.put("OFF_DEV_ND_NET", offset(btf, "net_device.nd_net.net", 8));
-    d.put("OFF_DEV_FEATURES", offset(btf, "net_device.features", 8));
-    d.put("OFF_DEV_HW_ENC_FEATURES", offset(btf, "net_device.hw_enc_features", 8));
-    d.put("OFF_DEV_GSO_MAX_SIZE", offset(btf, "net_device.gso_max_size", 4));
-    d.put("OFF_DEV_GSO_MAX_SEGS", offset(btf, "net_device.gso_max_segs", 2));
-    Optional<FieldOffset> ipv4 = btf.findField("net_device.gso_ipv4_max_size");
-    if (ipv4.isPresent()) {
-      checkSize(ipv4.get(), 4);
-      d.put("OFF_DEV_GSO_IPV4_MAX_SIZE", ipv4.get().byteOffset());
-    }
-    d.put("OFF_DEV_XDP_PROG", offset(btf, "net_device.xdp_prog", 8));
-    d.put("OFF_DEV_MTU", offset(btf, "net_device.mtu", 4));
+    netDevice(btf, d);
     if (btf.findField("sk_buff.redirected").isPresent()) {
       bitfield(btf, d, "sk_buff.redirected", "SKB_REDIRECTED", "OFF_SKB_REDIRECTED_BYTE");
     }
@@ -97,6 +64,47 @@ public final class KernelLayout {
     spans(btf, d);
     rdonlyCast(btf, d);
     return new KernelLayout(d);
+  }
+
+  /** The sk_buff fields the programs read (sk_buff.end is an offset or a pointer, by its size). */
+  private static void skBuff(Btf btf, Map<String, Long> d) throws BtfException {
+    d.put("OFF_SKB_NEXT", offset(btf, "sk_buff.next", 8));
+    d.put("OFF_SKB_DEV", offset(btf, "sk_buff.dev", 8));
+    d.put("OFF_SKB_HEAD", offset(btf, "sk_buff.head", 8));
+    FieldOffset end = btf.field("sk_buff.end");
+    if (end.byteSize() != 4 && end.byteSize() != 8) {
+      throw new BtfException("resolve sk_buff.end: unexpected size " + end.byteSize());
+    }
+    d.put("OFF_SKB_END", end.byteOffset());
+    d.put("SKB_END_IS_OFFSET", end.byteSize() == 4 ? 1L : 0L);
+    d.put("OFF_SKB_LEN", offset(btf, "sk_buff.len", 4));
+    d.put("OFF_SKB_DATA_LEN", offset(btf, "sk_buff.data_len", 4));
+    d.put("OFF_SKB_DATA", offset(btf, "sk_buff.data", 8));
+    d.put("OFF_SKB_MAC_HEADER", offset(btf, "sk_buff.mac_header", 2));
+    // read only for skbs without gso_segs (virtio-net headers), to count their segments from the headers
+    d.put("OFF_SKB_TRANSPORT_HEADER", offset(btf, "sk_buff.transport_header", 2));
+    d.put("OFF_SKB_PROTOCOL", offset(btf, "sk_buff.protocol", 2));
+    bitfield(btf, d, "sk_buff.ip_summed", "SKB_IP_SUMMED", "OFF_SKB_IP_SUMMED_BYTE");
+    bitfield(btf, d, "sk_buff.encapsulation", "SKB_ENCAP", "OFF_SKB_ENCAP_BYTE");
+    bitfield(btf, d, "sk_buff.cloned", "SKB_CLONED", "OFF_SKB_CLONED_BYTE");
+  }
+
+  /** The net_device fields the programs read (gso_ipv4_max_size where the kernel has it, 6.3+). */
+  private static void netDevice(Btf btf, Map<String, Long> d) throws BtfException {
+    d.put("OFF_DEV_IFINDEX", offset(btf, "net_device.ifindex", 4));
+    d.put("OFF_DEV_NAME", offset(btf, "net_device.name", 16));
+    d.put("OFF_DEV_ND_NET", offset(btf, "net_device.nd_net.net", 8));
+    d.put("OFF_DEV_FEATURES", offset(btf, "net_device.features", 8));
+    d.put("OFF_DEV_HW_ENC_FEATURES", offset(btf, "net_device.hw_enc_features", 8));
+    d.put("OFF_DEV_GSO_MAX_SIZE", offset(btf, "net_device.gso_max_size", 4));
+    d.put("OFF_DEV_GSO_MAX_SEGS", offset(btf, "net_device.gso_max_segs", 2));
+    Optional<FieldOffset> ipv4 = btf.findField("net_device.gso_ipv4_max_size");
+    if (ipv4.isPresent()) {
+      checkSize(ipv4.get(), 4);
+      d.put("OFF_DEV_GSO_IPV4_MAX_SIZE", ipv4.get().byteOffset());
+    }
+    d.put("OFF_DEV_XDP_PROG", offset(btf, "net_device.xdp_prog", 8));
+    d.put("OFF_DEV_MTU", offset(btf, "net_device.mtu", 4));
   }
 
   /**

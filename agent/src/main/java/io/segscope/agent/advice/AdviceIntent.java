@@ -102,32 +102,7 @@ public final class AdviceIntent {
 
   /** The {@code accept} entries of an advice configuration file. */
   public static List<AcceptEntry> load(Path file) throws IntentException {
-    byte[] bytes;
-    try {
-      bytes = ConfigFile.read(file, MAX_FILE_BYTES);
-    } catch (ConfigFile.RefusedException e) {
-      throw new IntentException("read " + file + ": " + e.reason());
-    } catch (IOException e) {
-      throw new IntentException("read " + file + ": " + e.getMessage());
-    }
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new IntentException("read " + file + ": not UTF-8");
-    }
-    Object doc;
-    try {
-      LoaderOptions options = new LoaderOptions();
-      options.setAllowDuplicateKeys(false);
-      doc = new Yaml(new SafeConstructor(options)).load(text);
-    } catch (MarkedYAMLException e) {
-      throw new IntentException("parse " + file + ": line " + (e.getProblemMark().getLine() + 1) + ": "
-          + e.getProblem());
-    } catch (YAMLException e) {
-      throw new IntentException("parse " + file + ": " + e.getMessage());
-    }
+    Object doc = document(file);
     if (doc == null) {
       return List.of();
     }
@@ -152,27 +127,60 @@ public final class AdviceIntent {
     List<AcceptEntry> out = new ArrayList<>();
     for (int i = 0; i < list.size(); i++) {
       String where = file + ": accept[" + i + "]";
-      Object e = list.get(i);
       try {
-        if (e instanceof String s) {
-          out.add(AcceptEntry.parse(s, "", where));
-        } else if (e instanceof Map<?, ?> m) {
-          for (Object k : m.keySet()) {
-            if (!ENTRY.contains(String.valueOf(k))) {
-              throw new IllegalArgumentException("unknown field '" + k + "' (fields: rule, netns, device, reason)");
-            }
-          }
-          out.add(new AcceptEntry(string(m, "rule", null), string(m, "netns", "*"), string(m, "device", null),
-              string(m, "reason", ""), where));
-        } else {
-          throw new IllegalArgumentException("an entry is RULE:NETNS/DEVICE-GLOB or a mapping with rule, netns, "
-              + "device, reason");
-        }
+        out.add(entry(list.get(i), where));
       } catch (IllegalArgumentException x) {
         throw new IntentException(where + ": " + x.getMessage());
       }
     }
     return out;
+  }
+
+  /** The file's YAML document (null when empty): read, checked to be UTF-8, parsed safely. */
+  private static Object document(Path file) throws IntentException {
+    byte[] bytes;
+    try {
+      bytes = ConfigFile.read(file, MAX_FILE_BYTES);
+    } catch (ConfigFile.RefusedException e) {
+      throw new IntentException("read " + file + ": " + e.reason());
+    } catch (IOException e) {
+      throw new IntentException("read " + file + ": " + e.getMessage());
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw new IntentException("read " + file + ": not UTF-8");
+    }
+    try {
+      LoaderOptions options = new LoaderOptions();
+      options.setAllowDuplicateKeys(false);
+      return new Yaml(new SafeConstructor(options)).load(text);
+    } catch (MarkedYAMLException e) {
+      throw new IntentException("parse " + file + ": line " + (e.getProblemMark().getLine() + 1) + ": "
+          + e.getProblem());
+    } catch (YAMLException e) {
+      throw new IntentException("parse " + file + ": " + e.getMessage());
+    }
+  }
+
+  /** One entry of the {@code accept} list: the flag's form or a mapping; a bad one throws its reason. */
+  private static AcceptEntry entry(Object e, String where) {
+    if (e instanceof String s) {
+      return AcceptEntry.parse(s, "", where);
+    }
+    if (e instanceof Map<?, ?> m) {
+      for (Object k : m.keySet()) {
+        if (!ENTRY.contains(String.valueOf(k))) {
+          throw new IllegalArgumentException("unknown field '" + k + "' (fields: rule, netns, device, reason)");
+        }
+      }
+      return new AcceptEntry(string(m, "rule", null), string(m, "netns", "*"), string(m, "device", null),
+          string(m, "reason", ""), where);
+    }
+    throw new IllegalArgumentException("an entry is RULE:NETNS/DEVICE-GLOB or a mapping with rule, netns, "
+        + "device, reason");
   }
 
   private static String string(Map<?, ?> m, String key, String dflt) {

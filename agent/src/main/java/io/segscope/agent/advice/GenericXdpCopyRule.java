@@ -69,16 +69,7 @@ public final class GenericXdpCopyRule implements Rule {
       return Optional.empty();
     }
     boolean veth = d.kind().equals("veth");
-    List<Command> commands = new ArrayList<>();
-    String pin = "/sys/fs/bpf/segscope-xdp-" + prog.getAsInt();
-    String id = Integer.toString(prog.getAsInt());
-    byte[] dev = Command.name(d.name());
-    commands.add(Command.of("bpftool", "prog", "pin", "id", id, pin));
-    commands.add(NetnsCommands.bpftool(ns, List.of(Command.text("net"), Command.text("detach"),
-        Command.text("xdpgeneric"), Command.text("dev"), dev)));
-    commands.add(NetnsCommands.bpftool(ns, List.of(Command.text("net"), Command.text("attach"),
-        Command.text("xdpdrv"), Command.text("pinned"), Command.text(pin), Command.text("dev"), dev)));
-    commands.add(Command.of("rm", pin));
+    List<Command> commands = toNativeMode(ns, d, prog.getAsInt());
     Map<String, Object> ev = new LinkedHashMap<>();
     ev.put("copies_per_sec", Evidence.round(cost.xdpCopiedPerSec()));
     ev.put("passed_per_sec", Evidence.round(cost.xdpPassedPerSec()));
@@ -110,5 +101,20 @@ public final class GenericXdpCopyRule implements Rule {
             + (veth ? "): what running the program where packets are not skbs yet would save"
                 : "): native mode runs the program before an skb exists"),
         cost.xdpCpu().basis().equals("measured") ? "high" : "medium", risk, explanation));
+  }
+
+  /** Moves program {@code prog} from generic to driver mode on {@code d}: pin, detach, attach pinned, unpin. */
+  private static List<Command> toNativeMode(Netns ns, Device d, int prog) {
+    List<Command> commands = new ArrayList<>();
+    String pin = "/sys/fs/bpf/segscope-xdp-" + prog;
+    String id = Integer.toString(prog);
+    byte[] dev = Command.name(d.name());
+    commands.add(Command.of("bpftool", "prog", "pin", "id", id, pin));
+    commands.add(NetnsCommands.bpftool(ns, List.of(Command.text("net"), Command.text("detach"),
+        Command.text("xdpgeneric"), Command.text("dev"), dev)));
+    commands.add(NetnsCommands.bpftool(ns, List.of(Command.text("net"), Command.text("attach"),
+        Command.text("xdpdrv"), Command.text("pinned"), Command.text(pin), Command.text("dev"), dev)));
+    commands.add(Command.of("rm", pin));
+    return commands;
   }
 }

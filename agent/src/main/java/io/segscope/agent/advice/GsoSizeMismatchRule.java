@@ -183,7 +183,6 @@ public final class GsoSizeMismatchRule implements Rule {
     Feeders f = Feeders.of(sources);
     long fSize = f.size();
     long fV4 = f.v4();
-    long fSegs = f.segs();
     long curSize = dl.size.getAsLong();
     long curV4 = dl.v4();
     long keywordV4 = 0;
@@ -217,11 +216,7 @@ public final class GsoSizeMismatchRule implements Rule {
       newV4 = newSize; // gso_max_size at or below 64 KiB sets the IPv4 limit with it: let it
     }
     long curSegs = dl.segs.orElse(-1);
-    long newSegs = curSegs;
-    if (segs && tsoSegs > 0 && curSegs > 0 && curSegs < tsoSegs && curSegs < fSegs) {
-      newSegs = Math.min(Math.min(tsoSegs, fSegs), 65535);
-      why.add("gso_max_segs " + curSegs + " is below its tso_max_segs " + tsoSegs + " and the feeders' " + fSegs);
-    }
+    long newSegs = segs ? raisedSegs(curSegs, tsoSegs, f.segs(), why) : curSegs;
     List<List<String>> sets = raiseSettings(curSize, curV4, newSize, newV4);
     if (newSegs != curSegs) {
       if (sets.isEmpty()) {
@@ -233,6 +228,18 @@ public final class GsoSizeMismatchRule implements Rule {
         dl.ipv4.isPresent() || newV4 != newSize ? OptionalLong.of(newV4) : OptionalLong.empty(),
         curSegs > 0 ? OptionalLong.of(newSegs) : dl.segs);
     return new Raise(sets, after, raiseWhy(why, dl, l, keywordV4), keywordV4);
+  }
+
+  /**
+   * gso_max_segs raised to the smaller of tso_max_segs and the feeders' largest (at most 65535) when it
+   * is below both, with the reason added to {@code why}; otherwise unchanged.
+   */
+  private static long raisedSegs(long curSegs, long tsoSegs, long fSegs, List<String> why) {
+    if (tsoSegs > 0 && curSegs > 0 && curSegs < tsoSegs && curSegs < fSegs) {
+      why.add("gso_max_segs " + curSegs + " is below its tso_max_segs " + tsoSegs + " and the feeders' " + fSegs);
+      return Math.min(Math.min(tsoSegs, fSegs), 65535);
+    }
+    return curSegs;
   }
 
   /** The largest limits D's feeders use: what raising D's own limits is worth up to. */

@@ -76,15 +76,6 @@ public final class MtuMismatchRule implements Rule {
     ev.put("route_mtu", routeMtu.isPresent() ? routeMtu.getAsLong() : -1);
     ev.put("senders", senders);
     ev.put("from_other_hosts_via", wire);
-    StringBuilder explanation = new StringBuilder();
-    if (!wire.isEmpty() || commands.isEmpty()) {
-      explanation.append("Senders behind ").append(wire.isEmpty() ? "this router" : String.join(", ", wire))
-          .append(" that this host cannot change: clamp the TCP MSS to the path MTU for traffic leaving ")
-          .append(AdviceContext.label(d))
-          .append(" (an iptables/nftables TCPMSS rule in its namespace), lower those senders' MTU to ").append(mtu)
-          .append(", or let them use PMTU discovery (DF set: the router then reports the smaller MTU instead of "
-              + "segmenting and fragmenting).");
-    }
     double saving = commands.isEmpty() ? 0 : cost.gsoCpu().cores() * share;
     return Optional.of(new Finding(name(), "warning", AdviceContext.ref(d), devices,
         String.format("%s segments and fragments %.0f forwarded super-packets/s whose segments exceed its MTU (%d)",
@@ -97,7 +88,23 @@ public final class MtuMismatchRule implements Rule {
         commands.isEmpty() ? "none"
             : "every packet those devices send gets the smaller MTU, also toward destinations whose path takes the "
                 + "larger one; their peers (the other end of a veth) keep theirs",
-        explanation.toString()));
+        otherSenders(d, mtu, wire, commands.isEmpty())));
+  }
+
+  /**
+   * What to do about senders this host cannot change (other hosts behind {@code wire}, or none found
+   * here): empty when the commands reach every sender.
+   */
+  private static String otherSenders(Device d, long mtu, List<String> wire, boolean noCommands) {
+    if (wire.isEmpty() && !noCommands) {
+      return "";
+    }
+    return "Senders behind " + (wire.isEmpty() ? "this router" : String.join(", ", wire))
+        + " that this host cannot change: clamp the TCP MSS to the path MTU for traffic leaving "
+        + AdviceContext.label(d)
+        + " (an iptables/nftables TCPMSS rule in its namespace), lower those senders' MTU to " + mtu
+        + ", or let them use PMTU discovery (DF set: the router then reports the smaller MTU instead of "
+        + "segmenting and fragmenting).";
   }
 
   private static boolean isMaster(AdviceContext ctx, Device u) {

@@ -171,16 +171,11 @@ public final class RunCommand implements Callable<Integer> {
     StopSignal stop = StopSignal.get();
     stop.listen(); // SIGINT/SIGTERM from here on: release everything and exit 0, whatever the start is doing
     checkBounds();
-    WebConfig web = WebConfig.none();
-    if (webConfigFile != null) {
-      try {
-        web = WebConfig.load(webConfigFile);
-      } catch (WebConfig.WebConfigException e) {
-        System.err.println("segscope run: --web.config.file " + webConfigFile + ": " + e.getMessage());
-        return 2;
-      }
+    Optional<WebConfig> web = webConfig();
+    if (web.isEmpty()) {
+      return 2;
     }
-    HttpSettings http = new HttpSettings(listen.host(), listen.port(), web, maxRequests, readHeaderTimeout,
+    HttpSettings http = new HttpSettings(listen.host(), listen.port(), web.get(), maxRequests, readHeaderTimeout,
         idleTimeout, h2c);
     CriEndpoints cri;
     try {
@@ -227,5 +222,18 @@ public final class RunCommand implements Callable<Integer> {
           + "nothing left attached");
     }
     return 0;
+  }
+
+  /** The web configuration of --web.config.file (none: plain HTTP), or empty after saying why it is unusable. */
+  private Optional<WebConfig> webConfig() {
+    if (webConfigFile == null) {
+      return Optional.of(WebConfig.none());
+    }
+    try {
+      return Optional.of(WebConfig.load(webConfigFile));
+    } catch (WebConfig.WebConfigException e) {
+      System.err.println("segscope run: --web.config.file " + webConfigFile + ": " + e.getMessage());
+      return Optional.empty();
+    }
   }
 }

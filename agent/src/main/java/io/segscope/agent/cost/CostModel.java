@@ -96,35 +96,46 @@ public final class CostModel {
       segs = base == null ? g1.segmentsPerSkb() : g1.segmentsPerSkb().minus(base.segmentsPerSkb());
       gsoCpu = cpu(swSkbs, dur, g1.duration(), s, "software segmentations", gsoTiming(gsoMode));
     }
-    double copied = 0, passed = 0, copiedBytes = 0;
-    NativeHistogram copyNanos = Histograms.EMPTY_DURATION;
-    CpuEstimate xdpCpu = CpuEstimate.NONE;
-    String xdpMode = "";
-    if (x1 != null) {
-      xdpMode = x1.mode();
-      boolean reset = x0 == null || x1.copiedSkbs() < x0.copiedSkbs() || x1.passedSkbs() < x0.passedSkbs();
-      XdpDeviceStats base = reset ? null : x0;
-      copied = x1.copiedSkbs() - (base == null ? 0 : base.copiedSkbs());
-      passed = x1.passedSkbs() - (base == null ? 0 : base.passedSkbs());
-      copiedBytes = x1.copiedBytes() - (base == null ? 0 : base.copiedBytes());
-      NativeHistogram now = x1.copyDuration().orElse(Histograms.EMPTY_DURATION);
-      copyNanos = base == null ? now : now.minus(base.copyDuration().orElse(Histograms.EMPTY_DURATION));
-      if (copied > 0 && copyNanos.count() == 0) {
-        xdpCpu = new CpuEstimate(copied * UNTIMED_XDP_COPY_NANOS / 1e9 / s, "estimated", Double.NaN,
-            String.format("%.0f copies/s x %.0f ns (the %s mode cannot time copies; 600 ns is the median "
-                + "linearization cost measured with an instrumented kernel)", copied / s,
-                UNTIMED_XDP_COPY_NANOS, xdpMode));
-      } else {
-        xdpCpu = cpu(copied, copyNanos, now, s, "generic-XDP copies", "timed from do_xdp_generic to the program run");
-      }
-    }
+    XdpDelta xdp = XdpDelta.of(s, x0, x1);
     // super-packets segmented before the queue (IP output, UDP receive) never reach net_dev_queue whole
     double beforeQueue = swSkbs > 0 ? (sites.getOrDefault(Site.IP_OUTPUT_MTU, 0.0)
         + sites.getOrDefault(Site.UDP_RX, 0.0)) * s / swSkbs : 0;
     double traffic = (queuedBytes + swBytes * Math.min(1, beforeQueue)) / s;
     return new DeviceCost(device, gsoMode, s, swSkbs / s, swSegs / s, swBytes / s, off / s, traffic, causes, sites,
         types, dur, segs,
-        gsoCpu, xdpMode, copied / s, passed / s, copiedBytes / s, copyNanos, xdpCpu);
+        gsoCpu, xdp.mode(), xdp.copied() / s, xdp.passed() / s, xdp.copiedBytes() / s, xdp.copyNanos(), xdp.cpu());
+  }
+
+  /** A device's generic-XDP copies over the window: counts, their timing and the CPU they cost. */
+  private record XdpDelta(String mode, double copied, double passed, double copiedBytes, NativeHistogram copyNanos,
+      CpuEstimate cpu) {
+    /** From the readings at the window's start ({@code x0}) and end ({@code x1}, null: no XDP), {@code s} apart. */
+    static XdpDelta of(double s, XdpDeviceStats x0, XdpDeviceStats x1) {
+      double copied = 0, passed = 0, copiedBytes = 0;
+      NativeHistogram copyNanos = Histograms.EMPTY_DURATION;
+      CpuEstimate xdpCpu = CpuEstimate.NONE;
+      String xdpMode = "";
+      if (x1 != null) {
+        xdpMode = x1.mode();
+        boolean reset = x0 == null || x1.copiedSkbs() < x0.copiedSkbs() || x1.passedSkbs() < x0.passedSkbs();
+        XdpDeviceStats base = reset ? null : x0;
+        copied = x1.copiedSkbs() - (base == null ? 0 : base.copiedSkbs());
+        passed = x1.passedSkbs() - (base == null ? 0 : base.passedSkbs());
+        copiedBytes = x1.copiedBytes() - (base == null ? 0 : base.copiedBytes());
+        NativeHistogram now = x1.copyDuration().orElse(Histograms.EMPTY_DURATION);
+        copyNanos = base == null ? now : now.minus(base.copyDuration().orElse(Histograms.EMPTY_DURATION));
+        if (copied > 0 && copyNanos.count() == 0) {
+          xdpCpu = new CpuEstimate(copied * UNTIMED_XDP_COPY_NANOS / 1e9 / s, "estimated", Double.NaN,
+              String.format("%.0f copies/s x %.0f ns (the %s mode cannot time copies; 600 ns is the median "
+                  + "linearization cost measured with an instrumented kernel)", copied / s,
+                  UNTIMED_XDP_COPY_NANOS, xdpMode));
+        } else {
+          xdpCpu = CostModel.cpu(copied, copyNanos, now, s, "generic-XDP copies",
+              "timed from do_xdp_generic to the program run");
+        }
+      }
+      return new XdpDelta(xdpMode, copied, passed, copiedBytes, copyNanos, xdpCpu);
+    }
   }
 
   /** How a mode times a segmentation, for the CPU estimate's basis. */

@@ -1,22 +1,16 @@
 package io.segscope.agent.http;
 
-import io.segscope.agent.config.ConfigFile;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
+import static io.segscope.agent.http.WebConfigFields.bool;
+import static io.segscope.agent.http.WebConfigFields.known;
+import static io.segscope.agent.http.WebConfigFields.map;
+import static io.segscope.agent.http.WebConfigFields.oneLine;
+import static io.segscope.agent.http.WebConfigFields.read;
+import static io.segscope.agent.http.WebConfigFields.scalar;
+import static io.segscope.agent.http.WebConfigFields.utf8;
+
 import java.nio.file.Path;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -48,9 +42,6 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
 
   private static final Set<String> TOP = Set.of("tls_server_config", "http_server_config", "basic_auth_users",
       "rate_limit");
-  private static final Set<String> TLS_FIELDS = Set.of("cert", "key", "client_ca", "cert_file", "key_file",
-      "client_auth_type", "client_ca_file", "client_allowed_sans", "min_version", "max_version", "cipher_suites",
-      "prefer_server_cipher_suites", "curve_preferences");
   private static final Set<String> HTTP_FIELDS = Set.of("http2", "headers");
   /** The toolkit's configurable headers and, where it fixes them, their allowed values. */
   private static final Map<String, List<String>> HEADERS = Map.of(
@@ -59,26 +50,8 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
       "X-Frame-Options", List.of("deny", "sameorigin"),
       "X-XSS-Protection", List.of(),
       "Content-Security-Policy", List.of());
-  /** TLS versions by their toolkit names, as the JVM names them. */
-  private static final Map<String, String> VERSIONS = Map.of("TLS10", "TLSv1", "TLS11", "TLSv1.1",
-      "TLS12", "TLSv1.2", "TLS13", "TLSv1.3");
-  private static final List<String> VERSION_ORDER = List.of("TLS10", "TLS11", "TLS12", "TLS13");
-  /**
-   * The cipher suites the toolkit accepts (Go's {@code tls.CipherSuites()}); Go and the JVM both use
-   * the IANA names. TLS 1.3 suites are listed by Go but not configurable there; here likewise.
-   */
-  private static final List<String> GO_CIPHER_SUITES = List.of(
-      "TLS_RSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_256_CBC_SHA", "TLS_RSA_WITH_AES_128_GCM_SHA256",
-      "TLS_RSA_WITH_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
-      "TLS_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
-      "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
-      "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-      "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
-      "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
-      "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256");
   /** A bcrypt hash: $2a$, $2b$ or $2y$, two-digit cost, 22 characters of salt and 31 of hash. */
   static final Pattern BCRYPT = Pattern.compile("\\$2[aby]\\$(\\d\\d)\\$[./A-Za-z0-9]{53}");
-  private static final Pattern PRIVATE_KEY = Pattern.compile("-----BEGIN (RSA |EC )?PRIVATE KEY-----");
 
   public WebConfig {
     users = Map.copyOf(users);
@@ -213,115 +186,13 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
     if (top.containsKey("rate_limit")) {
       throw new WebConfigException("rate_limit: not supported by segscope (use --web.max-requests)");
     }
-    Optional<Tls> tls = tls(map(top.get("tls_server_config"), "tls_server_config"), dir);
+    Optional<Tls> tls = TlsServerConfig.read(map(top.get("tls_server_config"), "tls_server_config"), dir);
     Map<String, Object> http = map(top.get("http_server_config"), "http_server_config");
     known(http, HTTP_FIELDS, "http_server_config.");
     boolean http2 = bool(http, "http2", "http_server_config.", true);
     Map<String, String> headers = headers(map(http.get("headers"), "http_server_config.headers"));
     Map<String, String> users = users(map(top.get("basic_auth_users"), "basic_auth_users"));
     return new WebConfig(tls, users, http2, headers);
-  }
-
-  private static Optional<Tls> tls(Map<String, Object> t, Path dir) throws WebConfigException {
-    known(t, TLS_FIELDS, "tls_server_config.");
-    String p = "tls_server_config.";
-    String cert = str(t, "cert", p);
-    String key = str(t, "key", p);
-    String clientCa = str(t, "client_ca", p);
-    String certFile = str(t, "cert_file", p);
-    String keyFile = str(t, "key_file", p);
-    String clientCaFile = str(t, "client_ca_file", p);
-    String clientAuthType = str(t, "client_auth_type", p);
-    List<String> sans = strings(t, "client_allowed_sans", p);
-    List<String> ciphers = strings(t, "cipher_suites", p);
-    String min = t.containsKey("min_version") ? str(t, "min_version", p) : "TLS12";
-    String max = t.containsKey("max_version") ? str(t, "max_version", p) : "TLS13";
-    bool(t, "prefer_server_cipher_suites", p, true); // no effect, as in Go since 1.17: the JVM uses its order
-    if (!strings(t, "curve_preferences", p).isEmpty()) {
-      throw new WebConfigException(p + "curve_preferences: not supported by segscope (the JVM chooses the curves)");
-    }
-    boolean enabled = !(cert.isEmpty() && key.isEmpty() && clientCa.isEmpty() && certFile.isEmpty()
-        && keyFile.isEmpty() && clientCaFile.isEmpty() && clientAuthType.isEmpty());
-    if (!enabled) {
-      if (!sans.isEmpty() || !ciphers.isEmpty() || t.containsKey("min_version") || t.containsKey("max_version")) {
-        throw new WebConfigException(p + "TLS settings without a certificate: set cert_file and key_file");
-      }
-      return Optional.empty();
-    }
-    Pem certPem = pem(cert, certFile, "cert", dir);
-    Pem keyPem = pem(key, keyFile, "key", dir);
-    certificates(certPem);
-    if (!PRIVATE_KEY.matcher(new String(keyPem.bytes(), StandardCharsets.ISO_8859_1)).find()) {
-      throw new WebConfigException(p + keyPem.origin() + ": no PEM private key (BEGIN PRIVATE KEY, RSA PRIVATE KEY "
-          + "or EC PRIVATE KEY; encrypted keys are not supported)");
-    }
-    ClientAuth auth = ClientAuth.byName(clientAuthType).orElseThrow(() -> new WebConfigException(p
-        + "client_auth_type: '" + clientAuthType + "' is not one of NoClientCert, RequestClientCert, "
-        + "RequireAnyClientCert, VerifyClientCertIfGiven, RequireAndVerifyClientCert"));
-    Optional<Pem> ca = clientCa.isEmpty() && clientCaFile.isEmpty() ? Optional.empty()
-        : Optional.of(pem(clientCa, clientCaFile, "client_ca", dir));
-    if (ca.isPresent()) {
-      certificates(ca.get());
-      if (auth == ClientAuth.NO_CLIENT_CERT) {
-        throw new WebConfigException(p + "client_ca_file without a client_auth_type: set client_auth_type: "
-            + "RequireAndVerifyClientCert");
-      }
-    }
-    if (auth.verified() && ca.isEmpty()) {
-      throw new WebConfigException(p + "client_auth_type " + auth.toolkitName() + " needs client_ca_file (segscope "
-          + "does not verify client certificates against the system's CAs)");
-    }
-    if (!sans.isEmpty() && auth == ClientAuth.NO_CLIENT_CERT) {
-      throw new WebConfigException(p + "client_allowed_sans without a client_auth_type that asks for certificates");
-    }
-    String minName = VERSIONS.get(min);
-    String maxName = VERSIONS.get(max);
-    if (minName == null) {
-      throw new WebConfigException(p + "min_version: unknown TLS version '" + min + "' (TLS10, TLS11, TLS12, TLS13)");
-    }
-    if (maxName == null) {
-      throw new WebConfigException(p + "max_version: unknown TLS version '" + max + "' (TLS10, TLS11, TLS12, TLS13)");
-    }
-    int lo = VERSION_ORDER.indexOf(min);
-    int hi = VERSION_ORDER.indexOf(max);
-    if (lo > hi) {
-      throw new WebConfigException(p + "min_version " + min + " is above max_version " + max);
-    }
-    List<String> protocols = VERSION_ORDER.subList(lo, hi + 1).stream().map(VERSIONS::get).toList();
-    for (String c : ciphers) {
-      if (!GO_CIPHER_SUITES.contains(c)) {
-        throw new WebConfigException(p + "cipher_suites: unknown cipher '" + c + "'");
-      }
-    }
-    return Optional.of(new Tls(certPem, keyPem, auth, ca, sans, protocols, ciphers));
-  }
-
-  /** Inline PEM or a file, not both, not neither. */
-  private static Pem pem(String inline, String file, String field, Path dir) throws WebConfigException {
-    String p = "tls_server_config.";
-    if (!inline.isEmpty() && !file.isEmpty()) {
-      throw new WebConfigException(p + field + " and " + field + "_file are both set: keep one");
-    }
-    if (!inline.isEmpty()) {
-      return new Pem(p + field + " (inline)", inline.getBytes(StandardCharsets.UTF_8));
-    }
-    if (file.isEmpty()) {
-      throw new WebConfigException(p + "missing one of " + field + " or " + field + "_file");
-    }
-    Path path = dir == null ? Path.of(file) : dir.resolve(file);
-    return new Pem(p + field + "_file " + path, read(path, p + field + "_file"));
-  }
-
-  private static void certificates(Pem pem) throws WebConfigException {
-    Collection<? extends Certificate> certs;
-    try (InputStream in = new ByteArrayInputStream(pem.bytes())) {
-      certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
-    } catch (CertificateException | IOException e) {
-      throw new WebConfigException(pem.origin() + ": not a PEM certificate: " + oneLine(e.getMessage()));
-    }
-    if (certs.isEmpty()) {
-      throw new WebConfigException(pem.origin() + ": no PEM certificate in it");
-    }
   }
 
   private static Map<String, String> headers(Map<String, Object> h) throws WebConfigException {
@@ -363,127 +234,6 @@ public record WebConfig(Optional<Tls> tls, Map<String, String> users, boolean ht
       out.put(e.getKey(), hash);
     }
     return out;
-  }
-
-  // ---- YAML helpers: every value is checked for its type, every key against the known ones
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> map(Object o, String where) throws WebConfigException {
-    if (o == null) {
-      return Map.of();
-    }
-    if (!(o instanceof Map<?, ?> m)) {
-      throw new WebConfigException(where + ": expected a mapping, got " + kind(o));
-    }
-    Map<String, Object> out = new LinkedHashMap<>();
-    for (Map.Entry<?, ?> e : m.entrySet()) {
-      Object k = e.getKey();
-      if (k == null || k instanceof Map || k instanceof List) {
-        throw new WebConfigException(where + ": keys must be strings, got " + kind(k));
-      }
-      out.put(String.valueOf(k), e.getValue());
-    }
-    return out;
-  }
-
-  private static void known(Map<String, Object> m, Set<String> fields, String prefix) throws WebConfigException {
-    for (String k : m.keySet()) {
-      if (!fields.contains(k)) {
-        throw new WebConfigException(prefix + printable(k) + ": unknown field (known: "
-            + String.join(", ", new TreeSet<>(fields)) + ")");
-      }
-    }
-  }
-
-  private static String str(Map<String, Object> m, String key, String prefix) throws WebConfigException {
-    Object v = m.get(key);
-    return v == null ? "" : scalar(v, prefix + key);
-  }
-
-  private static String scalar(Object v, String where) throws WebConfigException {
-    if (v instanceof String s) {
-      return s;
-    }
-    if (v instanceof Number || v instanceof Boolean) {
-      return String.valueOf(v);
-    }
-    throw new WebConfigException(where + ": expected a string, got " + kind(v));
-  }
-
-  private static List<String> strings(Map<String, Object> m, String key, String prefix) throws WebConfigException {
-    Object v = m.get(key);
-    if (v == null) {
-      return List.of();
-    }
-    if (!(v instanceof List<?> l)) {
-      throw new WebConfigException(prefix + key + ": expected a list, got " + kind(v));
-    }
-    List<String> out = new ArrayList<>();
-    for (Object x : l) {
-      out.add(scalar(x, prefix + key + "[]"));
-    }
-    return out;
-  }
-
-  private static boolean bool(Map<String, Object> m, String key, String prefix, boolean dflt)
-      throws WebConfigException {
-    Object v = m.get(key);
-    if (v == null) {
-      return dflt;
-    }
-    if (!(v instanceof Boolean b)) {
-      throw new WebConfigException(prefix + key + ": expected true or false, got " + kind(v));
-    }
-    return b;
-  }
-
-  private static String kind(Object o) {
-    if (o == null) {
-      return "nothing";
-    }
-    if (o instanceof Map) {
-      return "a mapping";
-    }
-    if (o instanceof List) {
-      return "a list";
-    }
-    return "'" + printable(String.valueOf(o)) + "'";
-  }
-
-  private static byte[] read(Path file, String what) throws WebConfigException {
-    try {
-      return ConfigFile.read(file, MAX_FILE_BYTES);
-    } catch (ConfigFile.RefusedException e) {
-      throw new WebConfigException(what + ": " + file + ": " + e.reason());
-    } catch (IOException e) {
-      throw new WebConfigException(what + ": read " + file + ": " + oneLine(String.valueOf(e.getMessage())));
-    }
-  }
-
-  private static String utf8(byte[] bytes, String what) throws WebConfigException {
-    try {
-      return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new WebConfigException(what + ": not UTF-8 text");
-    }
-  }
-
-  private static String oneLine(String s) {
-    return s == null ? "" : s.replaceAll("\\s+", " ").strip();
-  }
-
-  /** Control characters of a key are shown escaped, so the one-line message stays one line. */
-  private static String printable(String s) {
-    StringBuilder b = new StringBuilder();
-    s.codePoints().forEach(c -> {
-      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029) {
-        b.append(String.format(Locale.ROOT, "\\u%04x", c));
-      } else {
-        b.appendCodePoint(c);
-      }
-    });
-    return b.toString();
   }
 
   /** A web configuration that cannot be used: the message names the field and the problem. */

@@ -3,32 +3,15 @@ package io.segscope.agent.inventory;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import io.segscope.agent.inventory.model.Inventory;
-import io.segscope.agent.inventory.model.Netns;
-import io.segscope.agent.inventory.model.Route;
 import io.segscope.agent.inventory.wire.LinkNotifications;
 import io.segscope.agent.netlink.DecodeWarnings;
 import io.segscope.agent.netlink.NetlinkException;
 import io.segscope.agent.netlink.NetlinkMessage;
 import io.segscope.host.sys.Errno;
 import io.segscope.host.sys.Libc;
-import java.io.IOException;
-import java.nio.file.FileSystems;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardWatchEventKinds;
-import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -55,31 +38,20 @@ public final class DeviceInventory implements AutoCloseable {
   private static final int POLL_MILLIS = FollowerTurns.POLL_MILLIS;
   /** After a directory event, rescan again this much later (ip netns add mounts after creating). */
   private static final long SETTLE_NANOS = 300_000_000L;
-  /**
-   * The periodic refresh goes through the namespaces in turns of about this long (one namespace at
-   * least), with the notifications that arrived meanwhile applied in between: a host with thousands
-   * of devices takes seconds to dump, and a burst elsewhere must not wait for all of it.
-   */
-  static final long REFRESH_TURN_NANOS = 50_000_000L;
-
   private final InventoryConfig config;
   private final DecodeWarnings warnings;
-  private final NetnsDiscovery discovery;
-  private final NetnsThread netnsThread;
-  private final Map<Long, NamespaceState> states = new LinkedHashMap<>();
+  private final FollowedNamespaces namespaces;
   /** Full re-reads of a namespace because its notifications overflowed (ENOBUFS). */
   private final AtomicLong overflowResyncs = new AtomicLong();
   private final List<InventoryListener> listeners = new CopyOnWriteArrayList<>();
   private final Thread follower;
-  private final Map<Path, WatchKey> watched = new HashMap<>();
-  private WatchService watcher;
+  private final NetnsDirectoryWatch directories;
   private volatile Inventory current = Inventory.empty();
   private volatile boolean closing;
   /** Wall-clock time of the last completed link refresh (every linkRefreshInterval while following). */
   private volatile long lastRefreshMillis;
   /** Why the follower thread stopped, null while it runs. */
   private volatile Throwable death;
-  /** A failure for the follower to throw at its next turn (tests: an inventory death without a fake kernel). */
   private long nextRescan;
   private long nextRefresh;
   private long settleRescan = Long.MAX_VALUE;
@@ -89,14 +61,12 @@ public final class DeviceInventory implements AutoCloseable {
   private boolean publishPending;
   private long lastPublish;
   private final InventoryWork work = new InventoryWork();
-  /** The namespaces (inodes) the refresh under way has still to dump; empty between refreshes. */
-  private final ArrayDeque<Long> toRefresh = new ArrayDeque<>();
 
   private DeviceInventory(InventoryConfig config, DecodeWarnings warnings) {
     this.config = config;
     this.warnings = warnings;
-    this.discovery = new NetnsDiscovery(config.proc(), config.namedNetnsDirs());
-    this.netnsThread = new NetnsThread("segscope-netns");
+    this.namespaces = new FollowedNamespaces(config, warnings);
+    this.directories = NetnsDirectoryWatch.open(config.namedNetnsDirs());
     this.follower = new Thread(this::follow, "segscope-inventory");
     this.follower.setDaemon(true);
   }
@@ -105,7 +75,6 @@ public final class DeviceInventory implements AutoCloseable {
   public static DeviceInventory start(InventoryConfig config, DecodeWarnings warnings) {
     DeviceInventory inv = new DeviceInventory(config, warnings);
     try {
-      inv.openWatcher();
       inv.rescan();
       inv.publish();
       inv.lastRefreshMillis = System.currentTimeMillis();
@@ -177,18 +146,8 @@ public final class DeviceInventory implements AutoCloseable {
   }
 
   private void closeResources() {
-    synchronized (states) {
-      states.values().forEach(NamespaceState::close);
-      states.clear();
-    }
-    netnsThread.close();
-    if (watcher != null) {
-      try {
-        watcher.close();
-      } catch (IOException e) {
-        LOG.log(System.Logger.Level.DEBUG, "close namespace directory watch: " + e);
-      }
-    }
+    namespaces.close();
+    directories.close();
   }
 
   private void follow() {
@@ -208,7 +167,7 @@ public final class DeviceInventory implements AutoCloseable {
       try {
         boolean changed = pollEvents();
         long now = System.nanoTime();
-        if (directoryChanged()) {
+        if (directories.changed()) {
           changed |= rescan();
           settleRescan = now + SETTLE_NANOS;
         }
@@ -221,11 +180,11 @@ public final class DeviceInventory implements AutoCloseable {
         }
         // during a burst the notifications tell what a dump would (and a dump then reads devices twice):
         // the refresh waits for a turn without notifications, at most FollowerTurns.MAX_REFRESH_DELAY_NANOS
-        if (FollowerTurns.refreshNow(!toRefresh.isEmpty(), notificationsArrived, now, nextRefresh)) {
+        if (FollowerTurns.refreshNow(namespaces.refreshing(), notificationsArrived, now, nextRefresh)) {
           long r0 = System.nanoTime();
-          changed |= refreshTurn();
+          changed |= namespaces.refreshTurn();
           work.refreshed(System.nanoTime() - r0);
-          if (toRefresh.isEmpty()) {
+          if (!namespaces.refreshing()) {
             nextRefresh = System.nanoTime() + config.linkRefreshInterval().toNanos();
             lastRefreshMillis = System.currentTimeMillis();
           }
@@ -253,10 +212,7 @@ public final class DeviceInventory implements AutoCloseable {
   /** Waits for notifications (up to POLL_MILLIS) and applies them; true when something changed. */
   private boolean pollEvents() {
     notificationsArrived = false;
-    List<NamespaceState> list;
-    synchronized (states) {
-      list = new ArrayList<>(states.values());
-    }
+    List<NamespaceState> list = namespaces.list();
     if (list.isEmpty()) {
       sleepQuietly();
       return false;
@@ -279,7 +235,7 @@ public final class DeviceInventory implements AutoCloseable {
       fds.setShort(8L * i + 6, (short) 0);
     }
     // a pending snapshot is published when it is due or when the notifications pause: wait no longer
-    int timeout = FollowerTurns.pollMillis(!toRefresh.isEmpty(), publishPending, System.nanoTime(), lastPublish);
+    int timeout = FollowerTurns.pollMillis(namespaces.refreshing(), publishPending, System.nanoTime(), lastPublish);
     int n = Libc.INSTANCE.poll(fds, n2, timeout);
     if (n < 0) {
       int err = Native.getLastError();
@@ -313,7 +269,7 @@ public final class DeviceInventory implements AutoCloseable {
           LOG.log(System.Logger.Level.INFO, "follow namespace " + state.netns().inode()
               + ": link notifications overflowed (ENOBUFS); reading it again in full (" + n + " so far)");
         }
-        return reload(state);
+        return namespaces.reload(state);
       }
       throw e;
     }
@@ -345,111 +301,16 @@ public final class DeviceInventory implements AutoCloseable {
     }
   }
 
-  /**
-   * One turn of the periodic refresh: re-dumps the links of the next namespaces for the changes the
-   * kernel does not announce, and their routes and qdiscs where notifications said they changed,
-   * until {@link #REFRESH_TURN_NANOS} have passed (one namespace at least). A refresh starts with
-   * every namespace followed at that moment; it is complete when {@link #toRefresh} is empty.
-   */
-  private boolean refreshTurn() {
-    if (toRefresh.isEmpty()) {
-      synchronized (states) {
-        toRefresh.addAll(states.keySet());
-      }
-    }
-    long start = System.nanoTime();
-    boolean changed = false;
-    while (!toRefresh.isEmpty() && (System.nanoTime() - start < REFRESH_TURN_NANOS)) {
-      long inode = toRefresh.poll();
-      NamespaceState state;
-      synchronized (states) {
-        state = states.get(inode);
-      }
-      if (state == null) {
-        continue; // closed since the refresh started
-      }
-      try {
-        changed |= state.refreshLinks();
-      } catch (NetlinkException e) {
-        warnings.warn("refresh links of namespace " + state.netns().inode() + ": " + e.getMessage());
-      }
-      changed |= state.refreshRouting();
-    }
-    return changed;
-  }
-
-  private boolean reload(NamespaceState state) {
-    try {
-      state.reload();
-    } catch (NetlinkException e) {
-      warnings.warn("read namespace " + state.netns().inode() + ": " + e.getMessage());
-    }
-    return true;
-  }
-
-  /** Rediscovers namespaces: opens new ones, closes vanished ones. True when the set changed. */
+  /** Rediscovers namespaces, then watches the named-namespace directories that appeared. */
   private boolean rescan() {
-    List<Netns> found = discovery.scan();
-    Set<Long> alive = new HashSet<>();
-    boolean changed = false;
-    for (Netns ns : found) {
-      alive.add(ns.inode());
-      NamespaceState existing;
-      synchronized (states) {
-        existing = states.get(ns.inode());
-      }
-      if (existing != null) {
-        if (!existing.netns().name().equals(ns.name())) {
-          // renamed (named after the fact): reopen under the new name
-          closeState(ns.inode());
-        } else {
-          continue;
-        }
-      }
-      NamespaceState state = InventoryReader.open(netnsThread, ns, config, true, warnings);
-      if (state == null) {
-        continue;
-      }
-      reload(state);
-      synchronized (states) {
-        states.put(ns.inode(), state);
-      }
-      changed = true;
-    }
-    List<Long> gone = new ArrayList<>();
-    synchronized (states) {
-      for (Long inode : states.keySet()) {
-        if (!alive.contains(inode)) {
-          gone.add(inode);
-        }
-      }
-    }
-    for (Long inode : gone) {
-      closeState(inode);
-      changed = true;
-    }
-    watchNewDirectories();
+    boolean changed = namespaces.rescan();
+    directories.watchNewDirectories();
     return changed;
-  }
-
-  private void closeState(long inode) {
-    NamespaceState state;
-    synchronized (states) {
-      state = states.remove(inode);
-      states.values().forEach(s -> s.session().forget(inode));
-    }
-    if (state != null) {
-      state.close();
-    }
   }
 
   private void publish() {
-    List<NamespaceState> list;
-    synchronized (states) {
-      list = new ArrayList<>(states.values());
-    }
     Inventory previous = current;
-    Inventory next = InventoryReader.snapshot(list, warnings);
+    Inventory next = InventoryReader.snapshot(namespaces.list(), warnings);
     current = next;
     for (InventoryListener l : listeners) {
       try {
@@ -458,47 +319,6 @@ public final class DeviceInventory implements AutoCloseable {
         LOG.log(System.Logger.Level.WARNING, "inventory listener " + l + " failed", e);
       }
     }
-  }
-
-  private void openWatcher() {
-    try {
-      watcher = FileSystems.getDefault().newWatchService();
-    } catch (IOException | UnsupportedOperationException e) {
-      LOG.log(System.Logger.Level.INFO, "watch namespace directories: " + e + "; relying on the periodic rescan");
-    }
-  }
-
-  private void watchNewDirectories() {
-    if (watcher == null) {
-      return;
-    }
-    for (Path dir : config.namedNetnsDirs()) {
-      WatchKey key = watched.get(dir);
-      if (key != null && key.isValid()) {
-        continue;
-      }
-      if (Files.isDirectory(dir)) {
-        try {
-          watched.put(dir, dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE,
-              StandardWatchEventKinds.ENTRY_DELETE));
-        } catch (IOException e) {
-          LOG.log(System.Logger.Level.DEBUG, "watch " + dir + ": " + e);
-        }
-      }
-    }
-  }
-
-  private boolean directoryChanged() {
-    if (watcher == null) {
-      return false;
-    }
-    boolean any = false;
-    WatchKey key;
-    while ((key = watcher.poll()) != null) {
-      any |= !key.pollEvents().isEmpty();
-      key.reset();
-    }
-    return any;
   }
 
   private static void sleepQuietly() {

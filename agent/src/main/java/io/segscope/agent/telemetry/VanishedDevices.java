@@ -93,12 +93,7 @@ public final class VanishedDevices {
   public List<DeviceId> update(Instant now, List<DeviceReading> counted, Inventory inventory) {
     Set<DeviceId> forget = new LinkedHashSet<>();
     Set<DeviceId> present = new HashSet<>();
-    for (DeviceReading r : counted) {
-      long total = total(r.counts());
-      if (!Long.valueOf(total).equals(lastTotal.put(r.id(), total))) {
-        lastMoved.put(r.id(), now);
-      }
-    }
+    noteMoved(now, counted);
     Map<Long, Long> current = currentCookies(counted, inventory, lastMoved);
     boolean inventoryRead = !inventory.namespaces().isEmpty();
     Map<Long, List<DeviceId>> idleUnknown = new HashMap<>();
@@ -140,6 +135,23 @@ public final class VanishedDevices {
       }
     }
     forget.addAll(destroyed(now, idleUnknown));
+    keepOnly(present, forget);
+    superseded = Set.copyOf(older);
+    return List.copyOf(forget);
+  }
+
+  /** Remembers when each device's counts last changed. */
+  private void noteMoved(Instant now, List<DeviceReading> counted) {
+    for (DeviceReading r : counted) {
+      long total = total(r.counts());
+      if (!Long.valueOf(total).equals(lastTotal.put(r.id(), total))) {
+        lastMoved.put(r.id(), now);
+      }
+    }
+  }
+
+  /** Drops what this class remembers of devices forgotten or no longer counted, and of their namespaces. */
+  private void keepOnly(Set<DeviceId> present, Set<DeviceId> forget) {
     for (DeviceId k : forget) {
       missingSince.remove(k);
       lastTotal.remove(k);
@@ -151,8 +163,6 @@ public final class VanishedDevices {
     Set<Long> inodes = new HashSet<>();
     present.forEach(k -> inodes.add(k.netns()));
     heldAt.keySet().retainAll(inodes);
-    superseded = Set.copyOf(older);
-    return List.copyOf(forget);
   }
 
   /**

@@ -198,10 +198,6 @@ public final class ContainerPart {
 
       Duration interval = serviceMonitorInterval(manifest);
       Scraped scraped = scrapeAsPrometheus(fwd.port(), pid, manifest, interval);
-      List<Double> ms = scraped.ms();
-      long bytes = scraped.bytes();
-      double scrapedSeconds = scraped.seconds();
-      double scrapedCores = scraped.cores();
 
       long cgroup = AgentContainer.memoryCurrent(pid);
       long inactive = AgentContainer.memoryInactiveFile(pid);
@@ -213,22 +209,27 @@ public final class ContainerPart {
       ContainerResult result = new ContainerResult(IMAGE, imageSeconds, manifest.renderer(), args,
           r.getMemoryLimitInBytes(), request(pod, "memory"), requestCores(pod, "requests"),
           requestCores(pod, "limits"), fleet.devices(), inventory, counted, readySeconds, cgroup, inactive, peakCgroup,
-          u.rssBytes(), peakRss, idleSeconds, idleCores, scrapedSeconds, interval.toMillis() / 1000.0, ms.size(),
-          scrapedCores, Stats.summarize(ms), bytes);
+          u.rssBytes(), peakRss, idleSeconds, idleCores, scraped.seconds(), interval.toMillis() / 1000.0,
+          scraped.ms().size(), scraped.cores(), Stats.summarize(scraped.ms()), scraped.bytes());
       LOG.info(String.format("container at %d devices: cgroup %.1f MiB, RSS %.1f MiB of the %d MiB limit; CPU idle"
           + " %.3f, scraped %.3f cores against the %.2f requested", fleet.devices(), cgroup / 1048576.0,
-          u.rssBytes() / 1048576.0, r.getMemoryLimitInBytes() >> 20, idleCores, scrapedCores,
+          u.rssBytes() / 1048576.0, r.getMemoryLimitInBytes() >> 20, idleCores, scraped.cores(),
           result.cpuRequestCores()));
       containerd.stopContainer(id, pod.terminationGraceSeconds());
       return result;
     } finally {
-      try {
-        Files.copy(log, results.dir().resolve("agent-container.log"));
-      } catch (IOException e) {
-        LOG.warning("copy the container's log: " + e.getMessage());
-      }
+      keepLog(log);
       containerd.removeContainer(id);
       containerd.removePod(p);
+    }
+  }
+
+  /** Copies the container's log beside the results (a failure to is a warning: the measurement stands). */
+  private void keepLog(Path log) {
+    try {
+      Files.copy(log, results.dir().resolve("agent-container.log"));
+    } catch (IOException e) {
+      LOG.warning("copy the container's log: " + e.getMessage());
     }
   }
 

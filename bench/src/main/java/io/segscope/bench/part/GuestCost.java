@@ -124,7 +124,7 @@ public final class GuestCost {
       Topology s1, String mode, int pairs) throws Exception {
     double start;
     Map<String, Long> healthy;
-    List<GuestCostResult.PpsPair> pps = new ArrayList<>();
+    List<GuestCostResult.PpsPair> pps;
     Map<String, Long> pairRuns;
     GuestCostResult.Stretch outside;
     LOG.info("guest cost: " + mode + " mode, default windows");
@@ -142,25 +142,7 @@ public final class GuestCost {
       LOG.info("guest cost: " + mode + " healthy S0 runs " + healthy);
       try (BpfStats stats = BpfStats.enable()) {
         Map<Integer, long[]> p0 = programs(agent.pid());
-        for (int pair = 0; pair < pairs; pair++) {
-          boolean withFirst = pair % 2 == 0;
-          double with = 0;
-          double without = 0;
-          for (boolean w : new boolean[] {withFirst, !withFirst}) {
-            if (w) {
-              with = smallUdp(lab, s0);
-            } else {
-              signal(agent.pid(), "STOP");
-              try {
-                without = smallUdp(lab, s0);
-              } finally {
-                signal(agent.pid(), "CONT");
-              }
-            }
-          }
-          pps.add(new GuestCostResult.PpsPair(pair, withFirst, with, without));
-          LOG.info(String.format("guest cost: %s pair %d: %.0f / %.0f packets/s", mode, pair, with, without));
-        }
+        pps = ppsPairs(agent, lab, s0, mode, pairs);
         pairRuns = runs(p0, programs(agent.pid()));
       }
       // S1: the first segmentation opens a window; the stretch starts the moment a window closes (its programs'
@@ -192,6 +174,35 @@ public final class GuestCost {
     }
     return new GuestCostResult.ModeCost(mode, start, outside, inside, healthy, HEALTHY.toMillis() / 1000.0, pps,
         pairRuns, WINDOW_SHARE);
+  }
+
+  /**
+   * {@code pairs} pairs of small-UDP runs on S0, one with the agent running and one with it stopped
+   * (SIGSTOP), alternating which goes first.
+   */
+  private static List<GuestCostResult.PpsPair> ppsPairs(AgentProcess agent, Lab lab, Topology s0, String mode,
+      int pairs) throws Exception {
+    List<GuestCostResult.PpsPair> pps = new ArrayList<>();
+    for (int pair = 0; pair < pairs; pair++) {
+      boolean withFirst = pair % 2 == 0;
+      double with = 0;
+      double without = 0;
+      for (boolean w : new boolean[] {withFirst, !withFirst}) {
+        if (w) {
+          with = smallUdp(lab, s0);
+        } else {
+          signal(agent.pid(), "STOP");
+          try {
+            without = smallUdp(lab, s0);
+          } finally {
+            signal(agent.pid(), "CONT");
+          }
+        }
+      }
+      pps.add(new GuestCostResult.PpsPair(pair, withFirst, with, without));
+      LOG.info(String.format("guest cost: %s pair %d: %.0f / %.0f packets/s", mode, pair, with, without));
+    }
+    return pps;
   }
 
   /**

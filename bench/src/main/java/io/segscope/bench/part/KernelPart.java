@@ -99,12 +99,7 @@ public final class KernelPart {
     String attach = label(m, "attach");
     Set<String> events = new LinkedHashSet<>(attached.values());
     events.addAll(PER_PACKET_EVENTS);
-    Set<String> hooked = new LinkedHashSet<>();
-    for (PromText.Sample s : m.samples("segscope_probe_attached")) {
-      if (s.value() == 1) {
-        hooked.add(event(s.labels().getOrDefault("program", "")));
-      }
-    }
+    Set<String> hooked = hookedEvents(m);
     Map<Integer, String> names = ProgramNames.kernelNames();
     try (EmptyPrograms empties = EmptyPrograms.attach(List.copyOf(events), attach)) {
       List<String> foreign = foreign(events, Set.of(agent.pid(), ProcessHandle.current().pid()));
@@ -132,17 +127,7 @@ public final class KernelPart {
         p1 = ProgramNames.match(attached.keySet(), BpfFdinfo.of(agent.pid()).programs(), names);
         t1 = System.nanoTime();
       }
-      List<KernelResult.ProgramCost> programs = new ArrayList<>();
-      attached.forEach((program, event) -> {
-        BpfFdinfo.Program b = p1.get(program);
-        if (b == null) {
-          return; // not loaded (an on-demand program the agent has not needed)
-        }
-        BpfFdinfo.Program a = p0.get(program);
-        long time = b.runTimeNanos() - (a == null ? 0 : a.runTimeNanos());
-        long runs = b.runCount() - (a == null ? 0 : a.runCount());
-        programs.add(new KernelResult.ProgramCost(program, event, runs, time));
-      });
+      List<KernelResult.ProgramCost> programs = programCosts(attached, p0, p1);
       List<KernelResult.EventRate> rates = new ArrayList<>();
       for (String event : events) {
         long[] a = e0.get(event);
@@ -155,6 +140,34 @@ public final class KernelPart {
           Math.round(delta(m0, m1, "segscope_gso_sw_duration_seconds_count", Map.of())),
           delta(m0, m1, "segscope_gso_sw_duration_seconds_sum", Map.of()) * 1e9, foreign, timingPrograms(m));
     }
+  }
+
+  /** The events an agent's program is attached to now (segscope_probe_attached 1). */
+  private static Set<String> hookedEvents(PromText m) {
+    Set<String> hooked = new LinkedHashSet<>();
+    for (PromText.Sample s : m.samples("segscope_probe_attached")) {
+      if (s.value() == 1) {
+        hooked.add(event(s.labels().getOrDefault("program", "")));
+      }
+    }
+    return hooked;
+  }
+
+  /** Each loaded program's runs and run time between two fdinfo readings ({@code attached}: program to event). */
+  private static List<KernelResult.ProgramCost> programCosts(Map<String, String> attached,
+      Map<String, BpfFdinfo.Program> p0, Map<String, BpfFdinfo.Program> p1) {
+    List<KernelResult.ProgramCost> programs = new ArrayList<>();
+    attached.forEach((program, event) -> {
+      BpfFdinfo.Program b = p1.get(program);
+      if (b == null) {
+        return; // not loaded (an on-demand program the agent has not needed)
+      }
+      BpfFdinfo.Program a = p0.get(program);
+      long time = b.runTimeNanos() - (a == null ? 0 : a.runTimeNanos());
+      long runs = b.runCount() - (a == null ? 0 : a.runCount());
+      programs.add(new KernelResult.ProgramCost(program, event, runs, time));
+    });
+    return programs;
   }
 
   /** The timing programs (attached in sampling windows only), by the events they hook: see ProgramSpec. */

@@ -12,7 +12,6 @@ import io.segscope.lab.Lab;
 import io.segscope.lab.LabAddress;
 import io.segscope.lab.Netns;
 import io.segscope.lab.Prerequisites;
-import io.segscope.lab.Tools;
 import io.segscope.lab.containerd.criv1.ContainerConfig;
 import io.segscope.lab.containerd.criv1.ContainerStatusRequest;
 import io.segscope.lab.containerd.criv1.ContainerStatusResponse;
@@ -38,22 +37,15 @@ import io.segscope.testkit.Await;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * A containerd of the test's own (Debian 12's containerd 1.6 with its CRI plugin, runc, the CNI
@@ -75,7 +67,6 @@ import java.util.stream.Stream;
 public final class PrivateContainerd implements AutoCloseable {
   /** What the CRI config needs on this machine: see the class comment of the test. */
   static final String CNI_BIN = "/usr/lib/cni";
-  private static final Pattern PEER = Pattern.compile("^\\d+: eth0@if(\\d+):", Pattern.MULTILINE);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** A pod sandbox this containerd made. */
@@ -87,14 +78,12 @@ public final class PrivateContainerd implements AutoCloseable {
   private final Path dir;
   private final Path socket;
   private final Process containerd;
-  private final boolean runContainerdExisted;
   private final EventLoopGroup loop;
   private final ManagedChannel channel;
   private final RuntimeServiceGrpc.RuntimeServiceBlockingStub cri;
   private final Map<String, Pod> pods = new LinkedHashMap<>();
   private final Map<String, PodSandboxConfig> configs = new LinkedHashMap<>();
-  private final List<String> sandboxIds = new ArrayList<>();
-  private final List<Long> pausePids = new ArrayList<>();
+  private final ContainerdTeardown host;
   private boolean closed;
   private boolean netnsDirShared;
 
@@ -104,7 +93,8 @@ public final class PrivateContainerd implements AutoCloseable {
     this.dir = dir;
     this.socket = dir.resolve("containerd.sock");
     this.containerd = containerd;
-    this.runContainerdExisted = runContainerdExisted;
+    this.host = new ContainerdTeardown(node, dir, socket, netnsDir(), cgroupRoot(),
+        runContainerdExisted);
     this.loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     this.channel = NettyChannelBuilder.forAddress(UnixDomainSocketAddress.of(socket))
         .channelType(NioDomainSocketChannel.class).eventLoopGroup(loop).usePlaintext()
@@ -235,7 +225,7 @@ public final class PrivateContainerd implements AutoCloseable {
         .build();
     String id = cri.withDeadlineAfter(60, TimeUnit.SECONDS)
         .runPodSandbox(RunPodSandboxRequest.newBuilder().setConfig(config).build()).getPodSandboxId();
-    sandboxIds.add(id);
+    host.sandbox(id);
     configs.put(id, config);
     PodSandboxStatusResponse status = cri.withDeadlineAfter(20, TimeUnit.SECONDS).podSandboxStatus(
         PodSandboxStatusRequest.newBuilder().setPodSandboxId(id).setVerbose(true).build());
@@ -244,32 +234,14 @@ public final class PrivateContainerd implements AutoCloseable {
     if (pid <= 0) {
       throw new AssertionError("sandbox " + id + " reports no pid: " + status);
     }
-    pausePids.add(pid);
-    Path netns = hostNetwork ? Path.of("/proc/" + pid + "/ns/net") : Path.of(netnsPath(id, info));
+    host.pause(pid);
+    Path netns = hostNetwork ? Path.of("/proc/" + pid + "/ns/net") : Path.of(PodNetwork.netnsPath(id, info));
     long inode = (Long) Files.getAttribute(netns, "unix:ino");
-    String hostVeth = "";
-    if (!hostNetwork) {
-      String links = exec(List.of("nsenter", "--net=" + netns, "ip", "-o", "link", "show", "dev", "eth0"));
-      Matcher m = PEER.matcher(links);
-      if (!m.find()) {
-        throw new AssertionError("pod " + name + ": no veth eth0 in its namespace: " + links);
-      }
-      hostVeth = deviceByIndex(Integer.parseInt(m.group(1)));
-    }
+    String hostVeth = hostNetwork ? "" : PodNetwork.hostVeth(node, netns, name);
     Pod pod = new Pod(id, name, namespace, uid, hostNetwork, netns, inode, pid, status.getStatus().getNetwork().getIp(),
         hostVeth);
     pods.put(id, pod);
     return pod;
-  }
-
-  /** The network namespace path in a sandbox's OCI runtime spec (linux.namespaces, type network). */
-  private static String netnsPath(String id, JsonNode info) {
-    for (JsonNode ns : info.path("runtimeSpec").path("linux").path("namespaces")) {
-      if (ns.path("type").asText().equals("network") && !ns.path("path").asText().isEmpty()) {
-        return ns.path("path").asText();
-      }
-    }
-    throw new AssertionError("sandbox " + id + " has no netns path in its runtime spec");
   }
 
   /**
@@ -324,15 +296,6 @@ public final class PrivateContainerd implements AutoCloseable {
     return Path.of(configs.get(pod.id()).getLogDirectory()).resolve(config.getLogPath());
   }
 
-  private String deviceByIndex(int ifindex) throws Exception {
-    String all = exec(List.of("ip", "-n", node.name(), "-o", "link", "show"));
-    Matcher m = Pattern.compile("^" + ifindex + ": ([^:@]+)[@:]", Pattern.MULTILINE).matcher(all);
-    if (!m.find()) {
-      throw new AssertionError("no device " + ifindex + " in " + node.name() + ": " + all);
-    }
-    return m.group(1);
-  }
-
   /** Stops and removes a sandbox (StopPodSandbox, RemovePodSandbox: CNI DEL, netns and cgroup gone). */
   public synchronized void removePod(Pod pod) {
     removeSandbox(pod.id());
@@ -349,6 +312,15 @@ public final class PrivateContainerd implements AutoCloseable {
   /** The cgroup under which this lab's pods live, in every hierarchy. */
   private String cgroupRoot() {
     return "/segscope-lab-" + lab.prefix();
+  }
+
+  /**
+   * What of this containerd's making remains on the machine (to be called after {@link #close()}):
+   * processes, mounts, pod namespaces, devices besides lo (the bridge, veths) in the node namespace,
+   * iptables rules there, cgroups, shim sockets. Empty after a clean close.
+   */
+  public List<String> leftovers() throws Exception {
+    return host.leftovers();
   }
 
   /**
@@ -379,127 +351,11 @@ public final class PrivateContainerd implements AutoCloseable {
         failures.add("containerd did not stop within 20 s of SIGTERM");
       }
     }
-    // a shim whose sandbox could not be removed outlives containerd: end it, and its pause process
-    for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
-      if (HostMounts.cmdline(h.pid()).contains(socket.toString())
-          || pausePids.contains(h.pid()) && HostMounts.isPause(h.pid())) {
-        failures.add("process " + h.pid() + " (" + HostMounts.cmdline(h.pid()) + ") outlived its sandbox: killed");
-        h.destroyForcibly();
-      }
-    }
-    if (netnsDirShared) {
-      try {
-        exec(List.of("umount", netnsDir().toString()));
-      } catch (IOException e) {
-        failures.add("unmount the shared " + netnsDir() + ": " + e.getMessage());
-      }
-    }
-    for (String m : HostMounts.mountsUnder(dir)) {
-      failures.add("mount " + m + " was left: unmounted");
-      new ProcessBuilder("umount", "-l", m).start().waitFor(10, TimeUnit.SECONDS);
-    }
-    failures.addAll(removeCgroups());
-    // CNI DEL leaves the bridge (it may serve other pods): the last pod is gone, so it goes too
-    if (Files.exists(Path.of("/run/netns", node.name()))
-        && exec(List.of("ip", "-n", node.name(), "-o", "link", "show")).contains(": cni0:")) {
-      try {
-        exec(List.of("ip", "-n", node.name(), "link", "del", "cni0"));
-      } catch (IOException e) {
-        failures.add("delete the CNI bridge cni0 in " + node.name() + ": " + e.getMessage());
-      }
-    }
-    if (!runContainerdExisted) {
-      for (Path p : List.of(Path.of("/run/containerd/s"), Path.of("/run/containerd"))) {
-        try {
-          Files.deleteIfExists(p); // only when empty
-        } catch (DirectoryNotEmptyException e) {
-          // another containerd (a lab beside this one) still has its shim sockets there
-        } catch (IOException e) {
-          failures.add("remove " + p + " (made by this containerd): " + e);
-        }
-      }
-    }
+    failures.addAll(host.clean(netnsDirShared));
     if (!failures.isEmpty()) {
       throw new AssertionError("tear down the lab's containerd: " + String.join("; ", failures) + "\ncontainerd log:\n"
           + log());
     }
-  }
-
-  /**
-   * What of this containerd's making remains on the machine (to be called after {@link #close()}):
-   * processes, mounts, pod namespaces, devices besides lo (the bridge, veths) in the node namespace,
-   * iptables rules there, cgroups, shim sockets. Empty after a clean close.
-   */
-  public List<String> leftovers() throws Exception {
-    List<String> out = new ArrayList<>();
-    for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
-      String cmd = HostMounts.cmdline(h.pid());
-      if (cmd.contains(dir.toString()) || pausePids.contains(h.pid()) && HostMounts.isPause(h.pid())) {
-        out.add("process " + h.pid() + ": " + cmd);
-      }
-    }
-    for (String m : HostMounts.mountsUnder(dir)) {
-      out.add("mount " + m);
-    }
-    if (Files.isDirectory(netnsDir())) {
-      try (Stream<Path> s = Files.list(netnsDir())) {
-        s.forEach(p -> out.add("netns file " + p));
-      }
-    }
-    if (Files.exists(Path.of("/run/netns", node.name()))) {
-      String links = exec(List.of("ip", "-n", node.name(), "-o", "link", "show"));
-      for (String line : links.split("\n")) {
-        String dev = line.replaceFirst("^\\d+: ([^:@]+).*$", "$1");
-        if (!line.isBlank() && !dev.equals("lo")) {
-          out.add("device " + dev + " in " + node.name());
-        }
-      }
-      for (String save : List.of("iptables-save", "ip6tables-save")) {
-        if (Tools.find(save).isPresent()) {
-          String rules = exec(List.of("nsenter", "--net=/run/netns/" + node.name(), save));
-          rules.lines().filter(l -> l.startsWith("-A "))
-              .forEach(l -> out.add(save + " rule in " + node.name() + ": " + l));
-        }
-      }
-    }
-    for (Path root : HostMounts.cgroupMounts()) {
-      Path mine = root.resolve(cgroupRoot().substring(1));
-      if (Files.exists(mine)) {
-        out.add("cgroup " + mine);
-      }
-    }
-    for (String id : sandboxIds) {
-      Path shim = Path.of("/run/containerd/s", shimSocketName(id));
-      if (Files.exists(shim)) {
-        out.add("shim socket " + shim + " of sandbox " + id);
-      }
-    }
-    return out;
-  }
-
-  /** containerd 1.6 names a shim's socket by sha256(containerd's socket path / namespace / id). */
-  private String shimSocketName(String id) throws Exception {
-    byte[] d = MessageDigest.getInstance("SHA-256")
-        .digest((socket + "/k8s.io/" + id).getBytes(StandardCharsets.UTF_8));
-    return HexFormat.of().formatHex(d);
-  }
-
-  private List<String> removeCgroups() {
-    List<String> failures = new ArrayList<>();
-    for (Path root : HostMounts.cgroupMounts()) {
-      Path mine = root.resolve(cgroupRoot().substring(1));
-      if (!Files.isDirectory(mine)) {
-        continue;
-      }
-      try (Stream<Path> s = Files.walk(mine)) {
-        for (Path d : s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(d); // rmdir: only an empty cgroup goes
-        }
-      } catch (IOException e) {
-        failures.add("remove cgroup " + mine + ": " + e);
-      }
-    }
-    return failures;
   }
 
   public void ctr(String... args) throws Exception {

@@ -79,22 +79,32 @@ public final class RouteDecoder {
     if (family == Rtnl.AF_INET6 && dstLen >= 8 && (dst[0] & 0xff) == 0xff) {
       return Optional.empty(); // multicast
     }
+    List<Integer> oifs = outputs(a, warnings);
+    boolean nhObject = a.has(Rtnl.RTA_NH_ID) && oifs.isEmpty();
+    return Optional.of(new Route(family == Rtnl.AF_INET ? 4 : 6, prefix(dst, dstLen), table, oifs, mtu(a), nhObject));
+  }
+
+  /** The ifindexes a route leaves by: RTA_OIF, then every next hop of RTA_MULTIPATH. */
+  private static List<Integer> outputs(AttributeSet a, DecodeWarnings warnings) {
     List<Integer> oifs = new ArrayList<>();
     OptionalLong oif = a.u32(Rtnl.RTA_OIF);
     if (oif.isPresent() && oif.getAsLong() > 0 && oif.getAsLong() <= Integer.MAX_VALUE) {
       oifs.add((int) oif.getAsLong());
     }
     a.get(Rtnl.RTA_MULTIPATH).ifPresent(mp -> nexthops(mp.bytes(), oifs, warnings));
-    OptionalLong mtu = OptionalLong.empty();
+    return oifs;
+  }
+
+  /** The route's MTU metric (RTAX_MTU in RTA_METRICS), empty when unset or 0. */
+  private static OptionalLong mtu(AttributeSet a) {
     Optional<AttributeSet> metrics = a.nested(Rtnl.RTA_METRICS);
     if (metrics.isPresent()) {
       OptionalLong v = metrics.get().u32(Rtnl.RTAX_MTU);
       if (v.isPresent() && v.getAsLong() > 0) {
-        mtu = v;
+        return v;
       }
     }
-    boolean nhObject = a.has(Rtnl.RTA_NH_ID) && oifs.isEmpty();
-    return Optional.of(new Route(family == Rtnl.AF_INET ? 4 : 6, prefix(dst, dstLen), table, oifs, mtu, nhObject));
+    return OptionalLong.empty();
   }
 
   /** The ifindexes of a struct rtnexthop array; a record that does not fit ends it with a warning. */
