@@ -543,8 +543,14 @@ class ContainerImageIT {
     try (KernelOracle oracle = KernelOracle.start(Duration.ofSeconds(120))) {
       PromText before = scrapeOfAReadStartedAfter(k, Instant.now());
       String sent = iperf(Duration.ofSeconds(5));
-      Thread.sleep(500); // the last segments leave the veth
-      PromText after = scrapeOfAReadStartedAfter(k, Instant.now());
+      // the last segments leave the veth: two map reads after the traffic that count the same
+      PromText[] last = {scrapeOfAReadStartedAfter(k, Instant.now())};
+      PromText after = Await.atMost(Duration.ofSeconds(60)).every(Duration.ZERO).pollOrFail(() -> {
+        PromText next = scrapeOfAReadStartedAfter(k, Instant.now());
+        boolean settled = next.sum("segscope_gso_sw_skbs_total", dev) == last[0].sum("segscope_gso_sw_skbs_total", dev);
+        last[0] = next;
+        return settled ? Optional.of(next) : Optional.empty();
+      }, () -> "the software segmentation of " + veth.name() + " still grew 60 s after the traffic");
       counts = oracle.stop();
       segscope = after.sum("segscope_gso_sw_skbs_total", dev) - before.sum("segscope_gso_sw_skbs_total", dev);
       System.out.printf("ContainerImageIT: S1 on %s: segscope %.0f super-packets, oracle %s; iperf %s%n", veth.name(),
