@@ -32,10 +32,26 @@ final class StaleLabs {
         swept.add(name);
       }
       if (!kept) {
+        unpin(prefix);
         LabOwner.deleteWorkDir(prefix);
         LabOwner.release(prefix);
       }
     }
     return swept;
+  }
+
+  /**
+   * A dead lab's BPF pins (/sys/fs/bpf/PREFIX-*, e.g. a test's own pin keeping an XDP program alive): a pin
+   * holds its program loaded after every process and namespace is gone.
+   */
+  private static void unpin(String prefix) {
+    java.nio.file.Path fs = java.nio.file.Path.of("/sys/fs/bpf");
+    try (var pins = java.nio.file.Files.newDirectoryStream(fs, prefix + "-*")) {
+      for (java.nio.file.Path pin : pins) {
+        java.nio.file.Files.deleteIfExists(pin);
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // no bpffs, or not readable: nothing of ours can be pinned there
+    }
   }
 }
